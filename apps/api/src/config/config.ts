@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NETWORK_IDS, type NetworkId } from './networks.ts';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+export interface Config {
+  readonly env: 'development' | 'test' | 'production';
+  /** Where development state lives: embedded Postgres data, generated secrets. */
+  readonly dataDir: string;
+  /** External PostgreSQL; when absent the embedded server under `dataDir` is used. */
+  readonly databaseUrl: string | undefined;
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: string;
+  /** 32-byte key that encrypts secrets at rest (mnemonic, webhook secrets). */
+  readonly masterKey: Buffer;
+  /** HMAC key that signs access tokens. */
+  readonly tokenSigningKey: Buffer;
+  readonly rpcUrls: Readonly<Partial<Record<NetworkId, string>>>;
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimit: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads the configuration from the environment once, validates every variable and returns a frozen object.
+ * All problems are reported together. In production the secrets must be given; elsewhere they are generated
+ * once into `<dataDir>/secrets.json` so a fresh clone starts with no setup.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  if (nodeEnv !== 'development' && nodeEnv !== 'test' && nodeEnv !== 'production') {
+    problems.push(`NODE_ENV must be development, test or production (got "${nodeEnv}")`);
+  }
+  const dataDir = path.resolve(REPO_ROOT, env.DATA_DIR ?? '.data');
+  const port = parsePort('API_PORT', env.API_PORT ?? '8080', problems);
+  const bodyLimit = parseInteger('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES ?? String(64 * 1024), problems, 1024);
+
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+
+  const rpcUrls: Partial<Record<NetworkId, string>> = {};
+  for (const id of NETWORK_IDS) {
+    const value = env[`RPC_URL_${id}`];
+    if (!value) continue;
+    if (!/^(https?|wss?):\/\//.test(value)) problems.push(`RPC_URL_${id} must be an http(s) or ws(s) URL`);
+    else rpcUrls[id] = value;
+  }
+
+  const production = nodeEnv === 'production';
+  const secrets =
+    production || (env.MASTER_KEY && env.TOKEN_SIGNING_KEY)
+      ? { masterKey: env.MASTER_KEY, tokenSigningKey: env.TOKEN_SIGNING_KEY }
+      : devSecrets(dataDir, env);
+  const masterKey = parseKey('MASTER_KEY', secrets.masterKey, problems);
+  const tokenSigningKey = parseKey('TOKEN_SIGNING_KEY', secrets.tokenSigningKey, problems);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze({
+    env: nodeEnv as Config['env'],
+    dataDir,
+    databaseUrl,
+    host: env.API_HOST ?? '127.0.0.1',
+    port,
+    logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
+    masterKey,
+    tokenSigningKey,
+    rpcUrls: Object.freeze(rpcUrls),
+    bodyLimit,
+  });
+}
+
+function parseKey(name: string, value: string | undefined, problems: string[]): Buffer {
+  if (!value) {
+    problems.push(`${name} is required in production (32 random bytes, base64)`);
+    return Buffer.alloc(0);
+  }
+  const key = Buffer.from(value, 'base64');
+  if (key.length !== 32) problems.push(`${name} must be 32 bytes encoded as base64 (got ${key.length} bytes)`);
+  return key;
+}
+
+export function parsePort(name: string, value: string, problems: string[]): number {
+  return parseInteger(name, value, problems, 0, 65535);
+}
+
+function parseInteger(name: string, value: string, problems: string[], min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    problems.push(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
+  }
+  return n;
+}
+
+/** Development and test secrets: taken from the environment when set, otherwise generated once and kept. */
+function devSecrets(dataDir: string, env: Env): { masterKey?: string; tokenSigningKey?: string } {
+  const file = path.join(dataDir, 'secrets.json');
+  let stored: { masterKey?: string; tokenSigningKey?: string } = {};
+  if (existsSync(file)) {
+    stored = JSON.parse(readFileSync(file, 'utf8'));
+  } else {
+    stored = {
+      masterKey: randomBytes(32).toString('base64'),
+      tokenSigningKey: randomBytes(32).toString('base64'),
+    };
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return {
+    masterKey: env.MASTER_KEY ?? stored.masterKey,
+    tokenSigningKey: env.TOKEN_SIGNING_KEY ?? stored.tokenSigningKey,
+  };
+}

@@ -1,0 +1,21 @@
+/** The networks the Public API accepts (SPEC §5, §9). */
+export const NETWORKS = [
+  { id: 1, name: 'Ethereum', networkType: 'mainnet' },
+  { id: 137, name: 'Polygon', networkType: 'mainnet' },
+  { id: 42161, name: 'Arbitrum One', networkType: 'mainnet' },
+  { id: 11155111, name: 'Ethereum Sepolia', networkType: 'testnet' },
+  { id: 80002, name: 'Polygon Amoy', networkType: 'testnet' },
+  { id: 421614, name: 'Arbitrum Sepolia', networkType: 'testnet' },
+  { id: 1337, name: 'Local development chain (anvil)', networkType: 'testnet' },
+] as const;
+
+export type NetworkId = (typeof NETWORKS)[number]['id'];
+export type NetworkType = 'mainnet' | 'testnet';
+
+export const NETWORK_IDS = NETWORKS.map((n) => n.id) as NetworkId[];
+
+export function networkTypeOf(networkId: NetworkId): NetworkType {
+  const network = NETWORKS.find((n) => n.id === networkId);
+  if (!network) throw new RangeError(`Unknown network ${networkId}`);
+  return network.networkType;
+}

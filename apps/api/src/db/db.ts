@@ -1,0 +1,74 @@
+import pg from 'pg';
+
+// int8 (bigint) columns come back as strings by default; our ids and counters fit in a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+// numeric columns (wei amounts) stay strings: they exceed 2^53.
+
+export type Queryable = Pick<pg.PoolClient, 'query'>;
+
+export interface Db {
+  readonly pool: pg.Pool;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** Runs `fn` inside one transaction; rolls back when it throws. */
+  transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Raised for database failures, with the Postgres error as `cause`; unique violations get their own class. */
+export class DatabaseError extends Error {
+  override name = 'DatabaseError';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+  }
+  get pgCode(): string | undefined {
+    return (this.cause as { code?: string } | undefined)?.code;
+  }
+}
+
+export class UniqueViolationError extends DatabaseError {
+  override name = 'UniqueViolationError';
+  get constraint(): string | undefined {
+    return (this.cause as { constraint?: string } | undefined)?.constraint;
+  }
+}
+
+export function translateDbError(error: unknown): Error {
+  if (error instanceof DatabaseError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === '23505') return new UniqueViolationError((error as Error).message, { cause: error });
+  if (typeof code === 'string' && code.length === 5) return new DatabaseError((error as Error).message, { cause: error });
+  return error as Error;
+}
+
+export function createDb(connectionString: string, options: { max?: number } = {}): Db {
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  // An idle client losing its connection (e.g. Postgres restarting) must not crash the process.
+  pool.on('error', () => {});
+  return {
+    pool,
+    async query(text, values) {
+      try {
+        return await pool.query(text, values);
+      } catch (error) {
+        throw translateDbError(error);
+      }
+    },
+    async transaction(fn) {
+      const client = await pool.connect().catch((error) => {
+        throw translateDbError(error);
+      });
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw translateDbError(error);
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
