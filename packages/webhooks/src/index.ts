@@ -1,0 +1,29 @@
+// The public API of @mountain/webhook-sdk. Anything not exported here is internal and may change.
+export { createExpressMiddleware } from './createExpressMiddleware.ts';
+export {
+  createFastifyPlugin,
+  type FastifyInstanceLike,
+  type FastifyPluginOptions,
+  type FastifyReplyLike,
+  type FastifyRequestLike,
+} from './createFastifyPlugin.ts';
+export { createFetchHandler } from './createFetchHandler.ts';
+export { createNodeHandler, type ReportingHandlerOptions } from './createNodeHandler.ts';
+export {
+  InvalidPayloadError,
+  InvalidSecretError,
+  InvalidTimestampError,
+  MissingHeaderError,
+  NoMatchingSignatureError,
+  TimestampTooNewError,
+  TimestampTooOldError,
+  WebhookHandlerError,
+  type WebhookHeaderName,
+  WebhookVerificationError,
+  type WebhookVerificationErrorCode,
+} from './errors.ts';
+export type { ErrorBody, HandlerOptions, WebhookContext, WebhookEventHandler } from './handleDelivery.ts';
+export { generateSecret } from './secret.ts';
+export { type SignedHeaders, type SignParams, sign } from './sign.ts';
+export type { EventNotifierEvent, EventNotifierEventData, WebhookEvent } from './types.ts';
+export { type VerifyOptions, verify, type WebhookRequestHeaders } from './verify.ts';

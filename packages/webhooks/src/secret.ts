@@ -1,0 +1,38 @@
+import { fromBase64, toBase64 } from './encoding.ts';
+import { InvalidSecretError } from './errors.ts';
+
+const PREFIX = 'whsec_';
+
+/** Decodes `whsec_<base64>` into the HMAC key, or throws {@link InvalidSecretError}. */
+export function parseSecret(secret: unknown): Uint8Array<ArrayBuffer> {
+  if (typeof secret !== 'string') throw new InvalidSecretError(`expected a string, got ${typeof secret}`);
+  if (!secret.startsWith(PREFIX)) throw new InvalidSecretError('it must start with "whsec_"');
+  const key = fromBase64(secret.slice(PREFIX.length));
+  if (key === undefined) throw new InvalidSecretError('the part after "whsec_" is not standard base64');
+  if (key.length === 0) throw new InvalidSecretError('the key is empty');
+  return key;
+}
+
+/**
+ * Creates a new random secret: `whsec_` and the base64 of 32 random bytes from the platform's CSPRNG.
+ *
+ * @returns A secret such as `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6eDGZ0b1pHU=`.
+ * @example
+ * ```ts
+ * import { generateSecret } from '@mountain/webhook-sdk';
+ *
+ * const secret = generateSecret(); // store it; share it with the receiver once
+ * ```
+ */
+export function generateSecret(): string {
+  return PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** HMAC-SHA256 of `message` with `key`, as base64 (WebCrypto, so it works in every runtime). */
+export async function hmacSha256Base64(
+  key: Uint8Array<ArrayBuffer>,
+  message: Uint8Array<ArrayBuffer>,
+): Promise<string> {
+  const cryptoKey = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return toBase64(new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, message)));
+}
