@@ -36,7 +36,8 @@ export function translateDbError(error: unknown): Error {
   if (error instanceof DatabaseError) return error;
   const code = (error as { code?: string }).code;
   if (code === '23505') return new UniqueViolationError((error as Error).message, { cause: error });
-  if (typeof code === 'string' && code.length === 5) return new DatabaseError((error as Error).message, { cause: error });
+  if (typeof code === 'string' && code.length === 5)
+    return new DatabaseError((error as Error).message, { cause: error });
   return error as Error;
 }
 
@@ -44,6 +45,7 @@ export function createDb(connectionString: string, options: { max?: number } = {
   const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
   // An idle client losing its connection (e.g. Postgres restarting) must not crash the process.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return {
     pool,
     async query(text, values) {

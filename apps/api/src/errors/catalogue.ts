@@ -3,26 +3,102 @@
  * The docs page "Errors" is generated from this list (npm run openapi) and a test fails when they differ.
  */
 export const ERROR_CATALOGUE = {
-  VALIDATION_FAILED: { status: 400, message: 'The request is invalid: {summary}', description: 'One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.' },
-  INVALID_JSON: { status: 400, message: 'The request body is not valid JSON', description: 'The body could not be parsed as JSON.' },
-  PROJECT_REQUIRED: { status: 400, message: 'Choose a project: send the X-Project-Id header', description: 'An access token of a user who belongs to several projects needs the `X-Project-Id` header.' },
-  INVALID_PROJECT_ID: { status: 400, message: 'X-Project-Id must be a positive integer', description: 'The `X-Project-Id` header is not a project id.' },
-  UNAUTHENTICATED: { status: 401, message: 'Authentication required: send an X-API-Key header or an Authorization: Bearer access token', description: 'No credentials were sent.' },
-  INVALID_API_KEY: { status: 401, message: 'The API key is invalid or has been revoked', description: 'The `X-API-Key` is malformed, unknown, or was rotated away.' },
-  INVALID_ACCESS_TOKEN: { status: 401, message: 'The access token is invalid', description: 'The bearer token is malformed, its signature does not verify, or its user no longer exists.' },
-  ACCESS_TOKEN_EXPIRED: { status: 401, message: 'The access token has expired', description: 'The bearer token is past its expiry. Issue a new one.' },
-  FORBIDDEN: { status: 403, message: 'This operation requires one of the roles: {roles}', description: 'Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.' },
-  ACCESS_TOKEN_REQUIRED: { status: 403, message: 'This operation accepts only an access token (Authorization: Bearer), not an API key', description: 'Project API keys cannot list projects; use a user access token.' },
-  NOT_A_MEMBER: { status: 403, message: 'You are not a member of project {projectId}', description: 'The access token’s user has no role in the chosen project.' },
-  NOT_FOUND: { status: 404, message: '{resource} {id} was not found', description: 'The object does not exist in your project. Objects of other projects are never visible.' },
-  ROUTE_NOT_FOUND: { status: 404, message: 'Route {method} {url} does not exist', description: 'No operation is served at this method and path.' },
+  VALIDATION_FAILED: {
+    status: 400,
+    message: 'The request is invalid: {summary}',
+    description: 'One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.',
+  },
+  INVALID_JSON: {
+    status: 400,
+    message: 'The request body is not valid JSON',
+    description: 'The body could not be parsed as JSON.',
+  },
+  PROJECT_REQUIRED: {
+    status: 400,
+    message: 'Choose a project: send the X-Project-Id header',
+    description: 'An access token of a user who belongs to several projects needs the `X-Project-Id` header.',
+  },
+  INVALID_PROJECT_ID: {
+    status: 400,
+    message: 'X-Project-Id must be a positive integer',
+    description: 'The `X-Project-Id` header is not a project id.',
+  },
+  UNAUTHENTICATED: {
+    status: 401,
+    message: 'Authentication required: send an X-API-Key header or an Authorization: Bearer access token',
+    description: 'No credentials were sent.',
+  },
+  INVALID_API_KEY: {
+    status: 401,
+    message: 'The API key is invalid or has been revoked',
+    description: 'The `X-API-Key` is malformed, unknown, or was rotated away.',
+  },
+  INVALID_ACCESS_TOKEN: {
+    status: 401,
+    message: 'The access token is invalid',
+    description: 'The bearer token is malformed, its signature does not verify, or its user no longer exists.',
+  },
+  ACCESS_TOKEN_EXPIRED: {
+    status: 401,
+    message: 'The access token has expired',
+    description: 'The bearer token is past its expiry. Issue a new one.',
+  },
+  FORBIDDEN: {
+    status: 403,
+    message: 'This operation requires one of the roles: {roles}',
+    description: 'Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.',
+  },
+  ACCESS_TOKEN_REQUIRED: {
+    status: 403,
+    message: 'This operation accepts only an access token (Authorization: Bearer), not an API key',
+    description: 'Project API keys cannot list projects; use a user access token.',
+  },
+  NOT_A_MEMBER: {
+    status: 403,
+    message: 'You are not a member of project {projectId}',
+    description: 'The access token’s user has no role in the chosen project.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    message: '{resource} {id} was not found',
+    description: 'The object does not exist in your project. Objects of other projects are never visible.',
+  },
+  ROUTE_NOT_FOUND: {
+    status: 404,
+    message: 'Route {method} {url} does not exist',
+    description: 'No operation is served at this method and path.',
+  },
   CONFLICT: { status: 409, message: '{reason}', description: 'The request conflicts with the current state.' },
-  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than {limit} bytes', description: 'Bodies are limited in size.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Content-Type {contentType} is not supported: send application/json', description: 'Request bodies must be JSON.' },
-  RATE_LIMITED: { status: 429, message: 'Too many requests: retry after {retryAfter} seconds', description: 'The key or token sent too many requests. Wait for the number of seconds in the `Retry-After` header.' },
-  INTERNAL_ERROR: { status: 500, message: 'An internal error occurred (request id {requestId})', description: 'Something failed on our side. Quote the request id when you contact support.' },
-  NOT_IMPLEMENTED: { status: 501, message: 'Operation {operationId} is not available yet', description: 'The operation is declared in the API but not yet served by this deployment.' },
-  SERVICE_UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable: {reason}', description: 'A dependency (database or chain) is unreachable. Retry later.' },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    message: 'The request body is larger than {limit} bytes',
+    description: 'Bodies are limited in size.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    message: 'Content-Type {contentType} is not supported: send application/json',
+    description: 'Request bodies must be JSON.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests: retry after {retryAfter} seconds',
+    description: 'The key or token sent too many requests. Wait for the number of seconds in the `Retry-After` header.',
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    message: 'An internal error occurred (request id {requestId})',
+    description: 'Something failed on our side. Quote the request id when you contact support.',
+  },
+  NOT_IMPLEMENTED: {
+    status: 501,
+    message: 'Operation {operationId} is not available yet',
+    description: 'The operation is declared in the API but not yet served by this deployment.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    message: 'The service is temporarily unavailable: {reason}',
+    description: 'A dependency (database or chain) is unreachable. Retry later.',
+  },
 } as const satisfies Record<string, { status: number; message: string; description: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Chains } from '#api/chain/chains.ts';
+import type { Db } from '#api/db/db.ts';
+import { ApiError, validationError } from '#api/errors/ApiError.ts';
+import { authenticate, type Principal } from '#api/http/authenticate.ts';
+import type { RouteDefinition } from '#api/http/route.ts';
+import { compileValidator, fieldErrors } from '#api/http/validation.ts';
+import { registerHealthRoutes } from '#api/routes/health.ts';
+import { routes } from '#api/routes/index.ts';
+
+export const API_PREFIX = '/public-api/v3';
+
+/** Everything a request handler may use. Built by main.ts (or a test) and passed in: the app opens nothing itself. */
+export interface AppDeps {
+  db: Db;
+  chains: Chains;
+  tokenSigningKey: Buffer;
+  bodyLimit: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the Public API app without listening: main.ts listens, tests call inject() or listen on port 0. */
+export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions['logger'] } = {}): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: deps.bodyLimit,
+    // Honour a caller's X-Request-Id when it is sane, so logs can be correlated end to end.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    ajv: { customOptions: { removeAdditional: false } },
+  });
+  app.setValidatorCompiler(compileValidator);
+  app.setSchemaErrorFormatter((errors, dataVar) => validationError(fieldErrors(errors, dataVar)));
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request.id, deps.bodyLimit);
+    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiError.headers) reply.headers(apiError.headers);
+    return reply.code(apiError.statusCode).send(apiError.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ApiError('ROUTE_NOT_FOUND', { method: request.method, url: request.url.split('?')[0] ?? '' });
+    return reply.code(404).send(error.toBody());
+  });
+
+  registerHealthRoutes(app, deps);
+  app.register(
+    async (api) => {
+      for (const route of routes) registerRoute(api, route, deps);
+    },
+    { prefix: API_PREFIX },
+  );
+  return app;
+}
+
+function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDeps): void {
+  app.route({
+    method: route.method,
+    url: route.url,
+    schema: {
+      ...(route.body ? { body: route.body } : {}),
+      ...(route.querystring ? { querystring: route.querystring } : {}),
+      response: { [route.response.status]: route.response.schema },
+    },
+    // Credentials are checked before the body is even read: an anonymous caller learns nothing about validation.
+    onRequest: async (request) => {
+      request.principal = await authenticate(request, route.auth, deps);
+    },
+    handler: async (request, reply) => {
+      if (route.notImplemented) throw new ApiError('NOT_IMPLEMENTED', { operationId: route.operationId });
+      const result = await route.handler({
+        body: request.body as never,
+        query: request.query as never,
+        principal: request.principal as Principal,
+        deps,
+        request,
+      });
+      return reply.code(route.response.status).send(result);
+    },
+  });
+}
+
+/** Maps anything thrown while serving a request to the one error shape. */
+function toApiError(error: FastifyError, requestId: string, bodyLimit: number): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) return validationError(fieldErrors(error.validation, error.validationContext ?? 'body'));
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', { contentType: 'of this request' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', { limit: bodyLimit });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('INVALID_JSON');
+  }
+  if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('INVALID_JSON');
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return validationError([{ field: 'request', message: error.message }]);
+  }
+  return new ApiError('INTERNAL_ERROR', { requestId }, { cause: error });
+}

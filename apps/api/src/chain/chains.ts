@@ -1,0 +1,34 @@
+import { createPublicClient, http, type PublicClient, webSocket } from 'viem';
+import { NETWORKS, type NetworkId } from '#api/config/networks.ts';
+
+/** Raised when a call needs a network whose RPC_URL_<id> is not set. */
+export class NetworkNotConfiguredError extends Error {
+  override name = 'NetworkNotConfiguredError';
+  constructor(readonly networkId: NetworkId) {
+    super(`Network ${networkId} is not configured on this deployment: set RPC_URL_${networkId}`);
+  }
+}
+
+export interface Chains {
+  configured(): NetworkId[];
+  /** The read client of a network; throws NetworkNotConfiguredError when it has no RPC URL. */
+  client(networkId: NetworkId): PublicClient;
+}
+
+export function createChains(rpcUrls: Readonly<Partial<Record<NetworkId, string>>>): Chains {
+  const clients = new Map<NetworkId, PublicClient>();
+  for (const network of NETWORKS) {
+    const url = rpcUrls[network.id];
+    if (!url) continue;
+    const transport = url.startsWith('ws') ? webSocket(url) : http(url, { timeout: 10_000, retryCount: 0 });
+    clients.set(network.id, createPublicClient({ transport, pollingInterval: 1_000 }) as PublicClient);
+  }
+  return {
+    configured: () => [...clients.keys()],
+    client(networkId) {
+      const client = clients.get(networkId);
+      if (!client) throw new NetworkNotConfiguredError(networkId);
+      return client;
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import { parseArgs } from 'node:util';
+import { signAccessToken } from '#api/auth/accessTokens.ts';
+import { loadConfig } from '#api/config/config.ts';
+import { UniqueViolationError } from '#api/db/db.ts';
+import { createProject, rotateApiKey } from '#api/projects/projects.ts';
+import { createUser, findUserId, ROLES, type Role, setMembership } from '#api/projects/users.ts';
+import { openDatabase } from '#api/runtime/database.ts';
+import { WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { parseDuration } from './duration.ts';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  create-project --name <name> [--owner-type dedicated|shared] [--wallet-type from-mnemonic|fireblocks]
+      Creates a project with its mainnet and testnet system wallets; prints its API key once.
+  rotate-key --project <id>
+      Revokes the project's API key and prints a new one.
+  create-user --email <email> [--name <name>]
+  add-member --project <id> --user <email|id> --role admin|editor|reader
+      Adds the user to the project, or changes their role.
+  issue-token --user <email|id> [--project <id>] [--expires-in 24h]
+      Prints an access token (expiry as 30m, 24h, 7d or seconds; at most 30d). With --project the token
+      is limited to that project.
+
+The database is DATABASE_URL, or the embedded one of npm start (started for the command if not running).`;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const OPTIONS = {
+  name: { type: 'string' },
+  'owner-type': { type: 'string' },
+  'wallet-type': { type: 'string' },
+  project: { type: 'string' },
+  email: { type: 'string' },
+  user: { type: 'string' },
+  role: { type: 'string' },
+  'expires-in': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+function positiveInt(value: string, name: string): number {
+  if (!/^[1-9]\d{0,9}$/.test(value)) throw new UsageError(`--${name} must be a positive integer (got "${value}")`);
+  return Number(value);
+}
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!allowed.includes(value as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function expiresIn(text: string): number {
+  try {
+    return parseDuration(text);
+  } catch (error) {
+    throw new UsageError(`--expires-in: ${(error as Error).message}`);
+  }
+}
+
+export async function runAdmin(argv: string[], print: (line: string) => void): Promise<void> {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0];
+  if (values.help || !command) {
+    print(USAGE);
+    if (!command && !values.help) throw new UsageError('a command is required');
+    return;
+  }
+  const commands = ['create-project', 'rotate-key', 'create-user', 'add-member', 'issue-token'];
+  if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+
+  const config = loadConfig();
+  const keyMode = config.env === 'production' ? 'live' : 'test';
+  // Validate every option before touching the database.
+  const input = {
+    name: command === 'create-project' ? required(values, 'name') : undefined,
+    ownerType: oneOf(values['owner-type'], ['dedicated', 'shared'] as const, 'owner-type'),
+    walletType: oneOf(values['wallet-type'], ['from-mnemonic', 'fireblocks'] as const, 'wallet-type'),
+    project: values.project !== undefined ? positiveInt(values.project, 'project') : undefined,
+    role: oneOf(values.role, ROLES, 'role'),
+    expiresIn: expiresIn(values['expires-in'] ?? '24h'),
+  };
+  if (['rotate-key', 'add-member'].includes(command) && input.project === undefined) {
+    throw new UsageError('--project is required');
+  }
+  if (command === 'add-member' && !input.role) throw new UsageError('--role is required');
+  const email = command === 'create-user' ? required(values, 'email') : undefined;
+  if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new UsageError(`--email is not an email address`);
+  const userRef = ['add-member', 'issue-token'].includes(command) ? required(values, 'user') : undefined;
+
+  const database = await openDatabase(config);
+  const { db } = database;
+  try {
+    const userId = async () => {
+      const id = await findUserId(db, userRef as string);
+      if (id === undefined) throw new UsageError(`no user "${userRef}"`);
+      return id;
+    };
+    switch (command) {
+      case 'create-project': {
+        const keys = await loadWalletKeys(db, config.masterKey);
+        const { project, apiKey } = await createProject(db, keys, {
+          projectName: input.name as string,
+          keyMode,
+          ...(input.ownerType ? { ownerType: input.ownerType } : {}),
+          ...(input.walletType ? { walletType: input.walletType } : {}),
+        });
+        print(`project ${project.id} "${project.projectName}" created`);
+        print(`API key (shown once, store it now): ${apiKey}`);
+        break;
+      }
+      case 'rotate-key':
+        print(`new API key (the old one no longer works): ${await rotateApiKey(db, input.project as number, keyMode)}`);
+        break;
+      case 'create-user': {
+        const user = await createUser(db, { email: email as string, name: values.name ?? '' });
+        print(`user ${user.id} <${email?.toLowerCase()}> created`);
+        break;
+      }
+      case 'add-member': {
+        const id = await userId();
+        await setMembership(db, { projectId: input.project as number, userId: id, role: input.role as Role });
+        print(`user ${id} is ${input.role} of project ${input.project}`);
+        break;
+      }
+      case 'issue-token': {
+        const id = await userId();
+        const { token, claims } = signAccessToken(config.tokenSigningKey, {
+          userId: id,
+          expiresInSeconds: input.expiresIn,
+          ...(input.project !== undefined ? { projectId: input.project } : {}),
+        });
+        print(`access token for user ${id}, expires ${new Date(claims.exp * 1000).toISOString()}:`);
+        print(token);
+        break;
+      }
+    }
+  } catch (error) {
+    if (error instanceof UniqueViolationError) throw new UsageError('that already exists');
+    if ((error as { code?: string }).code === '23503') throw new UsageError('no such project or user');
+    if (error instanceof WalletProviderNotConfiguredError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    await database.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runAdmin(process.argv.slice(2), (line) => console.log(line)).catch((error) => {
+    if (error instanceof UsageError) {
+      console.error(`error: ${error.message}\nRun "npm run admin -- --help" for usage.`);
+      process.exit(2);
+    }
+    console.error(error);
+    process.exit(1);
+  });
+}

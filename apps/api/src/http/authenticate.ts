@@ -1,0 +1,106 @@
+import type { FastifyRequest } from 'fastify';
+import { AccessTokenError, verifyAccessToken } from '#api/auth/accessTokens.ts';
+import { keyMatches, parseApiKey } from '#api/auth/apiKeys.ts';
+import type { Db } from '#api/db/db.ts';
+import { ApiError } from '#api/errors/ApiError.ts';
+import type { Role } from '#api/projects/users.ts';
+import type { RouteAuth } from './route.ts';
+
+/** Who is calling, and in which project with which role. */
+export type Principal =
+  | { kind: 'apiKey'; apiKeyId: number; projectId: number; role: Role }
+  | { kind: 'accessToken'; userId: number; projectId: number; role: Role }
+  | { kind: 'user'; userId: number };
+
+export interface AuthDeps {
+  db: Db;
+  tokenSigningKey: Buffer;
+}
+
+/**
+ * Authenticates a request and checks the route's roles. An `X-API-Key` acts with its project's admin role;
+ * a bearer access token acts with its user's role in the chosen project (token claim, else `X-Project-Id`,
+ * else the user's only project).
+ */
+export async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): Promise<Principal> {
+  const apiKey = header(request, 'x-api-key');
+  const authorization = header(request, 'authorization');
+  let principal: Principal;
+  if (apiKey !== undefined) {
+    principal = await byApiKey(apiKey, deps.db);
+    if (auth.accessTokenOnly) throw new ApiError('ACCESS_TOKEN_REQUIRED');
+  } else if (authorization !== undefined) {
+    principal = await byAccessToken(request, authorization, auth, deps);
+  } else {
+    throw new ApiError('UNAUTHENTICATED');
+  }
+  if (principal.kind !== 'user' && !auth.roles.includes(principal.role)) {
+    throw new ApiError('FORBIDDEN', { roles: auth.roles.join(', ') }, { requiredRoles: [...auth.roles] });
+  }
+  return principal;
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function byApiKey(key: string, db: Db): Promise<Principal> {
+  const parsed = parseApiKey(key.trim());
+  if (!parsed) throw new ApiError('INVALID_API_KEY');
+  const { rows } = await db.query<{ id: number; project_id: number; secret_hash: Buffer }>(
+    'SELECT id, project_id, secret_hash FROM api_keys WHERE lookup_id = $1 AND revoked_at IS NULL',
+    [parsed.lookupId],
+  );
+  const row = rows[0];
+  if (!row || !keyMatches(key.trim(), row.secret_hash)) throw new ApiError('INVALID_API_KEY');
+  return { kind: 'apiKey', apiKeyId: row.id, projectId: row.project_id, role: 'admin' };
+}
+
+async function byAccessToken(
+  request: FastifyRequest,
+  authorization: string,
+  auth: RouteAuth,
+  deps: AuthDeps,
+): Promise<Principal> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw new ApiError('INVALID_ACCESS_TOKEN');
+  let claims: ReturnType<typeof verifyAccessToken>;
+  try {
+    claims = verifyAccessToken(deps.tokenSigningKey, match[1] as string);
+  } catch (error) {
+    if (error instanceof AccessTokenError && error.reason === 'expired') throw new ApiError('ACCESS_TOKEN_EXPIRED');
+    throw new ApiError('INVALID_ACCESS_TOKEN', {}, { cause: error });
+  }
+  const userId = Number(claims.sub);
+  const { rows } = await deps.db.query<{ project_id: number; role: Role }>(
+    `SELECT m.project_id, m.role FROM users u LEFT JOIN memberships m ON m.user_id = u.id WHERE u.id = $1`,
+    [userId],
+  );
+  if (rows.length === 0) throw new ApiError('INVALID_ACCESS_TOKEN');
+  if (auth.accessTokenOnly) return { kind: 'user', userId };
+
+  const memberships = rows.filter((r) => r.project_id !== null);
+  const projectId = chooseProject(request, claims.pid, memberships);
+  const membership = memberships.find((m) => m.project_id === projectId);
+  if (!membership || (claims.pid !== undefined && claims.pid !== projectId)) {
+    throw new ApiError('NOT_A_MEMBER', { projectId });
+  }
+  return { kind: 'accessToken', userId, projectId, role: membership.role };
+}
+
+function chooseProject(
+  request: FastifyRequest,
+  tokenProject: number | undefined,
+  memberships: { project_id: number }[],
+): number {
+  const requested = header(request, 'x-project-id');
+  if (requested !== undefined) {
+    if (!/^[1-9]\d{0,9}$/.test(requested.trim())) throw new ApiError('INVALID_PROJECT_ID');
+    return Number(requested);
+  }
+  if (tokenProject !== undefined) return tokenProject;
+  if (memberships.length === 1) return (memberships[0] as { project_id: number }).project_id;
+  if (memberships.length === 0) throw new ApiError('NOT_A_MEMBER', { projectId: '(none)' });
+  throw new ApiError('PROJECT_REQUIRED');
+}

@@ -1,0 +1,61 @@
+import type { FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import type { ErrorCode } from '#api/errors/catalogue.ts';
+import type { Role } from '#api/projects/users.ts';
+import type { AppDeps } from '../app.ts';
+import type { Principal } from './authenticate.ts';
+
+export type Tag = 'Project' | 'Event Notifier' | 'Contract' | 'Transaction';
+
+export interface RouteAuth {
+  /** Roles that may call the operation (SPEC §6). */
+  roles: readonly Role[];
+  /** Only a user access token is accepted (get-projects); the caller need not pick a project. */
+  accessTokenOnly?: boolean;
+}
+
+export interface HandlerContext<B, Q> {
+  body: B;
+  query: Q;
+  principal: Principal;
+  deps: AppDeps;
+  request: FastifyRequest;
+}
+
+/**
+ * One operation of the Public API, fully self-described: the OpenAPI document, the validation and the
+ * authorization all come from this object.
+ */
+export interface RouteDefinition<
+  B extends TSchema | undefined = TSchema | undefined,
+  Q extends TSchema | undefined = TSchema | undefined,
+  R extends TSchema = TSchema,
+> {
+  method: 'GET' | 'POST';
+  /** Path below /public-api/v3. */
+  url: string;
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  description: string;
+  auth: RouteAuth;
+  body?: B;
+  querystring?: Q;
+  requestExample?: B extends TSchema ? Static<B> : never;
+  response: { status: 200 | 201; schema: R; description: string; example: Static<R> };
+  /** Error codes this operation answers besides the ones every operation can (auth, validation, 429, 500). */
+  errors: ErrorCode[];
+  /** Declared in the contract but not served yet: answers 501 after authentication and validation. */
+  notImplemented?: true;
+  handler: (
+    ctx: HandlerContext<B extends TSchema ? Static<B> : undefined, Q extends TSchema ? Static<Q> : undefined>,
+  ) => Promise<Static<R>>;
+}
+
+export function defineRoute<
+  B extends TSchema | undefined = undefined,
+  Q extends TSchema | undefined = undefined,
+  R extends TSchema = TSchema,
+>(route: RouteDefinition<B, Q, R>): RouteDefinition<B, Q, R> {
+  return route;
+}

@@ -1,0 +1,154 @@
+import { type IssuedKey, issueApiKey, type KeyMode } from '#api/auth/apiKeys.ts';
+import type { Db, Queryable } from '#api/db/db.ts';
+import {
+  FIREBLOCKS_NOT_CONFIGURED,
+  type OwnerType,
+  WalletProviderNotConfiguredError,
+  type WalletType,
+} from '#api/wallets/signer.ts';
+import type { WalletKeys } from '#api/wallets/walletKeys.ts';
+
+export interface SystemWallet {
+  id: number;
+  address: string;
+  type: WalletType;
+  networkType: 'mainnet' | 'testnet';
+  ownerType: OwnerType;
+}
+
+export interface Project {
+  id: number;
+  projectName: string;
+  /** Masked: the full key is shown only when it is issued. */
+  apiKey: string;
+}
+
+export interface ProjectDetail {
+  project: Project;
+  mSystemWalletMainnet: SystemWallet;
+  mSystemWalletTestnet: SystemWallet;
+}
+
+const SHARED_INDEX = { mainnet: 0, testnet: 1 } as const;
+
+/** Creates a project with its two system wallets and its first API key, in one transaction. */
+export async function createProject(
+  db: Db,
+  keys: WalletKeys,
+  input: { projectName: string; ownerType?: OwnerType; walletType?: WalletType; keyMode: KeyMode },
+): Promise<{ project: Project; apiKey: string }> {
+  if (input.walletType === 'fireblocks') throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
+  const ownerType = input.ownerType ?? 'dedicated';
+  return db.transaction(async (client) => {
+    const mainnet = await walletFor(client, keys, 'mainnet', ownerType);
+    const testnet = await walletFor(client, keys, 'testnet', ownerType);
+    const { rows } = await client.query<{ id: number }>(
+      'INSERT INTO projects (project_name, wallet_mainnet_id, wallet_testnet_id) VALUES ($1, $2, $3) RETURNING id',
+      [input.projectName, mainnet, testnet],
+    );
+    const id = (rows[0] as { id: number }).id;
+    const issued = await insertKey(client, id, input.keyMode);
+    return { project: { id, projectName: input.projectName, apiKey: issued.masked }, apiKey: issued.key };
+  });
+}
+
+async function walletFor(
+  client: Queryable,
+  keys: WalletKeys,
+  networkType: 'mainnet' | 'testnet',
+  ownerType: OwnerType,
+) {
+  if (ownerType === 'shared') {
+    const index = SHARED_INDEX[networkType];
+    await client.query(
+      `INSERT INTO system_wallets (address, type, network_type, owner_type, derivation_index)
+       VALUES ($1, 'from-mnemonic', $2, 'shared', $3) ON CONFLICT DO NOTHING`,
+      [keys.account(index).address, networkType, index],
+    );
+    const { rows } = await client.query<{ id: number }>(
+      `SELECT id FROM system_wallets WHERE owner_type = 'shared' AND network_type = $1 AND type = 'from-mnemonic'`,
+      [networkType],
+    );
+    return (rows[0] as { id: number }).id;
+  }
+  const { rows: seq } = await client.query<{ index: number }>(
+    "SELECT nextval('wallet_derivation_index_seq')::int AS index",
+  );
+  const index = (seq[0] as { index: number }).index;
+  const { rows } = await client.query<{ id: number }>(
+    `INSERT INTO system_wallets (address, type, network_type, owner_type, derivation_index)
+     VALUES ($1, 'from-mnemonic', $2, 'dedicated', $3) RETURNING id`,
+    [keys.account(index).address, networkType, index],
+  );
+  return (rows[0] as { id: number }).id;
+}
+
+async function insertKey(client: Queryable, projectId: number, mode: KeyMode): Promise<IssuedKey> {
+  const issued = issueApiKey(mode);
+  await client.query('INSERT INTO api_keys (project_id, lookup_id, secret_hash, masked) VALUES ($1, $2, $3, $4)', [
+    projectId,
+    issued.lookupId,
+    issued.secretHash,
+    issued.masked,
+  ]);
+  return issued;
+}
+
+/** Revokes the project's active key and issues a new one; the old key stops working at once. */
+export async function rotateApiKey(db: Db, projectId: number, mode: KeyMode): Promise<string> {
+  return db.transaction(async (client) => {
+    const { rowCount } = await client.query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
+    if (!rowCount) throw new Error(`Project ${projectId} does not exist`);
+    await client.query('UPDATE api_keys SET revoked_at = now() WHERE project_id = $1 AND revoked_at IS NULL', [
+      projectId,
+    ]);
+    return (await insertKey(client, projectId, mode)).key;
+  });
+}
+
+const PROJECT_COLUMNS = `p.id, p.project_name AS "projectName", coalesce(k.masked, '') AS "apiKey"`;
+const PROJECT_FROM = 'projects p LEFT JOIN api_keys k ON k.project_id = p.id AND k.revoked_at IS NULL';
+
+export async function getProjectDetail(db: Db, projectId: number): Promise<ProjectDetail | undefined> {
+  const { rows } = await db.query<{ project: Project; mainnet: SystemWallet; testnet: SystemWallet }>(
+    `SELECT json_build_object('id', p.id, 'projectName', p.project_name, 'apiKey', coalesce(k.masked, '')) AS project,
+            ${walletJson('wm')} AS mainnet, ${walletJson('wt')} AS testnet
+       FROM ${PROJECT_FROM}
+       JOIN system_wallets wm ON wm.id = p.wallet_mainnet_id
+       JOIN system_wallets wt ON wt.id = p.wallet_testnet_id
+      WHERE p.id = $1`,
+    [projectId],
+  );
+  const row = rows[0];
+  return row && { project: row.project, mSystemWalletMainnet: row.mainnet, mSystemWalletTestnet: row.testnet };
+}
+
+function walletJson(alias: string): string {
+  return `json_build_object('id', ${alias}.id, 'address', ${alias}.address, 'type', ${alias}.type,
+    'networkType', ${alias}.network_type, 'ownerType', ${alias}.owner_type)`;
+}
+
+/** The projects a user is a member of, oldest first, one page. */
+export async function listProjectsForUser(
+  db: Db,
+  userId: number,
+  page: { limit: number; offset: number },
+): Promise<{ projects: Project[]; total: number }> {
+  const { rows } = await db.query<Project & { total: number }>(
+    `SELECT ${PROJECT_COLUMNS}, count(*) OVER () AS total
+       FROM ${PROJECT_FROM} JOIN memberships m ON m.project_id = p.id
+      WHERE m.user_id = $1 ORDER BY p.id LIMIT $2 OFFSET $3`,
+    [userId, page.limit, page.offset],
+  );
+  if (rows.length === 0 && page.offset > 0) {
+    const { rows: count } = await db.query<{ total: number }>(
+      'SELECT count(*)::int AS total FROM memberships WHERE user_id = $1',
+      [userId],
+    );
+    return { projects: [], total: count[0]?.total ?? 0 };
+  }
+  return {
+    projects: rows.map(({ total: _total, ...project }) => project),
+    total: rows[0]?.total ?? 0,
+  };
+}

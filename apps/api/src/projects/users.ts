@@ -1,0 +1,29 @@
+import type { Db } from '#api/db/db.ts';
+
+export type Role = 'admin' | 'editor' | 'reader';
+export const ROLES: readonly Role[] = ['admin', 'editor', 'reader'];
+
+export async function createUser(db: Db, input: { email: string; name?: string }): Promise<{ id: number }> {
+  const { rows } = await db.query<{ id: number }>('INSERT INTO users (email, name) VALUES ($1, $2) RETURNING id', [
+    input.email.trim().toLowerCase(),
+    input.name ?? '',
+  ]);
+  return rows[0] as { id: number };
+}
+
+/** Adds a member, or changes the role of an existing one. */
+export async function setMembership(db: Db, input: { projectId: number; userId: number; role: Role }): Promise<void> {
+  await db.query(
+    `INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, $3)
+     ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role`,
+    [input.projectId, input.userId, input.role],
+  );
+}
+
+export async function findUserId(db: Db, emailOrId: string): Promise<number | undefined> {
+  const byId = /^\d+$/.test(emailOrId);
+  const { rows } = await db.query<{ id: number }>(`SELECT id FROM users WHERE ${byId ? 'id = $1' : 'email = $1'}`, [
+    byId ? Number(emailOrId) : emailOrId.trim().toLowerCase(),
+  ]);
+  return rows[0]?.id;
+}

@@ -1,0 +1,27 @@
+import Type from 'typebox';
+import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { ContractActivatedFunction } from '#api/schemas/entities.ts';
+import { exampleActivatedFunction } from '#api/schemas/examples.ts';
+import { ContractIdField } from '#api/schemas/requests.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/contract/get-contract-activated-functions',
+  operationId: 'get-contract-activated-functions',
+  tag: 'Contract',
+  summary: 'List a contract’s active functions',
+  description: 'Lists the functions of the contract that transactions may call.',
+  auth: { roles: ANY_ROLE },
+  body: Type.Object({ contractId: ContractIdField }, { additionalProperties: false }),
+  requestExample: { contractId: 7 },
+  response: {
+    status: 200,
+    description: 'The active functions.',
+    schema: Type.Object({ contractActivatedFunctions: Type.Array(ContractActivatedFunction) }),
+    example: { contractActivatedFunctions: [exampleActivatedFunction] },
+  },
+  errors: ['NOT_FOUND'],
+  notImplemented: true,
+  handler: notServedYet,
+});

@@ -1,0 +1,24 @@
+import Type from 'typebox';
+import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { Contract } from '#api/schemas/entities.ts';
+import { exampleContract } from '#api/schemas/examples.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/contract',
+  operationId: 'get-contracts',
+  tag: 'Contract',
+  summary: 'List your contracts',
+  description: 'Lists the contracts imported into the project, oldest first.',
+  auth: { roles: ANY_ROLE },
+  response: {
+    status: 200,
+    description: 'The project’s contracts.',
+    schema: Type.Object({ contracts: Type.Array(Contract) }),
+    example: { contracts: [exampleContract] },
+  },
+  errors: [],
+  notImplemented: true,
+  handler: notServedYet,
+});

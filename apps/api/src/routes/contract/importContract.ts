@@ -1,0 +1,43 @@
+import Type from 'typebox';
+import { notServedYet, WRITERS } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { Contract, NetworkIdSchema } from '#api/schemas/entities.ts';
+import { exampleContract } from '#api/schemas/examples.ts';
+import { AbiString, RequestAddress } from '#api/schemas/requests.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/contract/import-contract',
+  operationId: 'import-contract',
+  tag: 'Contract',
+  summary: 'Import a contract',
+  description:
+    'Adds a deployed contract to the project with its human-readable ABI. Each ABI entry must parse; the address is stored checksummed. Importing the same address on the same network twice answers 409.',
+  auth: { roles: WRITERS },
+  body: Type.Object(
+    {
+      networkId: NetworkIdSchema,
+      address: RequestAddress,
+      formattedAbi: Type.Array(AbiString('One ABI entry, e.g. `function mint(address to, uint256 amount)`.'), {
+        minItems: 1,
+        maxItems: 500,
+        description: 'The contract’s human-readable ABI.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  requestExample: {
+    networkId: exampleContract.networkId,
+    address: exampleContract.address,
+    formattedAbi: exampleContract.formattedAbi,
+  },
+  response: {
+    status: 201,
+    description: 'The imported contract.',
+    schema: Type.Object({ contract: Contract }),
+    example: { contract: exampleContract },
+  },
+  errors: ['CONFLICT'],
+  notImplemented: true,
+  handler: notServedYet,
+});

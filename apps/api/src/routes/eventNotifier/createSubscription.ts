@@ -1,0 +1,58 @@
+import Type from 'typebox';
+import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { EventNotifierSubscription, NetworkIdSchema } from '#api/schemas/entities.ts';
+import { EXAMPLE, exampleSubscription } from '#api/schemas/examples.ts';
+import { AbiString, RequestAddress, WebhookMaxRetries, WebhookUrl } from '#api/schemas/requests.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/event-notifier/create-subscription',
+  operationId: 'create-subscription',
+  tag: 'Event Notifier',
+  summary: 'Subscribe to a contract event',
+  description:
+    'Creates a subscription that scans one event of one contract every `scanInterval` seconds from `initialBlockNumber`, stores each decoded event as a record, and delivers it to `webhookURL` signed with the subscription’s secret. The answer is the only one that shows the full `webhookSecret`: store it.',
+  auth: { roles: ANY_ROLE },
+  body: Type.Object(
+    {
+      subscriptionName: Type.String({ minLength: 1, maxLength: 256, description: 'A name for you.' }),
+      networkId: NetworkIdSchema,
+      address: RequestAddress,
+      formattedAbiEvent: AbiString('Human-readable ABI of the event, e.g. `event Transfer(address indexed from, …)`.'),
+      initialBlockNumber: Type.Integer({ minimum: 0, description: 'First block to scan.' }),
+      scanInterval: Type.Integer({ minimum: 5, maximum: 86_400, description: 'Seconds between scans (5 to 86400).' }),
+      webhookURL: Type.Optional(WebhookUrl),
+      webhookMaxRetries: Type.Optional(WebhookMaxRetries),
+    },
+    { additionalProperties: false },
+  ),
+  requestExample: {
+    subscriptionName: 'Token transfers',
+    networkId: 1337,
+    address: EXAMPLE.contractAddress,
+    formattedAbiEvent: EXAMPLE.transferEvent,
+    initialBlockNumber: 0,
+    scanInterval: 5,
+    webhookURL: 'https://example.com/webhooks/mountain',
+    webhookMaxRetries: 5,
+  },
+  response: {
+    status: 201,
+    description: 'The subscription, with its webhook secret in full (shown only here).',
+    schema: Type.Object({ eventNotifierSubscription: EventNotifierSubscription }),
+    example: {
+      eventNotifierSubscription: {
+        ...exampleSubscription,
+        webhookSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        scanStatus: 'idle',
+        lastScannedBlock: null,
+        lastScannedAt: null,
+        nextScanAt: EXAMPLE.timestamp,
+      },
+    },
+  },
+  errors: [],
+  notImplemented: true,
+  handler: notServedYet,
+});

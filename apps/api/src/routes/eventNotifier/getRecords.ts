@@ -1,0 +1,27 @@
+import Type from 'typebox';
+import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { EventNotifierRecord } from '#api/schemas/entities.ts';
+import { EXAMPLE, exampleRecord } from '#api/schemas/examples.ts';
+import { RequestUuid } from '#api/schemas/requests.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/event-notifier/get-records',
+  operationId: 'get-records',
+  tag: 'Event Notifier',
+  summary: 'List the events a subscription found',
+  description: 'Lists the subscription’s records, newest first, with their delivery status.',
+  auth: { roles: ANY_ROLE },
+  body: Type.Object({ subscriptionId: RequestUuid('The subscription id.') }, { additionalProperties: false }),
+  requestExample: { subscriptionId: EXAMPLE.subscriptionId },
+  response: {
+    status: 200,
+    description: 'The records.',
+    schema: Type.Object({ eventNotifierRecords: Type.Array(EventNotifierRecord) }),
+    example: { eventNotifierRecords: [exampleRecord] },
+  },
+  errors: ['NOT_FOUND'],
+  notImplemented: true,
+  handler: notServedYet,
+});

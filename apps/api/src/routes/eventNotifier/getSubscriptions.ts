@@ -1,0 +1,24 @@
+import Type from 'typebox';
+import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { EventNotifierSubscription } from '#api/schemas/entities.ts';
+import { exampleSubscription } from '#api/schemas/examples.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/event-notifier/get-subscriptions',
+  operationId: 'get-subscriptions',
+  tag: 'Event Notifier',
+  summary: 'List your event subscriptions',
+  description: 'Lists the project’s subscriptions, newest first, with their scan state. Webhook secrets are masked.',
+  auth: { roles: ANY_ROLE },
+  response: {
+    status: 200,
+    description: 'The project’s subscriptions.',
+    schema: Type.Object({ eventNotifierSubscriptions: Type.Array(EventNotifierSubscription) }),
+    example: { eventNotifierSubscriptions: [exampleSubscription] },
+  },
+  errors: [],
+  notImplemented: true,
+  handler: notServedYet,
+});

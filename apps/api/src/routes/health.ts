@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../app.ts';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+  ]);
+}
+
+/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: database and every configured chain). */
+export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => {
+    const checks: Record<string, string> = {};
+    const probes: [string, () => Promise<unknown>][] = [
+      ['database', () => deps.db.query('SELECT 1')],
+      ...deps.chains
+        .configured()
+        .map((id): [string, () => Promise<unknown>] => [`chain:${id}`, () => deps.chains.client(id).getBlockNumber()]),
+    ];
+    await Promise.all(
+      probes.map(async ([name, probe]) => {
+        checks[name] = await withTimeout(probe()).then(
+          () => 'ok',
+          (error: Error) => `unreachable: ${error.message.split('\n')[0]}`,
+        );
+      }),
+    );
+    const ready = Object.values(checks).every((c) => c === 'ok');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+  });
+}

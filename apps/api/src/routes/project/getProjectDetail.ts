@@ -1,0 +1,49 @@
+import Type from 'typebox';
+import { ApiError } from '#api/errors/ApiError.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { getProjectDetail } from '#api/projects/projects.ts';
+import { ProjectDetail } from '#api/schemas/entities.ts';
+import { EXAMPLE, exampleProject } from '#api/schemas/examples.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/project/get-project-detail',
+  operationId: 'get-project-detail',
+  tag: 'Project',
+  summary: 'Get your project and its system wallets',
+  description:
+    'Returns the project the credentials act in, with its mainnet and testnet system wallets. The API key is masked.',
+  auth: { roles: ANY_ROLE },
+  response: {
+    status: 200,
+    description: 'The project and its two system wallets.',
+    schema: Type.Object({ data: ProjectDetail }),
+    example: {
+      data: {
+        project: exampleProject,
+        mSystemWalletMainnet: {
+          id: 1,
+          address: EXAMPLE.walletMainnet,
+          type: 'from-mnemonic',
+          networkType: 'mainnet',
+          ownerType: 'dedicated',
+        },
+        mSystemWalletTestnet: {
+          id: 2,
+          address: EXAMPLE.walletTestnet,
+          type: 'from-mnemonic',
+          networkType: 'testnet',
+          ownerType: 'dedicated',
+        },
+      },
+    },
+  },
+  errors: [],
+  async handler({ principal, deps }) {
+    const projectId = projectOf(principal);
+    const detail = await getProjectDetail(deps.db, projectId);
+    if (!detail) throw new ApiError('NOT_FOUND', { resource: 'Project', id: projectId });
+    return { data: detail };
+  },
+});

@@ -1,0 +1,58 @@
+import Type from 'typebox';
+import { notServedYet, WRITERS } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { Transaction } from '#api/schemas/entities.ts';
+import { exampleTransaction } from '#api/schemas/examples.ts';
+
+export default defineRoute({
+  method: 'POST',
+  url: '/transaction/execute-transaction',
+  operationId: 'execute-transaction',
+  tag: 'Transaction',
+  summary: 'Execute an activated function on chain',
+  description:
+    'Calls an activated contract function from the project’s system wallet (mainnet or testnet, by the contract’s network). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.',
+  auth: { roles: WRITERS },
+  body: Type.Object(
+    {
+      contractActivatedFunctionId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+      functionArgs: Type.Array(Type.String({ maxLength: 65_536 }), {
+        maxItems: 64,
+        description:
+          'One string per argument: decimal or 0x integers, true/false, addresses, hex bytes, JSON for arrays and tuples.',
+      }),
+      idempotencyKey: Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Unique per project; reuse it to retry the same request safely.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  requestExample: {
+    contractActivatedFunctionId: exampleTransaction.contractActivatedFunctionId,
+    functionArgs: exampleTransaction.functionArgs,
+    idempotencyKey: exampleTransaction.idempotencyKey,
+  },
+  response: {
+    status: 201,
+    description: 'The accepted transaction.',
+    schema: Type.Object({ transaction: Transaction }),
+    example: {
+      transaction: {
+        ...exampleTransaction,
+        status: 'created',
+        transactionHash: null,
+        nonce: null,
+        gasPrice: null,
+        gasLimit: null,
+        gasUsed: null,
+        blockNumber: null,
+        updatedAt: exampleTransaction.createdAt,
+      },
+    },
+  },
+  errors: ['NOT_FOUND', 'CONFLICT'],
+  notImplemented: true,
+  handler: notServedYet,
+});

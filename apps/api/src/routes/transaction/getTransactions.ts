@@ -1,0 +1,33 @@
+import Type from 'typebox';
+import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { defineRoute } from '#api/http/route.ts';
+import { PaginationMeta, Transaction } from '#api/schemas/entities.ts';
+import { exampleTransaction } from '#api/schemas/examples.ts';
+import { PageQuery, TransactionStatusFilter } from '#api/schemas/requests.ts';
+
+export default defineRoute({
+  method: 'GET',
+  url: '/transaction/get-transactions',
+  operationId: 'get-transactions',
+  tag: 'Transaction',
+  summary: 'List transactions',
+  description:
+    'Lists the project’s transactions, newest first by `createdAt`, one page at a time, optionally by status.',
+  auth: { roles: ANY_ROLE },
+  querystring: Type.Object(
+    { ...PageQuery, status: Type.Optional(TransactionStatusFilter) },
+    { additionalProperties: false },
+  ),
+  response: {
+    status: 200,
+    description: 'One page of transactions.',
+    schema: Type.Object({ data: Type.Object({ transactions: Type.Array(Transaction) }), meta: PaginationMeta }),
+    example: {
+      data: { transactions: [exampleTransaction] },
+      meta: { pageNumber: 1, perPage: 20, totalPage: 1, totalItems: 1 },
+    },
+  },
+  errors: [],
+  notImplemented: true,
+  handler: notServedYet,
+});

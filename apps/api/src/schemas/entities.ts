@@ -1,0 +1,215 @@
+import Type from 'typebox';
+import { NETWORK_IDS, NETWORKS, type NetworkId } from '#api/config/networks.ts';
+import { component } from './components.ts';
+
+const nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const DateTime = (description: string) => Type.String({ format: 'date-time', description });
+
+export const NetworkIdSchema = component(
+  'NetworkId',
+  Type.Unsafe<NetworkId>({
+    type: 'integer',
+    enum: NETWORK_IDS,
+    description: `Chain id of a supported network: ${NETWORKS.map((n) => `${n.id} (${n.name}, ${n.networkType})`).join(', ')}.`,
+    example: 1337,
+  }),
+);
+
+export const AddressSchema = Type.String({
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  maxLength: 256,
+  description: 'An EVM address: 0x followed by 40 hex digits. Answers give it checksummed (EIP-55).',
+  example: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+});
+
+export const UuidSchema = (description: string) => Type.String({ format: 'uuid', description });
+
+export const Project = component(
+  'Project',
+  Type.Object({
+    id: Type.Integer({ description: 'Project id.', example: 1 }),
+    projectName: Type.String({ maxLength: 256, description: 'Name of the project.' }),
+    apiKey: Type.String({
+      maxLength: 64,
+      description: 'The project API key, masked. The full key is shown only once, when it is issued.',
+    }),
+  }),
+);
+
+export const SystemWallet = component(
+  'SystemWallet',
+  Type.Object({
+    id: Type.Integer({ description: 'Wallet id.' }),
+    address: Type.String({ description: 'Checksummed address that signs the project’s transactions.' }),
+    type: Type.Union([Type.Literal('fireblocks'), Type.Literal('from-mnemonic')], {
+      description: 'Custody: derived from the deployment mnemonic, or held by Fireblocks.',
+    }),
+    networkType: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')], {
+      description: 'The networks this wallet signs for.',
+    }),
+    ownerType: Type.Union([Type.Literal('shared'), Type.Literal('dedicated')], {
+      description: 'dedicated: this project’s own wallet; shared: a platform wallet used by many projects.',
+    }),
+  }),
+);
+
+export const ProjectDetail = component(
+  'ProjectDetail',
+  Type.Object({
+    project: Project,
+    mSystemWalletMainnet: SystemWallet,
+    mSystemWalletTestnet: SystemWallet,
+  }),
+);
+
+export const PaginationMeta = component(
+  'PaginationMeta',
+  Type.Object({
+    pageNumber: Type.Integer({ minimum: 1, description: 'The page returned, from 1.' }),
+    perPage: Type.Integer({ minimum: 1, description: 'Items per page.' }),
+    totalPage: Type.Integer({ minimum: 0, description: 'Number of pages.' }),
+    totalItems: Type.Integer({ minimum: 0, description: 'Number of items over all pages.' }),
+  }),
+);
+
+export const ScanStatus = Type.Union([Type.Literal('idle'), Type.Literal('scanning'), Type.Literal('failed')], {
+  description: 'idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed.',
+});
+
+export const EventNotifierSubscription = component(
+  'EventNotifierSubscription',
+  Type.Object({
+    id: UuidSchema('Subscription id.'),
+    projectId: Type.Integer(),
+    subscriptionName: Type.String({ maxLength: 256 }),
+    networkId: NetworkIdSchema,
+    address: Type.String({ description: 'Checksummed address of the contract whose events are scanned.' }),
+    formattedAbiEvent: Type.String({ description: 'Human-readable ABI of the event, e.g. `event Transfer(…)`.' }),
+    scanEnabled: Type.Boolean(),
+    initialBlockNumber: Type.Integer({ minimum: 0 }),
+    scanInterval: Type.Integer({ minimum: 5, description: 'Seconds between scans.' }),
+    webhookEnabled: Type.Boolean(),
+    webhookURL: nullable(Type.String({ format: 'uri' })),
+    webhookMaxRetries: Type.Integer({ minimum: 0 }),
+    webhookSecret: Type.String({
+      description: 'Secret that signs webhooks (`whsec_…`). In full only in the create answer; masked elsewhere.',
+    }),
+    scanStatus: ScanStatus,
+    lastScannedBlock: nullable(Type.Integer()),
+    lastScannedAt: nullable(DateTime('When the last scan finished.')),
+    lastScanFailureMessage: nullable(Type.String()),
+    nextScanAt: nullable(DateTime('When the next scan is due.')),
+  }),
+);
+
+export const RecordStatus = Type.Union([Type.Literal('scanned'), Type.Literal('notified'), Type.Literal('failed')], {
+  description: 'scanned: stored, webhook pending or disabled; notified: webhook answered 2xx; failed: retries ran out.',
+});
+
+export const EventNotifierRecord = component(
+  'EventNotifierRecord',
+  Type.Object({
+    id: UuidSchema('Record id; also the `webhook-id` of its deliveries.'),
+    eventNotifierSubscriptionId: UuidSchema('The subscription that found this event.'),
+    status: RecordStatus,
+    statusChangedAt: DateTime('When the status last changed.'),
+    blockTimestamp: DateTime('Timestamp of the block holding the event.'),
+    transactionHash: Type.String({ maxLength: 66 }),
+    blockNumber: Type.Integer(),
+    transactionIndex: Type.Integer(),
+    logIndex: Type.Integer(),
+    decodedLog: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The decoded event arguments by name; integers as decimal strings.',
+    }),
+    lastNotificationFailedAt: nullable(DateTime('When the last delivery attempt failed.')),
+    lastNotificationFailureMessage: nullable(Type.String()),
+    notificationFailureCount: Type.Integer({ minimum: 0 }),
+    createdAt: DateTime('When the record was stored.'),
+    updatedAt: DateTime('When the record last changed.'),
+  }),
+);
+
+export const Contract = component(
+  'Contract',
+  Type.Object({
+    id: Type.Integer(),
+    projectId: Type.Integer(),
+    networkId: NetworkIdSchema,
+    address: Type.String({ maxLength: 256, description: 'Checksummed contract address.' }),
+    type: Type.String({ maxLength: 256, description: 'How the contract came to the project, e.g. `imported`.' }),
+    formattedAbi: Type.Array(Type.String(), { description: 'Human-readable ABI, one entry per string.' }),
+  }),
+);
+
+export const ContractActivatedFunction = component(
+  'ContractActivatedFunction',
+  Type.Object({
+    id: Type.Integer(),
+    contractId: Type.Integer(),
+    formattedAbiFunction: Type.String({ description: 'Human-readable ABI of the function.' }),
+  }),
+);
+
+export const TRANSACTION_STATUSES = [
+  'created',
+  'processing',
+  'broadcasted',
+  'succeeded',
+  'broadcast-failed',
+  'monitor-failed',
+  'reverted',
+] as const;
+
+export type TransactionStatusValue = (typeof TRANSACTION_STATUSES)[number];
+
+export const TransactionStatus = Type.Unsafe<TransactionStatusValue>({
+  type: 'string',
+  enum: [...TRANSACTION_STATUSES],
+  description:
+    'Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed. Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted).',
+});
+
+export const Transaction = component(
+  'Transaction',
+  Type.Object({
+    id: UuidSchema('Transaction id.'),
+    projectId: Type.Integer(),
+    contractActivatedFunctionId: Type.Integer(),
+    mSystemWalletId: Type.Integer({ description: 'The system wallet that signs it.' }),
+    networkId: NetworkIdSchema,
+    functionArgs: Type.Array(Type.String()),
+    status: TransactionStatus,
+    transactionHash: nullable(Type.String({ maxLength: 66 })),
+    nonce: nullable(Type.Integer()),
+    gasPrice: nullable(Type.String({ description: 'Effective gas price in wei, as a decimal string.' })),
+    gasLimit: nullable(Type.String({ description: 'Gas limit, as a decimal string.' })),
+    gasUsed: nullable(Type.String({ description: 'Gas used, as a decimal string, once mined.' })),
+    blockNumber: nullable(Type.Integer()),
+    errorMessage: nullable(Type.String()),
+    idempotencyKey: Type.String(),
+    createdAt: DateTime('When the transaction was accepted.'),
+    updatedAt: DateTime('When it last changed.'),
+  }),
+);
+
+export const ErrorSchema = component(
+  'Error',
+  Type.Object({
+    statusCode: Type.Integer({ description: 'The HTTP status.' }),
+    error: Type.String({ description: 'The HTTP reason phrase.' }),
+    code: Type.String({ description: 'Stable error code from the error catalogue.' }),
+    message: Type.String({ description: 'What went wrong, for a person.' }),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({
+          field: Type.String({ description: 'Where: `body.…`, `querystring.…` or `headers.…`.' }),
+          message: Type.String(),
+        }),
+        { description: 'Each wrong field (validation errors).' },
+      ),
+    ),
+    requiredRoles: Type.Optional(
+      Type.Array(Type.String(), { description: 'The roles that may call the operation (403).' }),
+    ),
+  }),
+);

@@ -1,0 +1,54 @@
+import Type from 'typebox';
+import { TRANSACTION_STATUSES } from './entities.ts';
+
+/** Request-side building blocks. Enums are plain `enum`s so a wrong value gets one clear message. */
+
+export const RequestAddress = Type.String({
+  pattern: '^0x[0-9a-fA-F]{40}$',
+  description: 'An EVM address: 0x followed by 40 hex digits (any case).',
+});
+
+export const RequestUuid = (description: string) => Type.String({ format: 'uuid', description });
+
+export const ContractIdField = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Contract id.' });
+
+export const AbiString = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });
+
+export const WebhookUrl = Type.String({
+  format: 'uri',
+  pattern: '^https?://',
+  maxLength: 2048,
+  description: 'http(s) URL that receives the webhooks.',
+});
+
+export const WebhookMaxRetries = Type.Integer({
+  minimum: 0,
+  maximum: 20,
+  description: 'Delivery attempts after the first one before a record is marked failed.',
+});
+
+export const PageQuery = {
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1.' }),
+  perPage: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page (at most 100).' }),
+};
+
+export const TRANSACTION_STATUS_FILTERS = [...TRANSACTION_STATUSES, 'failed'] as const;
+
+export const TransactionStatusFilter = Type.Unsafe<(typeof TRANSACTION_STATUS_FILTERS)[number]>({
+  type: 'string',
+  enum: [...TRANSACTION_STATUS_FILTERS],
+  description:
+    'Only transactions with this status. `failed` matches broadcast-failed, monitor-failed and reverted (the coarse view).',
+});
+
+export function pageMeta(page: number, perPage: number, totalItems: number) {
+  return { pageNumber: page, perPage, totalPage: Math.ceil(totalItems / perPage), totalItems };
+}
+
+export const FunctionSelectorBody = Type.Object(
+  {
+    contractId: ContractIdField,
+    formattedAbiFunction: AbiString('Human-readable ABI of the function, as in the contract’s ABI.'),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,37 @@
+import { Logger, type Runner, run, type TaskList } from 'graphile-worker';
+import type pg from 'pg';
+
+export interface Worker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The background job runner (graphile-worker on the platform's Postgres). Any number of worker processes may
+ * run against one database; each job is taken by one of them.
+ */
+export function createWorker(options: { pool: pg.Pool; tasks: TaskList; concurrency?: number }): Worker {
+  let runner: Runner | undefined;
+  return {
+    async start() {
+      runner = await run({
+        // Our own pool: its error handler keeps a database restart from crashing the process.
+        pgPool: options.pool,
+        concurrency: options.concurrency ?? 10,
+        noHandleSignals: true,
+        pollInterval: 1_000,
+        taskList: options.tasks,
+        logger: quietLogger,
+      });
+    },
+    async stop() {
+      await runner?.stop();
+      runner = undefined;
+    },
+  };
+}
+
+// graphile-worker logs every job at info level; the platform logs what matters itself.
+const quietLogger = new Logger(() => (level: string, message: string) => {
+  if (level === 'error' || level === 'warning') console.error(`[worker] ${message}`);
+});
