@@ -2,14 +2,35 @@ import { concatBytes, utf8 } from './encoding.ts';
 import { assertKnownOptions } from './options.ts';
 import { hmacSha256Base64, parseSecret } from './secret.ts';
 
-/** The three Standard Webhooks headers of one delivery, ready to pass to `fetch` or `setHeader`. */
-export interface SignedHeaders {
+/**
+ * The three Standard Webhooks headers of one delivery, ready to pass to `fetch` or `setHeader`.
+ * (A type alias, not an interface, so it is assignable to `Record<string, string>` and `HeadersInit`.)
+ *
+ * @example
+ * ```ts
+ * import { type SignedHeaders, sign } from '@mountain/webhook-sdk';
+ *
+ * const headers: SignedHeaders = await sign({ id: 'msg_1', body: '{}', secret });
+ * console.log(headers['webhook-signature']); // v1,…
+ * ```
+ */
+export type SignedHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
-/** What {@link sign} signs. */
+/**
+ * What {@link sign} signs. Unknown properties throw.
+ *
+ * @example
+ * ```ts
+ * import { type SignParams, sign } from '@mountain/webhook-sdk';
+ *
+ * const params: SignParams = { id: 'msg_1', timestamp: new Date(), body: '{"hello":"world"}', secret };
+ * const headers = await sign(params);
+ * ```
+ */
 export interface SignParams {
   /** The message id; keep it stable across retries of one delivery so receivers can de-duplicate. */
   id: string;
