@@ -79,11 +79,6 @@ export const ERROR_CATALOGUE = {
     message: 'Content-Type {contentType} is not supported: send application/json',
     description: 'Request bodies must be JSON.',
   },
-  RATE_LIMITED: {
-    status: 429,
-    message: 'Too many requests: retry after {retryAfter} seconds',
-    description: 'The key or token sent too many requests. Wait for the number of seconds in the `Retry-After` header.',
-  },
   INTERNAL_ERROR: {
     status: 500,
     message: 'An internal error occurred (request id {requestId})',

@@ -44,6 +44,7 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   for (const c of route.errors) codes.add(c);
   if (route.notImplemented) codes.add('NOT_IMPLEMENTED');
   codes.add('INTERNAL_ERROR');
+  codes.add('SERVICE_UNAVAILABLE');
   return [...codes];
 }
 
@@ -55,7 +56,6 @@ function exampleError(code: ErrorCode, route: RouteDefinition): Json {
     id: route.tag === 'Contract' ? 7 : '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f',
     limit: 65536,
     contentType: 'text/plain',
-    retryAfter: 1,
     requestId: 'req-9f2c',
     operationId: route.operationId,
     reason: 'The request conflicts with an existing resource',

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { API_PREFIX, type AppDeps, buildApp } from '#api/app.ts';
+import { signAccessToken } from '#api/auth/accessTokens.ts';
+import { createChains } from '#api/chain/chains.ts';
+import type { NetworkId } from '#api/config/networks.ts';
+import { createProject } from '#api/projects/projects.ts';
+import { createUser, type Role, setMembership } from '#api/projects/users.ts';
+import { routes } from '#api/routes/index.ts';
+import { loadWalletKeys, type WalletKeys } from '#api/wallets/walletKeys.ts';
+import { createResponseValidator } from './openapi.ts';
+import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Sent as is, instead of `body` as JSON. */
+  rawBody?: string | Buffer;
+  query?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  body: any;
+  headers: Record<string, unknown>;
+}
+
+const validator = createResponseValidator();
+const routeById = new Map(routes.map((r) => [r.operationId, r]));
+
+/**
+ * An app on a fresh database, with helpers to make projects, users and tokens, and `call()`, which sends a
+ * request to an operation and checks the answer against the OpenAPI document.
+ */
+export async function createHarness(options: { rpcUrls?: Partial<Record<NetworkId, string>> } = {}) {
+  const database: TestDatabase = await createTestDatabase();
+  const masterKey = randomBytes(32);
+  const tokenSigningKey = randomBytes(32);
+  const keys: WalletKeys = await loadWalletKeys(database.db, masterKey);
+  const deps: AppDeps = {
+    db: database.db,
+    chains: createChains(options.rpcUrls ?? {}),
+    tokenSigningKey,
+    bodyLimit: 64 * 1024,
+  };
+  const app: FastifyInstance = buildApp(deps);
+  await app.ready();
+
+  async function call(operationId: string, options: CallOptions = {}): Promise<CallResult> {
+    const route = routeById.get(operationId);
+    if (!route) throw new Error(`Unknown operation ${operationId}`);
+    const request: InjectOptions = {
+      method: route.method,
+      url: `${API_PREFIX}${route.url}`,
+      headers: { ...options.headers },
+      ...(options.query ? { query: options.query } : {}),
+    };
+    if (options.rawBody !== undefined) request.payload = options.rawBody;
+    else if (options.body !== undefined) request.payload = options.body as object;
+    const response = await app.inject(request);
+    const body = response.body ? JSON.parse(response.body) : undefined;
+    validator.assertResponse(operationId, response.statusCode, body);
+    return { status: response.statusCode, body, headers: response.headers };
+  }
+
+  return {
+    app,
+    db: database.db,
+    keys,
+    deps,
+    tokenSigningKey,
+    call,
+    validator,
+    async project(name = 'Test project') {
+      return createProject(database.db, keys, { projectName: name, keyMode: 'test' });
+    },
+    async user(email = `user-${randomBytes(4).toString('hex')}@example.com`) {
+      return createUser(database.db, { email });
+    },
+    async member(projectId: number, role: Role) {
+      const user = await createUser(database.db, { email: `${role}-${randomBytes(4).toString('hex')}@example.com` });
+      await setMembership(database.db, { projectId, userId: user.id, role });
+      return { userId: user.id, token: this.token(user.id) };
+    },
+    token(userId: number, options: { projectId?: number; expiresInSeconds?: number; now?: number } = {}) {
+      return signAccessToken(tokenSigningKey, {
+        userId,
+        expiresInSeconds: options.expiresInSeconds ?? 3600,
+        ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
+        ...(options.now !== undefined ? { now: options.now } : {}),
+      }).token;
+    },
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+export type Harness = Awaited<ReturnType<typeof createHarness>>;
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+export const apiKey = (key: string) => ({ 'x-api-key': key });

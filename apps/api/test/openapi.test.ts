@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { REPO_ROOT } from '#api/config/config.ts';
+import { ERROR_CATALOGUE } from '#api/errors/catalogue.ts';
+import { generatedFiles } from '#api/openapi/generatedFiles.ts';
+import { OPENAPI_PATH } from './helpers/openapi.ts';
+
+const SPEC_OPERATIONS = {
+  'get-projects': 'GET /project/get-projects',
+  'get-project-detail': 'GET /project/get-project-detail',
+  'create-subscription': 'POST /event-notifier/create-subscription',
+  'get-subscriptions': 'GET /event-notifier/get-subscriptions',
+  'update-subscription-webhook': 'POST /event-notifier/update-subscription-webhook',
+  'get-records': 'POST /event-notifier/get-records',
+  'resend-failed-webhook': 'POST /event-notifier/resend-failed-webhook',
+  'get-contracts': 'GET /contract',
+  'import-contract': 'POST /contract/import-contract',
+  'activate-contract-function': 'POST /contract/activate-contract-function',
+  'deactivate-contract-function': 'POST /contract/deactivate-contract-function',
+  'get-contract-activated-functions': 'POST /contract/get-contract-activated-functions',
+  'execute-transaction': 'POST /transaction/execute-transaction',
+  'get-transaction': 'GET /transaction/get-transaction',
+  'get-transactions': 'GET /transaction/get-transactions',
+};
+
+const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
+const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([p, methods]) =>
+  Object.entries(methods).map(([method, op]) => ({ path: p, method: method.toUpperCase(), op })),
+);
+
+describe('generated files', () => {
+  it('are committed exactly as `npm run openapi` writes them (no drift)', () => {
+    for (const [file, content] of generatedFiles()) {
+      const relative = path.relative(REPO_ROOT, file);
+      assert.ok(existsSync(file), `${relative} is missing: run npm run openapi`);
+      assert.equal(readFileSync(file, 'utf8'), content, `${relative} is stale: run npm run openapi and commit it`);
+      assert.match(content, /@generated/, `${relative} is not marked @generated`);
+    }
+  });
+
+  it('the error table on the docs site lists every code of the catalogue', () => {
+    const table = readFileSync(path.join(REPO_ROOT, 'apps/docs/docs/_generated/_error-codes.mdx'), 'utf8');
+    for (const [code, entry] of Object.entries(ERROR_CATALOGUE)) {
+      assert.match(table, new RegExp(`\\| \`${code}\` \\| ${entry.status} \\|`), `${code} is missing from the docs`);
+    }
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is titled "Public API for Developers", version 3.0, OpenAPI 3.1', () => {
+    assert.equal(document.info.title, 'Public API for Developers');
+    assert.equal(document.info.version, '3.0');
+    assert.equal(document.openapi, '3.1.0');
+  });
+
+  it('declares exactly the 15 operations of the spec, at their paths', () => {
+    const found = Object.fromEntries(operations.map(({ path: p, method, op }) => [op.operationId, `${method} ${p}`]));
+    assert.deepEqual(found, SPEC_OPERATIONS);
+  });
+
+  it('describes every operation fully: tag, summary, description, roles, security, examples, errors', () => {
+    for (const { op } of operations) {
+      const id = op.operationId;
+      assert.ok(['Project', 'Event Notifier', 'Contract', 'Transaction'].includes(op.tags[0]), id);
+      assert.ok(op.summary && op.description.length > 20, `${id} summary/description`);
+      assert.ok(Array.isArray(op['x-required-roles']), `${id} x-required-roles`);
+      assert.ok(op.security.length > 0, `${id} security`);
+      if (op.requestBody) assert.ok(op.requestBody.content['application/json'].example, `${id} request example`);
+      const success = Object.keys(op.responses).filter((s) => s.startsWith('2'));
+      assert.equal(success.length, 1, `${id} has one success status`);
+      assert.ok(op.responses[success[0] as string].content['application/json'].example, `${id} response example`);
+      for (const status of ['401', '500']) assert.ok(op.responses[status], `${id} documents ${status}`);
+    }
+  });
+
+  it('has x-required-roles from SPEC §6', () => {
+    const roles = Object.fromEntries(operations.map(({ op }) => [op.operationId, op['x-required-roles'].join(',')]));
+    const writers = [
+      'import-contract',
+      'activate-contract-function',
+      'deactivate-contract-function',
+      'execute-transaction',
+    ];
+    for (const [id, value] of Object.entries(roles)) {
+      if (id === 'get-projects') assert.equal(value, '', 'get-projects is access-token only');
+      else assert.equal(value, writers.includes(id) ? 'admin,editor' : 'admin,editor,reader', id);
+    }
+    const getProjects = operations.find(({ op }) => op.operationId === 'get-projects')?.op;
+    assert.deepEqual(getProjects.security, [{ BearerAuth: [] }]);
+  });
+
+  it('every example validates against its own schema', () => {
+    const ajv = new Ajv2020Module.default({ strict: false, allErrors: true });
+    addFormatsModule.default(ajv);
+    ajv.addSchema(document, 'openapi');
+    // Inline schemas point into the document (`#/components/…`): make those references absolute.
+    const check = (schema: object, value: unknown, where: string) => {
+      const validate = ajv.compile(
+        JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/')),
+      );
+      assert.ok(validate(value), `${where}: ${ajv.errorsText(validate.errors)}`);
+    };
+    for (const { op } of operations) {
+      const id = op.operationId;
+      const body = op.requestBody?.content['application/json'];
+      if (body) check(body.schema, body.example, `${id} request`);
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        const media = response.content['application/json'];
+        const examples =
+          media.example !== undefined ? [media.example] : Object.values(media.examples).map((e: any) => e.value);
+        for (const example of examples) check(media.schema, example, `${id} ${status}`);
+      }
+    }
+  });
+
+  it('passes `redocly lint` with 0 errors', () => {
+    const bin = path.join(REPO_ROOT, 'node_modules/.bin/redocly');
+    const output = execFileSync(bin, ['lint', '--format=json', OPENAPI_PATH], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    const report = JSON.parse(output.slice(output.indexOf('{')));
+    assert.equal(report.totals.errors, 0, JSON.stringify(report.problems, null, 2));
+  });
+});
