@@ -67,7 +67,7 @@ export interface FastifyInstanceLike {
     method: 'POST';
     url: string;
     bodyLimit: number;
-    handler: (request: never, reply: never) => Promise<unknown>;
+    handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>;
   }): unknown;
 }
 
@@ -135,9 +135,10 @@ export function createFastifyPlugin<Req extends FastifyRequestLike = FastifyRequ
       method: 'POST',
       url: path,
       bodyLimit: setup.maxBodyBytes,
-      handler: async (request: Req, reply: FastifyReplyLike) => {
+      handler: async (request, reply) => {
         const body = request.body instanceof Uint8Array ? request.body : new Uint8Array(0);
-        const result = await handleDelivery(setup, { method: undefined, body, headers: request.headers, request });
+        const input = { method: undefined, body, headers: request.headers, request: request as Req };
+        const result = await handleDelivery(setup, input);
         if ('error' in result && result.error) throw result.error;
         if (!('body' in result)) return reply.code(result.status).send();
         for (const [name, value] of Object.entries(result.headers ?? {})) reply.header(name, value);
