@@ -59,6 +59,8 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
   registerHealthRoutes(app, deps);
   app.register(
     async (api) => {
+      // The API speaks JSON only; Fastify would otherwise accept text/plain bodies too.
+      api.removeContentTypeParser('text/plain');
       for (const route of routes) registerRoute(api, route, deps);
     },
     { prefix: API_PREFIX },

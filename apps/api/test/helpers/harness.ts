@@ -68,6 +68,7 @@ export async function createHarness(options: { rpcUrls?: Partial<Record<NetworkI
     db: database.db,
     keys,
     deps,
+    masterKey,
     tokenSigningKey,
     call,
     validator,

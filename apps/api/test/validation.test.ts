@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { routes } from '#api/routes/index.ts';
+import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
+
+const ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+const UUID = '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f';
+const subscription = {
+  subscriptionName: 'Transfers',
+  networkId: 1337,
+  address: ADDRESS,
+  formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
+  initialBlockNumber: 0,
+  scanInterval: 5,
+};
+const omit = (object: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(object).filter(([k]) => k !== key));
+
+/** [operation, what is wrong, body or query, the field named in the 400]. */
+const CASES: [string, string, { body?: unknown; query?: Record<string, string> }, string][] = [
+  ...Object.keys(subscription).map(
+    (field): [string, string, { body: unknown }, string] => ['create-subscription', `${field} missing`, { body: omit(subscription, field) }, `body.${field}`],
+  ),
+  ['create-subscription', 'networkId not supported', { body: { ...subscription, networkId: 5 } }, 'body.networkId'],
+  ['create-subscription', 'networkId as a string', { body: { ...subscription, networkId: '1337' } }, 'body.networkId'],
+  ['create-subscription', 'scanInterval below 5', { body: { ...subscription, scanInterval: 4 } }, 'body.scanInterval'],
+  ['create-subscription', 'scanInterval not an integer', { body: { ...subscription, scanInterval: 5.5 } }, 'body.scanInterval'],
+  ['create-subscription', 'initialBlockNumber below 0', { body: { ...subscription, initialBlockNumber: -1 } }, 'body.initialBlockNumber'],
+  ['create-subscription', 'initialBlockNumber as text', { body: { ...subscription, initialBlockNumber: '10' } }, 'body.initialBlockNumber'],
+  ['create-subscription', 'webhookURL not a URI', { body: { ...subscription, webhookURL: 'not a url' } }, 'body.webhookURL'],
+  ['create-subscription', 'webhookURL not http(s)', { body: { ...subscription, webhookURL: 'ftp://example.com/x' } }, 'body.webhookURL'],
+  ['create-subscription', 'webhookMaxRetries below 0', { body: { ...subscription, webhookMaxRetries: -1 } }, 'body.webhookMaxRetries'],
+  ['create-subscription', 'address not an address', { body: { ...subscription, address: '0x1234' } }, 'body.address'],
+  ['create-subscription', 'subscriptionName over 256 characters', { body: { ...subscription, subscriptionName: 'x'.repeat(257) } }, 'body.subscriptionName'],
+  ['create-subscription', 'unknown field', { body: { ...subscription, color: 'blue' } }, 'body.color'],
+  ['update-subscription-webhook', 'id missing', { body: { webhookEnabled: true } }, 'body.id'],
+  ['update-subscription-webhook', 'id not a uuid', { body: { id: '42' } }, 'body.id'],
+  ['update-subscription-webhook', 'webhookURL not a URI', { body: { id: UUID, webhookURL: 'nope' } }, 'body.webhookURL'],
+  ['update-subscription-webhook', 'webhookMaxRetries below 0', { body: { id: UUID, webhookMaxRetries: -3 } }, 'body.webhookMaxRetries'],
+  ['update-subscription-webhook', 'webhookEnabled not boolean', { body: { id: UUID, webhookEnabled: 'yes' } }, 'body.webhookEnabled'],
+  ['get-records', 'subscriptionId missing', { body: {} }, 'body.subscriptionId'],
+  ['resend-failed-webhook', 'subscriptionId missing', { body: { force: true } }, 'body.subscriptionId'],
+  ['resend-failed-webhook', 'force not boolean', { body: { subscriptionId: UUID, force: 1 } }, 'body.force'],
+  ['import-contract', 'networkId missing', { body: { address: ADDRESS, formattedAbi: ['function f()'] } }, 'body.networkId'],
+  ['import-contract', 'address missing', { body: { networkId: 1, formattedAbi: ['function f()'] } }, 'body.address'],
+  ['import-contract', 'formattedAbi missing', { body: { networkId: 1, address: ADDRESS } }, 'body.formattedAbi'],
+  ['import-contract', 'formattedAbi not an array', { body: { networkId: 1, address: ADDRESS, formattedAbi: 'function f()' } }, 'body.formattedAbi'],
+  ['import-contract', 'formattedAbi entry not a string', { body: { networkId: 1, address: ADDRESS, formattedAbi: ['function f()', 7] } }, 'body.formattedAbi[1]'],
+  ['import-contract', 'networkId unknown', { body: { networkId: 56, address: ADDRESS, formattedAbi: ['function f()'] } }, 'body.networkId'],
+  ['activate-contract-function', 'contractId missing', { body: { formattedAbiFunction: 'function f()' } }, 'body.contractId'],
+  ['activate-contract-function', 'formattedAbiFunction missing', { body: { contractId: 1 } }, 'body.formattedAbiFunction'],
+  ['deactivate-contract-function', 'contractId missing', { body: { formattedAbiFunction: 'function f()' } }, 'body.contractId'],
+  ['deactivate-contract-function', 'formattedAbiFunction missing', { body: { contractId: 1 } }, 'body.formattedAbiFunction'],
+  ['get-contract-activated-functions', 'contractId missing', { body: {} }, 'body.contractId'],
+  ['get-contract-activated-functions', 'contractId huge', { body: { contractId: 1e20 } }, 'body.contractId'],
+  ['execute-transaction', 'contractActivatedFunctionId missing', { body: { functionArgs: [], idempotencyKey: 'k' } }, 'body.contractActivatedFunctionId'],
+  ['execute-transaction', 'functionArgs missing', { body: { contractActivatedFunctionId: 1, idempotencyKey: 'k' } }, 'body.functionArgs'],
+  ['execute-transaction', 'idempotencyKey missing', { body: { contractActivatedFunctionId: 1, functionArgs: [] } }, 'body.idempotencyKey'],
+  ['execute-transaction', 'functionArgs with a number', { body: { contractActivatedFunctionId: 1, functionArgs: [1], idempotencyKey: 'k' } }, 'body.functionArgs[0]'],
+  ['execute-transaction', 'idempotencyKey empty', { body: { contractActivatedFunctionId: 1, functionArgs: [], idempotencyKey: '' } }, 'body.idempotencyKey'],
+  ['get-transaction', 'transactionId missing', { query: {} }, 'querystring.transactionId'],
+  ['get-transaction', 'transactionId not a uuid', { query: { transactionId: 'abc' } }, 'querystring.transactionId'],
+  ['get-transactions', 'page 0', { query: { page: '0' } }, 'querystring.page'],
+  ['get-transactions', 'perPage over 100', { query: { perPage: '101' } }, 'querystring.perPage'],
+  ['get-transactions', 'perPage not a number', { query: { perPage: 'ten' } }, 'querystring.perPage'],
+  ['get-transactions', 'unknown status', { query: { status: 'lost' } }, 'querystring.status'],
+  ['get-transactions', 'unknown parameter', { query: { sort: 'asc' } }, 'querystring.sort'],
+];
+
+describe('validation of every rule of SPEC §5', () => {
+  let h: Harness;
+  let key: string;
+  before(async () => {
+    h = await createHarness();
+    key = (await h.project()).apiKey;
+  });
+  after(() => h.close());
+
+  for (const [operationId, what, request, field] of CASES) {
+    it(`${operationId}: ${what} → 400 naming ${field}`, async () => {
+      const res = await h.call(operationId, { ...request, headers: apiKey(key) });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'VALIDATION_FAILED');
+      const fields = res.body.details.map((d: { field: string }) => d.field);
+      assert.ok(fields.includes(field), `expected ${field} in ${JSON.stringify(res.body.details)}`);
+      assert.match(res.body.message, new RegExp(field.replace(/[.[\]]/g, '\\$&')));
+    });
+  }
+
+  it('lists every wrong field at once', async () => {
+    const res = await h.call('create-subscription', {
+      headers: apiKey(key),
+      body: { ...subscription, scanInterval: 1, initialBlockNumber: -5, networkId: 2 },
+    });
+    const fields = res.body.details.map((d: { field: string }) => d.field).sort();
+    assert.deepEqual(fields, ['body.initialBlockNumber', 'body.networkId', 'body.scanInterval']);
+  });
+
+  it('accepts the minimums: scanInterval 5, initialBlockNumber 0, webhookMaxRetries 0', async () => {
+    const res = await h.call('create-subscription', {
+      headers: apiKey(key),
+      body: { ...subscription, webhookMaxRetries: 0, webhookURL: 'https://example.com/hook' },
+    });
+    assert.notEqual(res.status, 400, JSON.stringify(res.body));
+  });
+
+  it('get-projects pages default to 1 and 20', async () => {
+    const user = await h.user();
+    const res = await h.call('get-projects', { headers: bearer(h.token(user.id)) });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.meta, { pageNumber: 1, perPage: 20, totalPage: 0, totalItems: 0 });
+  });
+});
+
+describe('bad input never gives a 5xx and writes nothing', () => {
+  let h: Harness;
+  let key: string;
+  let counts: () => Promise<string>;
+  before(async () => {
+    h = await createHarness();
+    key = (await h.project()).apiKey;
+    counts = async () => {
+      const { rows } = await h.db.query(
+        `SELECT (SELECT count(*) FROM projects) p, (SELECT count(*) FROM api_keys) k, (SELECT count(*) FROM system_wallets) w,
+                (SELECT count(*) FROM users) u, (SELECT count(*) FROM memberships) m`,
+      );
+      return JSON.stringify(rows[0]);
+    };
+  });
+  after(() => h.close());
+
+  const bodyRoutes = routes.filter((r) => r.body);
+  const badBodies: [string, Record<string, string>, string | Buffer, number, string][] = [
+    ['malformed JSON', { 'content-type': 'application/json' }, '{"networkId": 1,', 400, 'INVALID_JSON'],
+    ['empty JSON body', { 'content-type': 'application/json' }, '', 400, 'INVALID_JSON'],
+    ['a JSON array', { 'content-type': 'application/json' }, '[1,2]', 400, 'VALIDATION_FAILED'],
+    ['JSON null', { 'content-type': 'application/json' }, 'null', 400, 'VALIDATION_FAILED'],
+    ['wrong content type', { 'content-type': 'text/plain' }, 'hello', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['form encoding', { 'content-type': 'application/x-www-form-urlencoded' }, 'a=1', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['oversize body', { 'content-type': 'application/json' }, JSON.stringify({ x: 'y'.repeat(70_000) }), 413, 'PAYLOAD_TOO_LARGE'],
+    ['deeply nested', { 'content-type': 'application/json' }, `${'['.repeat(5000)}${']'.repeat(5000)}`, 400, ''],
+    ['prototype pollution', { 'content-type': 'application/json' }, '{"__proto__": {"admin": true}}', 400, ''],
+  ];
+
+  for (const route of bodyRoutes) {
+    for (const [what, headers, raw, status, code] of badBodies) {
+      it(`${route.operationId}: ${what} → ${status}`, async () => {
+        const before = await counts();
+        const res = await h.call(route.operationId, { headers: { ...apiKey(key), ...headers }, rawBody: raw });
+        assert.equal(res.status, status, JSON.stringify(res.body));
+        if (code) assert.equal(res.body.code, code);
+        h.validator.assertError(res.body);
+        assert.equal(await counts(), before);
+      });
+    }
+  }
+
+  it('an unknown route answers 404 in the error shape', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/public-api/v3/nothing-here' });
+    assert.equal(res.statusCode, 404);
+    assert.equal(res.json().code, 'ROUTE_NOT_FOUND');
+    h.validator.assertError(res.json());
+  });
+
+  it('echoes a sane X-Request-Id and makes one otherwise', async () => {
+    const given = await h.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-123' } });
+    assert.equal(given.headers['x-request-id'], 'trace-123');
+    const made = await h.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\u0000' } });
+    assert.match(String(made.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  });
+});
