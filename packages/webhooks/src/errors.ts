@@ -49,7 +49,16 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** The three Standard Webhooks headers, lower-case. */
+/**
+ * The three Standard Webhooks headers, lower-case.
+ *
+ * @example
+ * ```ts
+ * import { MissingHeaderError, type WebhookHeaderName } from '@mountain/webhook-sdk';
+ *
+ * const missing: WebhookHeaderName | undefined = error instanceof MissingHeaderError ? error.header : undefined;
+ * ```
+ */
 export type WebhookHeaderName = 'webhook-id' | 'webhook-timestamp' | 'webhook-signature';
 
 /**

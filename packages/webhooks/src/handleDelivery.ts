@@ -67,7 +67,21 @@ export interface HandlerOptions extends VerifyOptions {
   maxBodyBytes?: number;
 }
 
-/** The JSON body of every non-2xx answer, the same shape as the Public API's error responses. */
+/**
+ * The JSON body of the handlers' non-2xx answers, the same shape as the Public API's error responses.
+ *
+ * @example
+ * ```ts
+ * import type { ErrorBody } from '@mountain/webhook-sdk';
+ *
+ * const rejected: ErrorBody = {
+ *   statusCode: 400,
+ *   error: 'Bad Request',
+ *   code: 'TIMESTAMP_TOO_OLD',
+ *   message: 'Webhook timestamp too old: signed 3600s ago, tolerance is 300s',
+ * };
+ * ```
+ */
 export interface ErrorBody {
   statusCode: number;
   error: string;
