@@ -79,6 +79,30 @@ describe('createNodeHandler', () => {
     }
   });
 
+  test('a chunked body that grows past maxBodyBytes is refused with 413 while reading', async () => {
+    const server = await listenNode(createNodeHandler(SECRET, () => {}, { maxBodyBytes: 4096 }));
+    try {
+      let pushed = 0;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (++pushed > 64) controller.close();
+          else controller.enqueue(new Uint8Array(1024).fill(0x20));
+        },
+      });
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: await signedHeaders('{}'),
+        body: stream,
+        // @ts-expect-error Node's fetch needs `duplex` for a streamed request body; lib.dom does not know it yet.
+        duplex: 'half',
+      });
+      assert.equal(response.status, 413);
+      assert.equal(((await response.json()) as { code: string }).code, 'PAYLOAD_TOO_LARGE');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('configuration mistakes throw when the handler is created', () => {
     assert.throws(() => createNodeHandler('not-a-secret', () => {}), InvalidSecretError);
     assert.throws(() => createNodeHandler(SECRET, () => {}, { maxBodySize: 10 } as never), {
