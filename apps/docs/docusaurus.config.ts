@@ -1,0 +1,123 @@
+import type * as Preset from '@docusaurus/preset-classic';
+import type { Config } from '@docusaurus/types';
+import { themes as prismThemes } from 'prism-react-renderer';
+
+// The site is static: it holds no accounts and calls no product API. The only data it loads beyond its pages
+// is the generated OpenAPI file, which the local `openapi-reference` plugin renders at build time.
+const config: Config = {
+  title: 'Mountain',
+  tagline: 'Blockchain infrastructure for developers: projects, wallets, contracts, transactions and events',
+  favicon: 'img/favicon.svg',
+  url: 'https://docs.mountain.dev',
+  baseUrl: '/',
+
+  onBrokenLinks: 'throw',
+  onBrokenAnchors: 'throw',
+  onDuplicateRoutes: 'throw',
+
+  i18n: { defaultLocale: 'en', locales: ['en'] },
+
+  future: {
+    v4: { removeLegacyPostBuildHeadAttribute: true, useCssCascadeLayers: false },
+    faster: true,
+  },
+
+  markdown: {
+    mermaid: true,
+    hooks: { onBrokenMarkdownLinks: 'throw' },
+  },
+
+  presets: [
+    [
+      'classic',
+      {
+        docs: {
+          routeBasePath: 'docs',
+          sidebarPath: './sidebars.ts',
+        },
+        blog: false,
+        theme: { customCss: './src/css/custom.css' },
+        sitemap: { lastmod: null, changefreq: null, priority: null },
+      } satisfies Preset.Options,
+    ],
+  ],
+
+  themes: [
+    '@docusaurus/theme-mermaid',
+    [
+      '@easyops-cn/docusaurus-search-local',
+      {
+        // Offline search: the index is built with the site and served from it; no external service.
+        hashed: true,
+        language: ['en'],
+        indexDocs: true,
+        indexBlog: false,
+        indexPages: false,
+        docsRouteBasePath: '/docs',
+        highlightSearchTermsOnTargetPage: false,
+        searchBarShortcutHint: false,
+      },
+    ],
+  ],
+
+  plugins: [
+    [
+      './plugins/openapi-reference/index.ts',
+      { specPath: 'static/openapi/public-api-v3.json', routePath: '/api-reference' },
+    ],
+    './plugins/llms-txt/index.ts',
+  ],
+
+  themeConfig: {
+    metadata: [{ name: 'theme-color', content: '#0f1417' }],
+    colorMode: {
+      // Dark only, with no switch (SPEC §1). The server HTML is dark too: see src/theme/Root.tsx.
+      defaultMode: 'dark',
+      disableSwitch: true,
+      respectPrefersColorScheme: false,
+    },
+    docs: { sidebar: { hideable: false, autoCollapseCategories: false } },
+    navbar: {
+      title: 'Mountain',
+      logo: { alt: '', src: 'img/logo.svg', width: 28, height: 28 },
+      items: [
+        { type: 'docSidebar', sidebarId: 'tutorialSidebar', position: 'left', label: 'Documentation' },
+        { type: 'docSidebar', sidebarId: 'servicesSidebar', position: 'left', label: 'Services' },
+        { type: 'docSidebar', sidebarId: 'sdksSidebar', position: 'left', label: 'SDKs and Tools' },
+        { to: '/api-reference', position: 'left', label: 'API Reference' },
+      ],
+    },
+    footer: {
+      style: 'dark',
+      links: [
+        {
+          title: 'Learn',
+          items: [
+            { label: 'Getting Started', to: '/docs/getting-started/account-setup' },
+            { label: 'Authentication', to: '/docs/authentication' },
+          ],
+        },
+        {
+          title: 'Reference',
+          items: [
+            { label: 'API Reference', to: '/api-reference' },
+            { label: 'llms.txt', href: 'pathname:///llms.txt' },
+          ],
+        },
+        {
+          title: 'Support',
+          items: [{ label: 'Contact support', href: 'mailto:support@mountain.dev' }],
+        },
+      ],
+      copyright: `Copyright © ${new Date().getFullYear()} Mountain. Public API v3.`,
+    },
+    prism: {
+      theme: prismThemes.oneDark,
+      darkTheme: prismThemes.oneDark,
+      additionalLanguages: ['bash'],
+    },
+    mermaid: { theme: { dark: 'dark', light: 'dark' } },
+  } satisfies Preset.ThemeConfig,
+};
+
+export default config;

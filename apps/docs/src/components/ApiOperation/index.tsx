@@ -1,0 +1,157 @@
+import { Collapsible, useCollapsible } from '@docusaurus/theme-common';
+import Heading from '@theme/Heading';
+import clsx from 'clsx';
+import { type ReactNode, useId } from 'react';
+import {
+  deref,
+  exampleOf,
+  jsonText,
+  type OpenApiDocument,
+  type Operation,
+  type ResponseObject,
+} from '../ApiReference/openapi';
+import { curlSample } from '../ApiReference/samples';
+import CopyableCode from '../CopyableCode';
+import InlineMarkdown from '../InlineMarkdown';
+import SchemaView from '../SchemaView';
+import styles from './styles.module.css';
+
+interface Props {
+  doc: OpenApiDocument;
+  operation: Operation;
+}
+
+/** One operation: endpoint, roles, credentials, parameters, request body, a request sample and every response. */
+export default function ApiOperation({ doc, operation }: Props): ReactNode {
+  const { operation: op, method, path, id } = operation;
+  const roles = op['x-required-roles'] ?? [];
+  const body = op.requestBody ? deref(doc, op.requestBody) : undefined;
+  const bodyMedia = body?.content?.['application/json'];
+  const responses = Object.entries(op.responses ?? {});
+  const firstSuccess = responses.find(([status]) => status.startsWith('2'))?.[0];
+  return (
+    <section className={styles.operation} data-operation={id}>
+      <Heading as="h3" id={id} className={styles.title}>
+        {op.summary ?? id}
+      </Heading>
+      <p className={styles.endpoint}>
+        <span className={clsx(styles.method, styles[method])}>{method.toUpperCase()}</span>
+        <code className={styles.path}>{path}</code>
+      </p>
+      <dl className={styles.facts}>
+        <dt>Operation id</dt>
+        <dd>
+          <code>{id}</code>
+        </dd>
+        <dt>Roles</dt>
+        <dd>
+          {roles.length === 0
+            ? 'any role'
+            : roles.map((role) => (
+                <span key={role} className={styles.role}>
+                  {role}
+                </span>
+              ))}
+        </dd>
+        <dt>Credentials</dt>
+        <dd>{credentials(doc, operation)}</dd>
+      </dl>
+      <InlineMarkdown text={op.description} className={styles.description} />
+      {operation.parameters.length > 0 && (
+        <>
+          <h4 className={styles.subhead}>Parameters</h4>
+          <ul className={styles.params}>
+            {operation.parameters.map((parameter) => (
+              <li key={`${parameter.in}:${parameter.name}`}>
+                <code className={styles.paramName}>{parameter.name}</code>
+                <span className={styles.muted}>in {parameter.in}</span>
+                {parameter.required && <span className={styles.required}>required</span>}
+                <InlineMarkdown text={parameter.description} className={styles.paramDescription} />
+                {parameter.schema && <SchemaView doc={doc} schema={parameter.schema} depth={1} />}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {bodyMedia?.schema && (
+        <>
+          <h4 className={styles.subhead}>
+            Request body <span className={styles.muted}>application/json</span>
+          </h4>
+          <InlineMarkdown text={body?.description} />
+          <SchemaView doc={doc} schema={bodyMedia.schema} />
+        </>
+      )}
+      <h4 className={styles.subhead}>Request sample</h4>
+      <CopyableCode code={curlSample(doc, operation)} language="bash" label={`request sample of ${id}`} />
+      <h4 className={styles.subhead}>Responses</h4>
+      <ul className={styles.responses}>
+        {responses.map(([status, response]) => (
+          <ResponseItem
+            key={status}
+            doc={doc}
+            operationId={id}
+            status={status}
+            response={deref(doc, response)}
+            initiallyOpen={status === firstSuccess}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function credentials(doc: OpenApiDocument, operation: Operation): string {
+  const requirements = operation.operation.security ?? doc.security ?? [];
+  if (requirements.length === 0) return 'none';
+  const names = requirements.flatMap((requirement) => Object.keys(requirement));
+  return names
+    .map((name) => {
+      const scheme = doc.components?.securitySchemes?.[name];
+      if (scheme?.type === 'apiKey') return `API key (${scheme.name} header)`;
+      if (scheme?.type === 'http' && scheme.scheme === 'bearer') return 'access token (Authorization: Bearer)';
+      return name;
+    })
+    .join(' or ');
+}
+
+interface ResponseProps {
+  doc: OpenApiDocument;
+  operationId: string;
+  status: string;
+  response: ResponseObject;
+  initiallyOpen: boolean;
+}
+
+function ResponseItem({ doc, operationId, status, response, initiallyOpen }: ResponseProps) {
+  const { collapsed, toggleCollapsed } = useCollapsible({ initialState: !initiallyOpen });
+  const panelId = useId();
+  const media = response.content?.['application/json'];
+  const example = exampleOf(doc, media);
+  const kind = status.startsWith('2') ? styles.ok : status.startsWith('5') ? styles.serverError : styles.clientError;
+  return (
+    <li className={styles.response}>
+      <button
+        type="button"
+        className={styles.responseToggle}
+        aria-expanded={!collapsed}
+        aria-controls={panelId}
+        onClick={toggleCollapsed}
+      >
+        <span className={clsx(styles.chevron, !collapsed && styles.open)} aria-hidden="true" />
+        <span className={clsx(styles.status, kind)}>{status}</span>
+        <span>{response.description}</span>
+      </button>
+      <div id={panelId}>
+        <Collapsible lazy collapsed={collapsed}>
+          <div className={styles.responseBody}>
+            {media?.schema ? <SchemaView doc={doc} schema={media.schema} /> : <p>No body.</p>}
+            {example !== undefined && (
+              <CopyableCode code={jsonText(example)} label={`${status} response example of ${operationId}`} />
+            )}
+          </div>
+        </Collapsible>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,86 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+export const BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../build');
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.xml': 'application/xml; charset=utf-8',
+  '.woff2': 'font/woff2',
+};
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.json', '.svg', '.txt', '.xml']);
+
+function isFile(file: string): boolean {
+  return existsSync(file) && statSync(file).isFile();
+}
+
+/**
+ * Maps a URL path to a file the way common static hosts do: the file itself, `<path>.html`,
+ * `<path>/index.html`, and for a path ending in `.html` that has no such file, the page without the suffix
+ * ("clean URLs"). Anything else is the 404 page with status 404. The site's router then strips the suffix from
+ * the address.
+ */
+export function resolveFile(root: string, urlPath: string): { file: string; status: number } {
+  const clean = path.posix.normalize(decodeURIComponent(urlPath)).replace(/^(\.\.\/?)+/, '');
+  const base = path.join(root, clean);
+  if (!base.startsWith(root)) return { file: path.join(root, '404.html'), status: 404 };
+  const stripped = path.join(root, clean.replace(/(?:\/index)?\.html$/, ''));
+  const candidates = [base, `${base}.html`, path.join(base, 'index.html'), path.join(stripped, 'index.html')];
+  const found = candidates.find(isFile);
+  return found ? { file: found, status: 200 } : { file: path.join(root, '404.html'), status: 404 };
+}
+
+export interface StaticSite {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** Serves the built site on a free loopback port, gzip-compressed like a production host. */
+export async function serveBuild(root = BUILD_DIR): Promise<StaticSite> {
+  if (!isFile(path.join(root, 'index.html'))) {
+    throw new Error(`No built site in ${root}: run \`npm run build -w @mountain/docs\` first`);
+  }
+  const cache = new Map<string, { raw: Buffer; gzip?: Buffer }>();
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const { file, status } = resolveFile(root, url.pathname);
+    const extension = path.extname(file);
+    let entry = cache.get(file);
+    if (!entry) {
+      const raw = readFileSync(file);
+      entry = { raw, gzip: COMPRESSIBLE.has(extension) ? gzipSync(raw) : undefined };
+      cache.set(file, entry);
+    }
+    const gzip = entry.gzip && /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+    const body = gzip && entry.gzip ? entry.gzip : entry.raw;
+    response.writeHead(status, {
+      'content-type': TYPES[extension] ?? 'application/octet-stream',
+      'content-length': body.length,
+      'cache-control': url.pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'x-content-type-options': 'nosniff',
+      ...(gzip ? { 'content-encoding': 'gzip', vary: 'accept-encoding' } : {}),
+    });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
