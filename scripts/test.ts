@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { freePort } from './lib/ports.ts';
+import { freePort } from '../apps/api/src/lib/ports.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);
@@ -79,7 +79,12 @@ try {
     {
       cwd: ROOT,
       stdio: 'inherit',
-      env: { ...process.env, NODE_ENV: 'test', TEST_PG_ADMIN_URL: adminUrl, TEST_PG_TEMPLATE: 'mountain_test_template' },
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        TEST_PG_ADMIN_URL: adminUrl,
+        TEST_PG_TEMPLATE: 'mountain_test_template',
+      },
     },
   );
   status = result.status ?? 1;

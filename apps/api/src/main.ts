@@ -1,12 +1,9 @@
 import { parseArgs } from 'node:util';
-import { buildApp } from '#api/app.ts';
-import { createChains } from '#api/chain/chains.ts';
-import { ConfigError, loadConfig } from '#api/config/config.ts';
+import { type Config, ConfigError, loadConfig } from '#api/config/config.ts';
 import { openDatabase } from '#api/runtime/database.ts';
 import { loggerOptions } from '#api/runtime/logger.ts';
+import { type Role, startRoles } from '#api/runtime/platform.ts';
 import { createShutdown, exitOnSignals } from '#api/runtime/shutdown.ts';
-import { createTaskList } from '#api/worker/tasks.ts';
-import { createWorker } from '#api/worker/worker.ts';
 
 /**
  * Runs one process of the platform: `--role api` serves HTTP, `--role worker` runs background jobs,
@@ -14,41 +11,24 @@ import { createWorker } from '#api/worker/worker.ts';
  */
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { role: { type: 'string', default: 'all' } } });
-  const role = values.role as string;
+  const role = values.role as Role;
   if (!['api', 'worker', 'all'].includes(role)) {
     console.error(`--role must be api, worker or all (got "${role}")`);
     process.exit(2);
   }
-  let config: ReturnType<typeof loadConfig>;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(2);
   }
   const shutdown = createShutdown((message) => console.error(message));
   exitOnSignals(shutdown);
-
   const database = await openDatabase(config);
   shutdown.add('database', () => database.stop());
-  const chains = createChains(config.rpcUrls);
-
-  if (role === 'worker' || role === 'all') {
-    const worker = createWorker({ pool: database.db.pool, tasks: createTaskList() });
-    await worker.start();
-    shutdown.add('worker', () => worker.stop());
-  }
-  if (role === 'api' || role === 'all') {
-    const app = buildApp(
-      { db: database.db, chains, tokenSigningKey: config.tokenSigningKey, bodyLimit: config.bodyLimit },
-      { logger: loggerOptions(config.logLevel) },
-    );
-    await app.listen({ host: config.host, port: config.port });
-    shutdown.add('api', () => app.close());
-  }
+  await startRoles(role, config, database, shutdown, { logger: loggerOptions(config.logLevel) });
   console.error(`mountain ${role} running (pid ${process.pid})`);
 }
 

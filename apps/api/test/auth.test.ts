@@ -38,7 +38,11 @@ describe('authentication and roles, every operation', () => {
   });
   after(() => h.close());
 
-  const cells: [string, (() => Record<string, string>) | Record<string, string>, (r: RouteDefinition) => [number, string?]][] = [
+  const cells: [
+    string,
+    (() => Record<string, string>) | Record<string, string>,
+    (r: RouteDefinition) => [number, string?],
+  ][] = [
     ['no credentials', {}, () => [401, 'UNAUTHENTICATED']],
     ['malformed API key', { 'x-api-key': 'not-a-key' }, () => [401, 'INVALID_API_KEY']],
     ['unknown API key', { 'x-api-key': `mtn_test_${'A'.repeat(44)}` }, () => [401, 'INVALID_API_KEY']],
@@ -50,7 +54,10 @@ describe('authentication and roles, every operation', () => {
     describe(route.operationId, () => {
       for (const [name, headers, expected] of cells) {
         it(`${name} → ${expected(route)[0]}`, async () => {
-          const res = await h.call(route.operationId, { ...validRequest(route), headers: headers as Record<string, string> });
+          const res = await h.call(route.operationId, {
+            ...validRequest(route),
+            headers: headers as Record<string, string>,
+          });
           const [status, code] = expected(route);
           assert.equal(res.status, status);
           assert.equal(res.body.code, code);
@@ -64,13 +71,19 @@ describe('authentication and roles, every operation', () => {
       });
 
       it('expired access token → 401', async () => {
-        const res = await h.call(route.operationId, { ...validRequest(route), headers: bearer(tokens.expired as string) });
+        const res = await h.call(route.operationId, {
+          ...validRequest(route),
+          headers: bearer(tokens.expired as string),
+        });
         assert.equal(res.status, 401);
         assert.equal(res.body.code, 'ACCESS_TOKEN_EXPIRED');
       });
 
       it('token of a user who is not a member', async () => {
-        const res = await h.call(route.operationId, { ...validRequest(route), headers: bearer(tokens.nonMember as string) });
+        const res = await h.call(route.operationId, {
+          ...validRequest(route),
+          headers: bearer(tokens.nonMember as string),
+        });
         if (route.auth.accessTokenOnly) {
           assert.equal(res.status, 200, 'get-projects lists the (zero) projects of any valid user');
           assert.deepEqual(res.body.data.projects, []);
@@ -93,7 +106,10 @@ describe('authentication and roles, every operation', () => {
       for (const role of ['reader', 'editor', 'admin'] as const) {
         const allowed = route.auth.roles.includes(role);
         it(`${role} token → ${allowed ? allowedStatus(route) : 403}`, async () => {
-          const res = await h.call(route.operationId, { ...validRequest(route), headers: bearer(tokens[role] as string) });
+          const res = await h.call(route.operationId, {
+            ...validRequest(route),
+            headers: bearer(tokens[role] as string),
+          });
           if (allowed) {
             assert.equal(res.status, allowedStatus(route), JSON.stringify(res.body));
           } else {
@@ -217,7 +233,9 @@ describe('project isolation', () => {
     const a = await h.project('Alpha');
     const b = await h.project('Beta');
     const { token } = await h.member(a.project.id, 'admin');
-    const res = await h.call('get-project-detail', { headers: { ...bearer(token), 'x-project-id': String(b.project.id) } });
+    const res = await h.call('get-project-detail', {
+      headers: { ...bearer(token), 'x-project-id': String(b.project.id) },
+    });
     assert.equal(res.status, 403);
     assert.equal(res.body.code, 'NOT_A_MEMBER');
     assert.doesNotMatch(JSON.stringify(res.body), /Beta/);

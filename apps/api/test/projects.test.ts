@@ -38,17 +38,18 @@ describe('projects, keys and system wallets', () => {
   it('derives every wallet from the one encrypted deployment mnemonic, and signs with it', async () => {
     const { apiKey: key } = await h.project();
     const { body } = await h.call('get-project-detail', { headers: apiKey(key) });
-    const { rows } = await h.db.query(
-      'SELECT w.derivation_index, w.address FROM system_wallets w WHERE w.id = $1',
-      [body.data.mSystemWalletMainnet.id],
-    );
-    const account = h.keys.account(rows[0].derivation_index);
+    const { rows } = await h.db.query('SELECT w.derivation_index, w.address FROM system_wallets w WHERE w.id = $1', [
+      body.data.mSystemWalletMainnet.id,
+    ]);
+    const [wallet] = rows;
+    assert.ok(wallet);
+    const account = h.keys.account(wallet.derivation_index);
     assert.equal(account.address, body.data.mSystemWalletMainnet.address);
     const signer = createSignerProvider(h.keys).signerFor({
       id: body.data.mSystemWalletMainnet.id,
       address: account.address,
       type: 'from-mnemonic',
-      derivationIndex: rows[0].derivation_index,
+      derivationIndex: wallet.derivation_index,
     });
     const signature = await signer.signMessage({ message: 'hello' });
     assert.match(signature, /^0x[0-9a-f]{130}$/);
@@ -85,14 +86,20 @@ describe('projects, keys and system wallets', () => {
     const raw = rows[0]?.ciphertext as Buffer;
     const words = raw.toString('latin1');
     assert.ok(!english.some((word) => word.length > 5 && words.includes(` ${word} `)), 'mnemonic is not readable');
-    assert.throws(() => open(randomBytes(32), raw, 'deployment_secrets:wallet-mnemonic'), 'another key cannot decrypt it');
+    assert.throws(
+      () => open(randomBytes(32), raw, 'deployment_secrets:wallet-mnemonic'),
+      'another key cannot decrypt it',
+    );
   });
 
   it('loads the same mnemonic again, and refuses a wrong master key', async () => {
     const again = await loadWalletKeys(h.db, h.masterKey);
     assert.equal(again.account(5).address, h.keys.account(5).address);
     await assert.rejects(loadWalletKeys(h.db, randomBytes(32)), /MASTER_KEY is not the key/);
-    assert.notEqual(h.keys.account(5).address, mnemonicToAccount(`${'test '.repeat(11)}junk`, { addressIndex: 5 }).address);
+    assert.notEqual(
+      h.keys.account(5).address,
+      mnemonicToAccount(`${'test '.repeat(11)}junk`, { addressIndex: 5 }).address,
+    );
   });
 
   it('rotating a key revokes the old one at once', async () => {
@@ -113,10 +120,16 @@ describe('projects, keys and system wallets', () => {
     }
     const token = h.token(user.id);
     const page1 = await h.call('get-projects', { headers: bearer(token), query: { perPage: '2' } });
-    assert.deepEqual(page1.body.data.projects.map((p: { id: number }) => p.id), ids.slice(0, 2));
+    assert.deepEqual(
+      page1.body.data.projects.map((p: { id: number }) => p.id),
+      ids.slice(0, 2),
+    );
     assert.deepEqual(page1.body.meta, { pageNumber: 1, perPage: 2, totalPage: 2, totalItems: 3 });
     const page2 = await h.call('get-projects', { headers: bearer(token), query: { perPage: '2', page: '2' } });
-    assert.deepEqual(page2.body.data.projects.map((p: { id: number }) => p.id), ids.slice(2));
+    assert.deepEqual(
+      page2.body.data.projects.map((p: { id: number }) => p.id),
+      ids.slice(2),
+    );
     const page9 = await h.call('get-projects', { headers: bearer(token), query: { perPage: '2', page: '9' } });
     assert.deepEqual(page9.body.data.projects, []);
     assert.equal(page9.body.meta.totalItems, 3);

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { loadConfig } from '#api/config/config.ts';
-import { UniqueViolationError } from '#api/db/db.ts';
+import { DatabaseError, UniqueViolationError } from '#api/db/db.ts';
 import { createProject, rotateApiKey } from '#api/projects/projects.ts';
 import { createUser, findUserId, ROLES, type Role, setMembership } from '#api/projects/users.ts';
 import { openDatabase } from '#api/runtime/database.ts';
@@ -154,7 +154,7 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     }
   } catch (error) {
     if (error instanceof UniqueViolationError) throw new UsageError('that already exists');
-    if ((error as { code?: string }).code === '23503') throw new UsageError('no such project or user');
+    if (error instanceof DatabaseError && error.pgCode === '23503') throw new UsageError('no such project or user');
     if (error instanceof WalletProviderNotConfiguredError) throw new UsageError(error.message);
     throw error;
   } finally {

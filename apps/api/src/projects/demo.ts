@@ -1,0 +1,39 @@
+import { signAccessToken } from '#api/auth/accessTokens.ts';
+import type { Db } from '#api/db/db.ts';
+import type { WalletKeys } from '#api/wallets/walletKeys.ts';
+import { createProject, rotateApiKey } from './projects.ts';
+import { createUser, findUserId, setMembership } from './users.ts';
+
+export const DEMO_EMAIL = 'demo@mountain.dev';
+
+/**
+ * The demo project of a development platform: created on the first start, owned by demo@mountain.dev.
+ * Keys are never stored in clear, so every start issues a fresh API key (the previous one stops working)
+ * and a fresh 24-hour access token.
+ */
+export async function ensureDemoProject(db: Db, keys: WalletKeys, tokenSigningKey: Buffer) {
+  let userId = await findUserId(db, DEMO_EMAIL);
+  let projectId: number;
+  let apiKey: string;
+  const existing =
+    userId === undefined
+      ? undefined
+      : (
+          await db.query<{ project_id: number }>(
+            'SELECT project_id FROM memberships WHERE user_id = $1 ORDER BY project_id LIMIT 1',
+            [userId],
+          )
+        ).rows[0];
+  if (existing) {
+    projectId = existing.project_id;
+    apiKey = await rotateApiKey(db, projectId, 'test');
+  } else {
+    const created = await createProject(db, keys, { projectName: 'Demo project', keyMode: 'test' });
+    projectId = created.project.id;
+    apiKey = created.apiKey;
+    userId ??= (await createUser(db, { email: DEMO_EMAIL, name: 'Demo developer' })).id;
+    await setMembership(db, { projectId, userId, role: 'admin' });
+  }
+  const { token, claims } = signAccessToken(tokenSigningKey, { userId: userId as number, expiresInSeconds: 86_400 });
+  return { projectId, apiKey, accessToken: token, accessTokenExpiresAt: new Date(claims.exp * 1000) };
+}

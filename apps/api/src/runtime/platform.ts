@@ -1,0 +1,36 @@
+import type { FastifyServerOptions } from 'fastify';
+import { buildApp } from '#api/app.ts';
+import { createChains } from '#api/chain/chains.ts';
+import type { Config } from '#api/config/config.ts';
+import { createTaskList } from '#api/worker/tasks.ts';
+import { createWorker } from '#api/worker/worker.ts';
+import type { OpenedDatabase } from './database.ts';
+import type { Shutdown } from './shutdown.ts';
+
+export type Role = 'api' | 'worker' | 'all';
+
+/** Starts the API and/or the job worker of one process on an opened database; both stop with `shutdown`. */
+export async function startRoles(
+  role: Role,
+  config: Config,
+  database: OpenedDatabase,
+  shutdown: Shutdown,
+  options: { logger?: FastifyServerOptions['logger'] } = {},
+): Promise<{ apiUrl?: string }> {
+  const chains = createChains(config.rpcUrls);
+  if (role === 'worker' || role === 'all') {
+    const worker = createWorker({ pool: database.db.pool, tasks: createTaskList() });
+    await worker.start();
+    shutdown.add('worker', () => worker.stop());
+  }
+  if (role === 'api' || role === 'all') {
+    const app = buildApp(
+      { db: database.db, chains, tokenSigningKey: config.tokenSigningKey, bodyLimit: config.bodyLimit },
+      options.logger !== undefined ? { logger: options.logger } : {},
+    );
+    await app.listen({ host: config.host, port: config.port });
+    shutdown.add('api', () => app.close());
+    return { apiUrl: `http://${config.host}:${config.port}` };
+  }
+  return {};
+}

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '#api/app.ts';
+import { createChains } from '#api/chain/chains.ts';
+import { REPO_ROOT } from '#api/config/config.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/testDatabase.ts';
+
+const CLI = path.join(REPO_ROOT, 'apps/api/src/cli/admin.ts');
+
+describe('admin CLI', () => {
+  let database: TestDatabase;
+  const masterKey = randomBytes(32).toString('base64');
+  const tokenSigningKey = randomBytes(32);
+  const admin = (...args: string[]) => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      encoding: 'utf8',
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        DATABASE_URL: database.url,
+        MASTER_KEY: masterKey,
+        TOKEN_SIGNING_KEY: tokenSigningKey.toString('base64'),
+      },
+    });
+    return { code: result.status, out: result.stdout, err: result.stderr };
+  };
+  let app: ReturnType<typeof buildApp>;
+  const get = async (url: string, headers: Record<string, string>) => {
+    const res = await app.inject({ method: 'GET', url: `/public-api/v3${url}`, headers });
+    return { status: res.statusCode, body: res.json() };
+  };
+
+  before(async () => {
+    database = await createTestDatabase();
+    app = buildApp({ db: database.db, chains: createChains({}), tokenSigningKey, bodyLimit: 65536 });
+  });
+  after(async () => {
+    await app.close();
+    await database.drop();
+  });
+
+  it('creates a project and prints its key once; the key works', async () => {
+    const { code, out } = admin('create-project', '--name', 'CLI project');
+    assert.equal(code, 0);
+    const key = /API key \(shown once, store it now\): (mtn_test_\w+)/.exec(out)?.[1];
+    assert.ok(key, out);
+    const res = await get('/project/get-project-detail', { 'x-api-key': key });
+    assert.equal(res.body.data.project.projectName, 'CLI project');
+  });
+
+  it('rotates a key, creates a user and a member, and issues a token that works with the right role', async () => {
+    const created = admin('create-project', '--name', 'Rotated', '--owner-type', 'shared');
+    const projectId = /project (\d+)/.exec(created.out)?.[1] as string;
+    const oldKey = /(mtn_test_\w+)/.exec(created.out)?.[1] as string;
+    const rotated = admin('rotate-key', '--project', projectId);
+    const newKey = /(mtn_test_\w+)/.exec(rotated.out)?.[1] as string;
+    assert.equal((await get('/project/get-project-detail', { 'x-api-key': oldKey })).status, 401);
+    assert.equal((await get('/project/get-project-detail', { 'x-api-key': newKey })).status, 200);
+
+    assert.equal(admin('create-user', '--email', 'Ada@Example.com').code, 0);
+    assert.equal(admin('add-member', '--project', projectId, '--user', 'ada@example.com', '--role', 'reader').code, 0);
+    const issued = admin('issue-token', '--user', 'ada@example.com', '--project', projectId, '--expires-in', '1h');
+    assert.equal(issued.code, 0, issued.err);
+    const token = issued.out.trim().split('\n').at(-1) as string;
+    const detail = await get('/project/get-project-detail', { authorization: `Bearer ${token}` });
+    assert.equal(detail.body.data.project.projectName, 'Rotated');
+    const projects = await get('/project/get-projects', { authorization: `Bearer ${token}` });
+    assert.equal(projects.body.meta.totalItems, 1);
+  });
+
+  const usageErrors: [string[], RegExp][] = [
+    [[], /a command is required/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['create-project'], /--name is required/],
+    [['create-project', '--name', 'X', '--owner-type', 'mine'], /--owner-type must be one of dedicated, shared/],
+    [['create-project', '--name', 'X', '--wallet-type', 'fireblocks'], /Fireblocks custody is not configured/],
+    [['rotate-key'], /--project is required/],
+    [['rotate-key', '--project', 'abc'], /--project must be a positive integer/],
+    [['create-user', '--email', 'not-an-email'], /--email is not an email address/],
+    [['create-user', '--email', 'dup@example.com'], /^$/],
+    [['create-user', '--email', 'dup@example.com'], /that already exists/],
+    [['add-member', '--project', '1', '--user', 'nobody@example.com', '--role', 'reader'], /no user "nobody@example.com"/],
+    [['add-member', '--project', '1', '--user', 'dup@example.com', '--role', 'owner'], /--role must be one of admin, editor, reader/],
+    [['add-member', '--project', '99999', '--user', 'dup@example.com', '--role', 'reader'], /no such project or user/],
+    [['issue-token', '--user', 'dup@example.com', '--expires-in', '90d'], /at most 30d/],
+    [['issue-token', '--bogus'], /Unknown option '--bogus'/],
+  ];
+  for (const [args, message] of usageErrors) {
+    it(`${args.join(' ') || '(nothing)'} → ${message.source === '^$' ? 'ok' : 'usage error'}`, () => {
+      const { code, err } = admin(...args);
+      if (message.source === '^$') {
+        assert.equal(code, 0, err);
+        return;
+      }
+      assert.equal(code, 2, err);
+      assert.match(err, message);
+      assert.doesNotMatch(err, /at .*\.ts:\d+/, 'no stack trace for a usage error');
+    });
+  }
+});
