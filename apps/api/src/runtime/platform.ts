@@ -19,7 +19,7 @@ export async function startRoles(
 ): Promise<{ apiUrl?: string }> {
   const chains = createChains(config.rpcUrls);
   if (role === 'worker' || role === 'all') {
-    const worker = createWorker({ pool: database.db.pool, tasks: createTaskList() });
+    const worker = createWorker({ pool: database.db.pool, tasks: createTaskList(), signal: shutdown.signal });
     await worker.start();
     shutdown.add('worker', () => worker.stop());
   }

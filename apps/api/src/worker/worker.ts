@@ -10,7 +10,13 @@ export interface Worker {
  * The background job runner (graphile-worker on the platform's Postgres). Any number of worker processes may
  * run against one database; each job is taken by one of them.
  */
-export function createWorker(options: { pool: pg.Pool; tasks: TaskList; concurrency?: number }): Worker {
+export function createWorker(options: {
+  pool: pg.Pool;
+  tasks: TaskList;
+  concurrency?: number;
+  /** Aborted when the process shuts down: connection errors are expected from then on and not logged. */
+  signal?: AbortSignal;
+}): Worker {
   let runner: Runner | undefined;
   return {
     async start() {
@@ -21,7 +27,7 @@ export function createWorker(options: { pool: pg.Pool; tasks: TaskList; concurre
         noHandleSignals: true,
         pollInterval: 1_000,
         taskList: options.tasks,
-        logger: quietLogger,
+        logger: quietLogger(options.signal),
       });
     },
     async stop() {
@@ -32,6 +38,8 @@ export function createWorker(options: { pool: pg.Pool; tasks: TaskList; concurre
 }
 
 // graphile-worker logs every job at info level; the platform logs what matters itself.
-const quietLogger = new Logger(() => (level: string, message: string) => {
-  if (level === 'error' || level === 'warning') console.error(`[worker] ${message}`);
-});
+function quietLogger(signal: AbortSignal | undefined): Logger {
+  return new Logger(() => (level: string, message: string) => {
+    if ((level === 'error' || level === 'warning') && !signal?.aborted) console.error(`[worker] ${message}`);
+  });
+}
