@@ -65,7 +65,9 @@ describe('npm start', () => {
     const detail = await fetch(`${api}/public-api/v3/project/get-project-detail`, { headers: { 'x-api-key': key } });
     assert.equal(detail.status, 200);
     assert.equal((await detail.json()).data.project.projectName, 'Demo project');
-    const projects = await fetch(`${api}/public-api/v3/project/get-projects`, { headers: { authorization: `Bearer ${token}` } });
+    const projects = await fetch(`${api}/public-api/v3/project/get-projects`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal((await projects.json()).meta.totalItems, 1);
     const home = await fetch(`http://127.0.0.1:${ports.docs}/`);
     assert.equal(home.status, 200);
@@ -84,6 +86,12 @@ describe('npm start', () => {
     await new Promise((r) => setTimeout(r, 500));
     assert.deepEqual(processesMatching(path.join(ROOT, dataDir)), [], 'postgres stopped');
     assert.deepEqual(processesMatching(`--port ${ports.anvil}`), [], 'anvil stopped');
-    assert.ok(!(await fetch(`${api}/healthz`).then(() => true, () => false)), 'API stopped');
+    assert.ok(
+      !(await fetch(`${api}/healthz`).then(
+        () => true,
+        () => false,
+      )),
+      'API stopped',
+    );
   });
 });

@@ -82,8 +82,14 @@ describe('admin CLI', () => {
     [['create-user', '--email', 'not-an-email'], /--email is not an email address/],
     [['create-user', '--email', 'dup@example.com'], /^$/],
     [['create-user', '--email', 'dup@example.com'], /that already exists/],
-    [['add-member', '--project', '1', '--user', 'nobody@example.com', '--role', 'reader'], /no user "nobody@example.com"/],
-    [['add-member', '--project', '1', '--user', 'dup@example.com', '--role', 'owner'], /--role must be one of admin, editor, reader/],
+    [
+      ['add-member', '--project', '1', '--user', 'nobody@example.com', '--role', 'reader'],
+      /no user "nobody@example.com"/,
+    ],
+    [
+      ['add-member', '--project', '1', '--user', 'dup@example.com', '--role', 'owner'],
+      /--role must be one of admin, editor, reader/,
+    ],
     [['add-member', '--project', '99999', '--user', 'dup@example.com', '--role', 'reader'], /no such project or user/],
     [['issue-token', '--user', 'dup@example.com', '--expires-in', '90d'], /at most 30d/],
     [['issue-token', '--bogus'], /Unknown option '--bogus'/],
