@@ -1,6 +1,6 @@
 import type * as Preset from '@docusaurus/preset-classic';
 import type { Config } from '@docusaurus/types';
-import { themes as prismThemes } from 'prism-react-renderer';
+import prismTheme from './src/prismTheme';
 
 // The site is static: it holds no accounts and calls no product API. The only data it loads beyond its pages
 // is the generated OpenAPI file, which the local `openapi-reference` plugin renders at build time.
@@ -16,6 +16,17 @@ const config: Config = {
   onDuplicateRoutes: 'throw',
 
   i18n: { defaultLocale: 'en', locales: ['en'] },
+
+  headTags: [
+    {
+      // A trailing `index.html` or `.html` is stripped from the address before the app starts (SPEC §2), so the
+      // router and the server-rendered page agree on the path and hydration matches.
+      tagName: 'script',
+      attributes: {},
+      innerHTML:
+        "(function(){var l=window.location,p=l.pathname.replace(/(?:\\/index)?\\.html$/,'');if(p!==l.pathname)history.replaceState(history.state,'',(p||'/')+l.search+l.hash);})();",
+    },
+  ],
 
   future: {
     v4: { removeLegacyPostBuildHeadAttribute: true, useCssCascadeLayers: false },
@@ -112,8 +123,8 @@ const config: Config = {
       copyright: `Copyright © ${new Date().getFullYear()} Mountain. Public API v3.`,
     },
     prism: {
-      theme: prismThemes.oneDark,
-      darkTheme: prismThemes.oneDark,
+      theme: prismTheme,
+      darkTheme: prismTheme,
       additionalLanguages: ['bash'],
     },
     mermaid: { theme: { dark: 'dark', light: 'dark' } },

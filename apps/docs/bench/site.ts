@@ -45,12 +45,18 @@ async function audit(url: string): Promise<Run> {
     const scores = Object.fromEntries(
       CATEGORIES.map((id) => [id, Math.round((lhr.categories[id]?.score ?? 0) * 100)]),
     ) as Run['scores'];
-    const items = (lhr.audits['network-requests']?.details as { items?: { resourceType?: string; transferSize?: number }[] })?.items ?? [];
+    const items =
+      (lhr.audits['network-requests']?.details as { items?: { resourceType?: string; transferSize?: number }[] })
+        ?.items ?? [];
     const jsBytes = items.filter((i) => i.resourceType === 'Script').reduce((sum, i) => sum + (i.transferSize ?? 0), 0);
     const metrics = Object.fromEntries(
-      ['first-contentful-paint', 'largest-contentful-paint', 'total-blocking-time', 'cumulative-layout-shift', 'speed-index'].map(
-        (id) => [id, lhr.audits[id]?.numericValue ?? Number.NaN],
-      ),
+      [
+        'first-contentful-paint',
+        'largest-contentful-paint',
+        'total-blocking-time',
+        'cumulative-layout-shift',
+        'speed-index',
+      ].map((id) => [id, lhr.audits[id]?.numericValue ?? Number.NaN]),
     );
     const failing = Object.values(lhr.audits)
       .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === 'binary')
@@ -91,5 +97,7 @@ try {
 } finally {
   await site.close();
 }
-console.log(failed ? '\nBelow target (perf ≥ 95 docs, ≥ 90 /api-reference; other categories 100).' : '\nAll targets met.');
+console.log(
+  failed ? '\nBelow target (perf ≥ 95 docs, ≥ 90 /api-reference; other categories 100).' : '\nAll targets met.',
+);
 process.exitCode = failed ? 1 : 0;

@@ -1,4 +1,5 @@
 import Link from '@docusaurus/Link';
+import Heading from '@theme/Heading';
 import Layout from '@theme/Layout';
 import type { ReactNode } from 'react';
 import styles from './index.module.css';
@@ -65,9 +66,9 @@ export default function Home(): ReactNode {
           </div>
         </header>
         <section className="container" aria-labelledby="what-you-get">
-          <h2 id="what-you-get" className={styles.sectionTitle}>
+          <Heading as="h2" id="what-you-get" className={styles.sectionTitle}>
             What the platform does
-          </h2>
+          </Heading>
           <ul className={styles.features}>
             {FEATURES.map((feature) => (
               <li key={feature.title} className={styles.feature}>

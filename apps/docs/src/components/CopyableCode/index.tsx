@@ -25,7 +25,9 @@ export default function CopyableCode({ code, label, language = 'json' }: Props):
   };
   return (
     <div className={styles.block}>
-      <pre className={styles.pre} data-language={language}>
+      {/* Focusable so keyboard users can scroll long samples (WCAG 2.1.1). */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
+      <pre className={styles.pre} data-language={language} tabIndex={0}>
         <code>{code}</code>
       </pre>
       <button type="button" className={styles.copy} onClick={copy} aria-label={`Copy ${label}`}>

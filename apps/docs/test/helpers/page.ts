@@ -1,0 +1,69 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page, Response } from 'playwright-core';
+import type { Browser } from './browser.ts';
+
+export interface OpenedPage {
+  page: Page;
+  response: Response | null;
+  /** Console errors and uncaught exceptions seen since the page opened. */
+  errors: string[];
+}
+
+/** Opens a path in a new tab and waits for the load event and a main heading, never for network idle. */
+export async function openPage(
+  browser: Browser,
+  origin: string,
+  path: string,
+  options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
+): Promise<OpenedPage> {
+  const page = await browser.context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  const pending = new Set<string>();
+  page.on('request', (request) => pending.add(request.url()));
+  page.on('requestfinished', (request) => pending.delete(request.url()));
+  page.on('requestfailed', (request) => pending.delete(request.url()));
+  if (options.viewport) await page.setViewportSize(options.viewport);
+  if (options.colorScheme) await page.emulateMedia({ colorScheme: options.colorScheme });
+  const response = await page.goto(`${origin}${path}`, { waitUntil: 'load', timeout: 60_000 }).catch((error: Error) => {
+    throw new Error(`${path} did not load; requests still pending: ${[...pending].join(', ') || 'none'}`, {
+      cause: error,
+    });
+  });
+  await page.locator('h1').first().waitFor({ state: 'visible' });
+  return { page, response, errors };
+}
+
+/** Resolves once React has hydrated the page (the theme marks the navbar's mobile toggle as interactive). */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const root = document.getElementById('__docusaurus') as (HTMLElement & Record<string, unknown>) | null;
+    return Boolean(root && Object.keys(root).some((key) => key.startsWith('__reactContainer')));
+  });
+}
+
+/** Serious and critical axe-core violations, as readable lines. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes
+          .slice(0, 3)
+          .map((node) => node.target.join(' '))
+          .join(', ')}`,
+    );
+}
+
+/** Relative luminance of a CSS rgb() colour, 0 (black) to 1 (white). */
+export function luminance(rgb: string): number {
+  const [r, g, b] = (rgb.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+    const c = Number(v) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (b ?? 0);
+}

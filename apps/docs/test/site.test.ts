@@ -1,0 +1,336 @@
+// The built documentation site in a real browser: routes and titles, URL handling, dark mode, anchors,
+// navigation, the API reference and accessibility. Needs `npm run build -w @mountain/docs` first.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, launchBrowser } from './helpers/browser.ts';
+import { OPERATION_IDS, ROUTES, SIDEBARS, SITE_TITLE } from './helpers/expectations.ts';
+import { luminance, openPage, seriousViolations, waitForHydration } from './helpers/page.ts';
+import { type StaticSite, serveBuild } from './helpers/staticServer.ts';
+
+let site: StaticSite;
+let browser: Browser;
+
+before(async () => {
+  site = await serveBuild();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+const SIDEBAR_OF = new Map(
+  Object.entries(SIDEBARS).flatMap(([name, docs]) => docs.map((doc) => [doc.path, name as keyof typeof SIDEBARS])),
+);
+
+describe('every route', () => {
+  for (const route of ROUTES) {
+    test(`${route.path} shows "${route.h1}", its title, anchors, its sidebar and no serious axe violation`, async () => {
+      const { page, response, errors } = await openPage(browser, site.origin, route.path);
+      try {
+        assert.equal(response?.status(), 200);
+        if (route.finalPath) await page.waitForURL(`${site.origin}${route.finalPath}`);
+        await waitForHydration(page);
+        assert.match(((await page.locator('h1').first().textContent()) ?? '').trim(), asPattern(route.h1));
+        assert.equal(await page.title(), route.title);
+
+        const anchors = await page.$$eval('h2[id], h3[id]', (headings) =>
+          headings.map((h) => ({
+            text: (h.textContent ?? '').replace(/\u200b/g, '').trim(),
+            link: h.querySelector(':scope > a.hash-link')?.getAttribute('title') ?? null,
+            href: h.querySelector(':scope > a.hash-link')?.getAttribute('href') ?? null,
+            id: h.id,
+          })),
+        );
+        for (const anchor of anchors) {
+          assert.equal(anchor.link, `Direct link to ${anchor.text}`, `anchor of heading "${anchor.text}"`);
+          assert.equal(anchor.href, `#${anchor.id}`);
+        }
+
+        const sidebar = SIDEBAR_OF.get(route.finalPath ?? route.path);
+        if (sidebar) {
+          const links = await page.$$eval(
+            'nav[aria-label="Docs sidebar"] a.menu__link:not(.menu__link--sublist)',
+            (as) => as.map((a) => a.getAttribute('href')),
+          );
+          assert.deepEqual(
+            links,
+            SIDEBARS[sidebar].map((doc) => doc.path),
+            `${sidebar} on ${route.path}`,
+          );
+        }
+
+        assert.deepEqual(await seriousViolations(page), []);
+        assert.deepEqual(errors, [], 'console errors');
+      } finally {
+        await page.close();
+      }
+    });
+  }
+
+  test('an unknown route shows the not-found page with status 404', async () => {
+    const { page, response } = await openPage(browser, site.origin, '/no/such/page');
+    try {
+      assert.equal(response?.status(), 404);
+      assert.equal(((await page.locator('h1').textContent()) ?? '').trim(), 'Page Not Found');
+      assert.equal(await page.title(), `Page Not Found | ${SITE_TITLE}`);
+      await page.getByRole('link', { name: 'API Reference' }).last().waitFor();
+      assert.deepEqual(await seriousViolations(page), []);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('addresses', () => {
+  for (const [path, clean, h1] of [
+    ['/docs/intro/index.html', '/docs/intro', 'Introduction'],
+    ['/docs/authentication.html', '/docs/authentication', 'Authentication'],
+    ['/api-reference/index.html', '/api-reference', /^Public API for Developers/],
+  ] as const) {
+    test(`${path} renders the page at ${clean}`, async () => {
+      const { page, errors } = await openPage(browser, site.origin, path);
+      try {
+        await page.waitForURL(`${site.origin}${clean}`);
+        assert.match(((await page.locator('h1').first().textContent()) ?? '').trim(), asPattern(h1));
+        assert.notEqual(await page.title(), `Page Not Found | ${SITE_TITLE}`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await page.close();
+      }
+    });
+  }
+
+  test('llms.txt lists every page', async () => {
+    const response = await fetch(`${site.origin}/llms.txt`);
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    assert.match(text, /^# Mountain\n/);
+    for (const route of ROUTES.filter((r) => !r.finalPath)) {
+      assert.ok(text.includes(`https://docs.mountain.dev${route.path === '/' ? '/' : route.path})`), route.path);
+    }
+  });
+});
+
+describe('dark mode only', () => {
+  test('is dark even when the browser prefers light or a light theme was stored, with no colour toggle', async () => {
+    const { page } = await openPage(browser, site.origin, '/docs/intro', { colorScheme: 'light' });
+    try {
+      await waitForHydration(page);
+      await page.evaluate(() => localStorage.setItem('theme', 'light'));
+      await page.reload({ waitUntil: 'load' });
+      await waitForHydration(page);
+      assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.ok(luminance(background) < 0.05, `background ${background} is dark`);
+      const toggles = page.locator(
+        'button[title*="dark mode" i], button[aria-label*="dark mode" i], [class*="toggle_"]',
+      );
+      assert.equal(await toggles.count(), 0);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the server-rendered HTML is dark before any script runs', async () => {
+    for (const path of ['/', '/docs/intro', '/api-reference']) {
+      const html = await (await fetch(`${site.origin}${path}`)).text();
+      assert.match(html, /<html[^>]*\sdata-theme="?dark"?[\s>]/, `${path} <html data-theme>`);
+    }
+    const page = await browser.context.newPage();
+    try {
+      const cdp = await browser.context.newCDPSession(page);
+      await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+      await page.goto(`${site.origin}/api-reference`, { waitUntil: 'load' });
+      assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.ok(luminance(background) < 0.05, `background ${background} is dark without scripts`);
+      assert.equal((await page.locator('#api-reference-menu').boundingBox())?.width, 300);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('navigation', () => {
+  test('the navbar holds Documentation, Services, SDKs and Tools, API Reference, each leading to its page', async () => {
+    const { page } = await openPage(browser, site.origin, '/');
+    try {
+      await waitForHydration(page);
+      const labels = await page.$$eval('.navbar__items:not(.navbar__items--right) a.navbar__link', (as) =>
+        as.map((a) => (a.textContent ?? '').trim()),
+      );
+      assert.deepEqual(labels, ['Documentation', 'Services', 'SDKs and Tools', 'API Reference']);
+      for (const [label, path, h1] of [
+        ['Documentation', '/docs/intro', 'Introduction'],
+        ['Services', '/docs/services/mountain-events/overview', 'Mountain Events'],
+        ['SDKs and Tools', '/docs/sdks-tools/public-api-client/overview', 'Public API client'],
+        ['API Reference', '/api-reference', 'Public API for Developers'],
+      ] as const) {
+        await page.locator('.navbar').getByRole('link', { name: label, exact: true }).click();
+        await page.waitForURL(`${site.origin}${path}`);
+        await page.locator('h1', { hasText: h1 }).waitFor();
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the footer leads to Getting Started, the API Reference and support', async () => {
+    const { page } = await openPage(browser, site.origin, '/docs/intro');
+    try {
+      const footer = page.locator('footer');
+      assert.equal(
+        await footer.getByRole('link', { name: 'Getting Started' }).getAttribute('href'),
+        '/docs/getting-started/account-setup',
+      );
+      assert.equal(await footer.getByRole('link', { name: 'API Reference' }).getAttribute('href'), '/api-reference');
+      assert.equal(
+        await footer.getByRole('link', { name: /support/i }).getAttribute('href'),
+        'mailto:support@mountain.dev',
+      );
+      await waitForHydration(page);
+      await footer.getByRole('link', { name: 'Getting Started' }).click();
+      await page.locator('h1', { hasText: 'Account setup' }).waitFor();
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('offline search finds docs pages from the local index', async () => {
+    const { page } = await openPage(browser, site.origin, '/docs/intro');
+    const hosts = new Set<string>();
+    page.on('request', (request) => hosts.add(new URL(request.url()).host));
+    try {
+      await waitForHydration(page);
+      const box = page
+        .getByRole('searchbox', { name: 'Search' })
+        .or(page.locator('input[aria-label="Search"]'))
+        .first();
+      await box.focus();
+      await box.fill('idempotency');
+      const result = page
+        .getByRole('option')
+        .filter({ hasText: /idempotency/i })
+        .first();
+      await result.waitFor({ timeout: 15_000 });
+      await result.click();
+      await page.waitForURL((url) => url.pathname.startsWith('/docs/') && url.pathname !== '/docs/intro');
+      await page.locator('h1').first().waitFor();
+      assert.deepEqual([...hosts], [new URL(site.origin).host]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the transaction lifecycle page draws its Mermaid diagram', async () => {
+    const { page } = await openPage(browser, site.origin, '/docs/services/mountain-transactions/transaction-lifecycle');
+    try {
+      await page.locator('.docusaurus-mermaid-container svg').first().waitFor({ timeout: 15_000 });
+      assert.match((await page.locator('.docusaurus-mermaid-container').first().textContent()) ?? '', /broadcasted/);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('API reference', () => {
+  test('shows all 15 operations with method, path and roles, in a 300px sidebar, without a download button', async () => {
+    const { page, errors } = await openPage(browser, site.origin, '/api-reference');
+    try {
+      await waitForHydration(page);
+      assert.equal(await page.locator('[data-operation]').count(), 15);
+      for (const id of OPERATION_IDS) {
+        const heading = page.locator(`h3[id="${id}"]`);
+        assert.ok(await heading.isVisible(), `operation ${id}`);
+        assert.equal(await page.locator(`#api-reference-menu a[href="#${id}"]`).count(), 1, `menu link to ${id}`);
+      }
+      const execute = page.locator('[data-operation="execute-transaction"]');
+      assert.match((await execute.textContent()) ?? '', /POST\s*\/transaction\/execute-transaction/);
+      assert.match((await execute.locator('dl').textContent()) ?? '', /admin\s*editor/);
+      assert.equal((await page.locator('#api-reference-menu').boundingBox())?.width, 300);
+      assert.equal(await page.getByRole('button', { name: /download/i }).count(), 0);
+      assert.equal(await page.getByRole('link', { name: /download/i }).count(), 0);
+      assert.equal(await page.locator('a[download]').count(), 0);
+      await page.mouse.wheel(0, 20_000);
+      await page.locator('h2#schemas').scrollIntoViewIfNeeded();
+      assert.deepEqual(errors, [], 'console errors');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a link to an operation scrolls it just below the navbar and marks it active in the sidebar', async () => {
+    const { page } = await openPage(browser, site.origin, '/api-reference#get-transaction');
+    try {
+      await waitForHydration(page);
+      const navbar = (await page.locator('.navbar').boundingBox())?.height ?? 0;
+      await page.waitForFunction((top) => {
+        const y = document.getElementById('get-transaction')?.getBoundingClientRect().top ?? -1;
+        return y >= top - 1 && y <= top + 40;
+      }, navbar);
+      await page.locator('#api-reference-menu a[href="#get-transaction"][aria-current="location"]').waitFor();
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('single-field schemas open expanded, nested objects toggle, and samples can be copied', async () => {
+    const { page } = await openPage(browser, site.origin, '/api-reference');
+    try {
+      await waitForHydration(page);
+      await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
+      // get-transaction answers {transaction}: one field, shown expanded down to the entity's fields.
+      const single = page.locator('[data-operation="get-transaction"]');
+      await single
+        .locator('code', { hasText: /^transactionHash$/ })
+        .first()
+        .waitFor();
+      // get-transactions answers {data, meta}: nested objects start collapsed and open on demand.
+      const list = page.locator('[data-operation="get-transactions"]');
+      const toggle = list.getByRole('button', { name: /^data\b/ }).first();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+      assert.equal(await list.locator('code', { hasText: /^transactions$/ }).count(), 0);
+      await toggle.click();
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+      await list
+        .locator('code', { hasText: /^transactions$/ })
+        .first()
+        .waitFor();
+      await single.getByRole('button', { name: /^Copy request sample/ }).click();
+      await single
+        .getByRole('button', { name: /^Copy request sample/ })
+        .filter({ hasText: 'Copied' })
+        .waitFor();
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.match(copied, /^curl -X GET '.*\/transaction\/get-transaction\?transactionId=/);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('on a narrow screen the operations menu hides behind a toggle', async () => {
+    const viewport = { width: 390, height: 844 };
+    const { page } = await openPage(browser, site.origin, '/api-reference', { viewport });
+    try {
+      await waitForHydration(page);
+      const menu = page.locator('#api-reference-menu');
+      const toggle = page.getByRole('button', { name: 'Operations' });
+      assert.equal(await menu.isVisible(), false);
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+      await toggle.click();
+      await menu.waitFor({ state: 'visible' });
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+      await menu.locator('a[href="#execute-transaction"]').click();
+      await menu.waitFor({ state: 'hidden' });
+      assert.equal(new URL(page.url()).hash, '#execute-transaction');
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+function asPattern(expected: string | RegExp): RegExp {
+  return typeof expected === 'string' ? new RegExp(`^${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) : expected;
+}
