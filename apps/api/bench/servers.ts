@@ -23,7 +23,13 @@ await migrate(db);
 const keys = await loadWalletKeys(db, randomBytes(32));
 const { apiKey } = await createProject(db, keys, { projectName: 'Bench', keyMode: 'test' });
 
-const app = buildApp({ db, chains: createChains({}), tokenSigningKey: randomBytes(32), bodyLimit: 65536 });
+const app = buildApp({
+  db,
+  chains: createChains({}),
+  tokenSigningKey: randomBytes(32),
+  masterKey: randomBytes(32),
+  bodyLimit: 65536,
+});
 await app.listen({ host: '127.0.0.1', port: 0 });
 
 // The baseline: the same two queries (key lookup, project detail) with no validation, auth layer or schemas.

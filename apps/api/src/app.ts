@@ -16,6 +16,8 @@ export interface AppDeps {
   db: Db;
   chains: Chains;
   tokenSigningKey: Buffer;
+  /** Encrypts secrets at rest (webhook secrets). */
+  masterKey: Buffer;
   bodyLimit: number;
 }
 

@@ -35,7 +35,13 @@ describe('admin CLI', () => {
 
   before(async () => {
     database = await createTestDatabase();
-    app = buildApp({ db: database.db, chains: createChains({}), tokenSigningKey, bodyLimit: 65536 });
+    app = buildApp({
+      db: database.db,
+      chains: createChains({}),
+      tokenSigningKey,
+      masterKey: randomBytes(32),
+      bodyLimit: 65536,
+    });
   });
   after(async () => {
     await app.close();

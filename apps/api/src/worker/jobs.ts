@@ -1,0 +1,35 @@
+import type { Queryable } from '#api/db/db.ts';
+
+export interface JobOptions {
+  /** Jobs with the same key replace each other while queued (graphile-worker job_key). */
+  jobKey?: string;
+  runAt?: Date;
+  maxAttempts?: number;
+  /** Jobs of one queue run one at a time, in order. */
+  queueName?: string;
+  priority?: number;
+}
+
+/**
+ * Queues a job with the caller's client, so that it commits or rolls back together with the caller's writes:
+ * a job never runs for a row that was not written, and a written row never lacks its job.
+ */
+export async function addJob(
+  client: Queryable,
+  task: string,
+  payload: object,
+  options: JobOptions = {},
+): Promise<void> {
+  await client.query(
+    `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, priority => $7)`,
+    [
+      task,
+      JSON.stringify(payload),
+      options.queueName ?? null,
+      options.runAt ?? null,
+      options.maxAttempts ?? null,
+      options.jobKey ?? null,
+      options.priority ?? null,
+    ],
+  );
+}
