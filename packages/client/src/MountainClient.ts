@@ -1,0 +1,264 @@
+// One method per operation of the Public API (named from its operationId), plus the transaction helpers.
+import type { MethodName, QueryParams, RequestBody, ResponseBody } from './operations.ts';
+import { OPERATIONS } from './operations.ts';
+import {
+  type ClientConfig,
+  type MountainClientOptions,
+  parseOptions,
+  parseRequestOptions,
+  type RequestOptions,
+} from './options.ts';
+import { sendRequest } from './request.ts';
+import {
+  type IterateTransactionsOptions,
+  iterateTransactions,
+  type WaitForTransactionOptions,
+  waitForTransaction,
+} from './transactions.ts';
+import type { Transaction } from './types.ts';
+
+/** Query of a paginated operation: `page` and `perPage` have server defaults (1 and 20). */
+type PageQuery<Id extends 'get-projects' | 'get-transactions'> = Omit<QueryParams<Id>, 'page' | 'perPage'> &
+  Partial<Pick<QueryParams<Id>, 'page' | 'perPage'>>;
+
+/**
+ * The typed client of the Mountain Public API v3. Authenticate with a project `apiKey`, or a user
+ * `accessToken` (with `projectId` when the user belongs to several projects). Calls retry connection errors,
+ * timeouts, 429 and 5xx (not 501) with exponential backoff and jitter, honouring `Retry-After`, and reject with a
+ * `MountainError` subclass. The last argument of every method overrides `timeout`, `signal` and `maxRetries`.
+ *
+ * @example
+ * ```ts
+ * import { MountainClient } from '@mountain/public-api-client';
+ *
+ * const client = new MountainClient({ apiKey: 'mtn_test_…' });
+ * const { data } = await client.getProjectDetail();
+ * console.log(data.project.projectName, data.mSystemWalletTestnet.address);
+ * ```
+ */
+export class MountainClient {
+  readonly #config: ClientConfig;
+
+  constructor(options: MountainClientOptions) {
+    this.#config = parseOptions(options);
+  }
+
+  /** The API root this client calls. */
+  get baseUrl(): string {
+    return this.#config.baseUrl;
+  }
+
+  async #call<Name extends MethodName>(
+    name: Name,
+    input: { query?: object | undefined; body?: unknown },
+    options: RequestOptions | undefined,
+  ): Promise<ResponseBody<(typeof OPERATIONS)[Name]['operationId']>> {
+    const checked = parseRequestOptions(options);
+    if (checked.idempotencyKey !== undefined && name !== 'executeTransaction') {
+      throw new TypeError(`idempotencyKey is an option of executeTransaction only, not of ${name}`);
+    }
+    const { method, path } = OPERATIONS[name];
+    const query = input.query as Record<string, string | number | boolean | undefined> | undefined;
+    return sendRequest(this.#config, { method, path, query, body: input.body }, checked);
+  }
+
+  /**
+   * get-projects: the projects of the access token's user, one page (access tokens only).
+   * @example
+   * ```ts
+   * const { data, meta } = await client.getProjects({ page: 1, perPage: 20 });
+   * ```
+   */
+  getProjects(query: PageQuery<'get-projects'> = {}, options?: RequestOptions) {
+    return this.#call('getProjects', { query }, options);
+  }
+
+  /**
+   * get-project-detail: the project the credentials act in, with its mainnet and testnet system wallets.
+   * @example
+   * ```ts
+   * const { data: { project, mSystemWalletTestnet } } = await client.getProjectDetail();
+   * ```
+   */
+  getProjectDetail(options?: RequestOptions) {
+    return this.#call('getProjectDetail', {}, options);
+  }
+
+  /**
+   * create-subscription: scan one contract event and deliver it to a webhook. The answer shows `webhookSecret`.
+   * @example
+   * ```ts
+   * const { eventNotifierSubscription } = await client.createSubscription({
+   *   subscriptionName: 'Transfers', networkId: 1337, address, formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
+   *   initialBlockNumber: 0, scanInterval: 5, webhookURL: 'https://example.com/webhooks',
+   * });
+   * ```
+   */
+  createSubscription(body: RequestBody<'create-subscription'>, options?: RequestOptions) {
+    return this.#call('createSubscription', { body }, options);
+  }
+
+  /**
+   * get-subscriptions: the project's event subscriptions.
+   * @example
+   * ```ts
+   * const { eventNotifierSubscriptions } = await client.getSubscriptions();
+   * ```
+   */
+  getSubscriptions(options?: RequestOptions) {
+    return this.#call('getSubscriptions', {}, options);
+  }
+
+  /**
+   * update-subscription-webhook: change a subscription's webhook URL, switch or retries.
+   * @example
+   * ```ts
+   * await client.updateSubscriptionWebhook({ id: subscriptionId, webhookEnabled: false });
+   * ```
+   */
+  updateSubscriptionWebhook(body: RequestBody<'update-subscription-webhook'>, options?: RequestOptions) {
+    return this.#call('updateSubscriptionWebhook', { body }, options);
+  }
+
+  /**
+   * get-records: the events a subscription found, with their delivery state.
+   * @example
+   * ```ts
+   * const { eventNotifierRecords } = await client.getRecords({ subscriptionId });
+   * ```
+   */
+  getRecords(body: RequestBody<'get-records'>, options?: RequestOptions) {
+    return this.#call('getRecords', { body }, options);
+  }
+
+  /**
+   * resend-failed-webhook: queue the failed deliveries of a subscription again.
+   * @example
+   * ```ts
+   * const { record } = await client.resendFailedWebhook({ subscriptionId });
+   * ```
+   */
+  resendFailedWebhook(body: RequestBody<'resend-failed-webhook'>, options?: RequestOptions) {
+    return this.#call('resendFailedWebhook', { body }, options);
+  }
+
+  /**
+   * get-contracts: the project's imported contracts.
+   * @example
+   * ```ts
+   * const { contracts } = await client.getContracts();
+   * ```
+   */
+  getContracts(options?: RequestOptions) {
+    return this.#call('getContracts', {}, options);
+  }
+
+  /**
+   * import-contract: add a deployed contract with its human-readable ABI (409 when imported already).
+   * @example
+   * ```ts
+   * const { contract } = await client.importContract({ networkId: 1337, address, formattedAbi: ['function mint(address to, uint256 amount)'] });
+   * ```
+   */
+  importContract(body: RequestBody<'import-contract'>, options?: RequestOptions) {
+    return this.#call('importContract', { body }, options);
+  }
+
+  /**
+   * activate-contract-function: allow a contract function to be executed.
+   * @example
+   * ```ts
+   * const { contractActivatedFunction } = await client.activateContractFunction({ contractId: contract.id, formattedAbiFunction: 'function mint(address to, uint256 amount)' });
+   * ```
+   */
+  activateContractFunction(body: RequestBody<'activate-contract-function'>, options?: RequestOptions) {
+    return this.#call('activateContractFunction', { body }, options);
+  }
+
+  /**
+   * deactivate-contract-function: stop allowing a contract function to be executed.
+   * @example
+   * ```ts
+   * const { message } = await client.deactivateContractFunction({ contractId: contract.id, formattedAbiFunction: 'function mint(address to, uint256 amount)' });
+   * ```
+   */
+  deactivateContractFunction(body: RequestBody<'deactivate-contract-function'>, options?: RequestOptions) {
+    return this.#call('deactivateContractFunction', { body }, options);
+  }
+
+  /**
+   * get-contract-activated-functions: the activated functions of a contract.
+   * @example
+   * ```ts
+   * const { contractActivatedFunctions } = await client.getContractActivatedFunctions({ contractId: contract.id });
+   * ```
+   */
+  getContractActivatedFunctions(body: RequestBody<'get-contract-activated-functions'>, options?: RequestOptions) {
+    return this.#call('getContractActivatedFunctions', { body }, options);
+  }
+
+  /**
+   * execute-transaction: call an activated function from the project's system wallet. The idempotency key is
+   * the body's, else `options.idempotencyKey`, else a new random UUID; it is the same on every retry, so a
+   * retried call never makes two transactions.
+   * @example
+   * ```ts
+   * const { transaction } = await client.executeTransaction({ contractActivatedFunctionId: 12, functionArgs: [to, '1000'] });
+   * ```
+   */
+  executeTransaction(
+    body: Omit<RequestBody<'execute-transaction'>, 'idempotencyKey'> & { idempotencyKey?: string },
+    options?: RequestOptions,
+  ) {
+    const idempotencyKey = body.idempotencyKey ?? options?.idempotencyKey ?? crypto.randomUUID();
+    return this.#call('executeTransaction', { body: { ...body, idempotencyKey } }, options);
+  }
+
+  /**
+   * get-transaction: one transaction by id.
+   * @example
+   * ```ts
+   * const { transaction } = await client.getTransaction({ transactionId });
+   * ```
+   */
+  getTransaction(query: QueryParams<'get-transaction'>, options?: RequestOptions) {
+    return this.#call('getTransaction', { query }, options);
+  }
+
+  /**
+   * get-transactions: one page of the project's transactions, newest first, optionally of one status.
+   * @example
+   * ```ts
+   * const { data, meta } = await client.getTransactions({ status: 'failed', page: 1, perPage: 50 });
+   * ```
+   */
+  getTransactions(query: PageQuery<'get-transactions'> = {}, options?: RequestOptions) {
+    return this.#call('getTransactions', { query }, options);
+  }
+
+  /**
+   * Every transaction of the project (optionally of one status), fetching page after page as you iterate.
+   * @example
+   * ```ts
+   * for await (const transaction of client.iterateTransactions({ status: 'failed' })) console.log(transaction.id);
+   * ```
+   */
+  iterateTransactions(
+    filter: IterateTransactionsOptions = {},
+    options?: RequestOptions,
+  ): AsyncGenerator<Transaction, void, undefined> {
+    return iterateTransactions((query, o) => this.getTransactions(query, o), filter, options);
+  }
+
+  /**
+   * Polls a transaction until its status is final (see `FINAL_TRANSACTION_STATUSES`) and resolves with it;
+   * rejects with a `TimeoutError` after `timeoutMs`.
+   * @example
+   * ```ts
+   * const { status } = await client.waitForTransaction(transaction.id, { intervalMs: 500, timeoutMs: 60_000 });
+   * ```
+   */
+  waitForTransaction(transactionId: string, options: WaitForTransactionOptions = {}): Promise<Transaction> {
+    return waitForTransaction((query, o) => this.getTransaction(query, o), transactionId, options);
+  }
+}

@@ -1,0 +1,45 @@
+// When and how long to wait before trying a call again. Like stripe-node: exponential backoff with jitter, and
+// the server's Retry-After wins when it sends one. 501 means "not served", which retrying cannot change.
+
+/** `Retry-After` longer than this is not waited for: the error goes to the caller, who knows its deadlines. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Whether an answer with this status may succeed when sent again. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status !== 501);
+}
+
+/**
+ * Milliseconds to wait from a `Retry-After` value: delta seconds or an HTTP date. Undefined when absent or not
+ * understood.
+ */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The backoff before retry number `retry` (0 for the first): doubling from `initialMs`, capped, with jitter. */
+export function backoffDelay(retry: number, initialMs: number, maxMs: number, random = Math.random): number {
+  const base = Math.min(maxMs, initialMs * 2 ** retry);
+  // "Equal jitter": at least half the step, so retries stay spaced out, and spread so clients don't align.
+  return base / 2 + random() * (base / 2);
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
