@@ -1,5 +1,6 @@
 import type * as Preset from '@docusaurus/preset-classic';
 import type { Config } from '@docusaurus/types';
+import remarkStaticHighlight from './plugins/remark-static-highlight/index.ts';
 import prismTheme from './src/prismTheme';
 
 // The site is static: it holds no accounts and calls no product API. The only data it loads beyond its pages
@@ -45,7 +46,9 @@ const config: Config = {
         docs: {
           routeBasePath: 'docs',
           sidebarPath: './sidebars.ts',
+          remarkPlugins: [remarkStaticHighlight],
         },
+        pages: { remarkPlugins: [remarkStaticHighlight] },
         blog: false,
         theme: { customCss: './src/css/custom.css' },
         sitemap: { lastmod: null, changefreq: null, priority: null },
@@ -77,6 +80,7 @@ const config: Config = {
       { specPath: 'static/openapi/public-api-v3.json', routePath: '/api-reference' },
     ],
     './plugins/llms-txt/index.ts',
+    './plugins/prism-off-client.ts',
   ],
 
   themeConfig: {

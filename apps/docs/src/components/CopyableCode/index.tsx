@@ -6,13 +6,15 @@ interface Props {
   /** Announced with the copy button, e.g. "request sample". */
   label: string;
   language?: string;
+  /** Pre-highlighted, escaped HTML of `code` (made at build time); plain text when absent. */
+  html?: string;
 }
 
 /**
- * A preformatted sample with a copy button. Plain text on purpose: the reference has dozens of samples and
- * highlighting each one would cost more script time than it gives.
+ * A preformatted sample with a copy button. Docs code blocks come highlighted from the build; the API
+ * reference's samples are plain text, as highlighting dozens of them in the browser would cost script time.
  */
-export default function CopyableCode({ code, label, language = 'json' }: Props): ReactNode {
+export default function CopyableCode({ code, label, language = 'json', html }: Props): ReactNode {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     try {
@@ -28,7 +30,12 @@ export default function CopyableCode({ code, label, language = 'json' }: Props):
       {/* Focusable so keyboard users can scroll long samples (WCAG 2.1.1). */}
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard */}
       <pre className={styles.pre} data-language={language} tabIndex={0}>
-        <code>{code}</code>
+        {html === undefined ? (
+          <code>{code}</code>
+        ) : (
+          // biome-ignore lint/security/noDangerouslySetInnerHtml: escaped highlighter output from our own build
+          <code className={`language-${language}`} dangerouslySetInnerHTML={{ __html: html }} />
+        )}
       </pre>
       <button type="button" className={styles.copy} onClick={copy} aria-label={`Copy ${label}`}>
         {copied ? 'Copied' : 'Copy'}
