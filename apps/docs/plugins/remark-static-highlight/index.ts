@@ -44,7 +44,11 @@ export default function remarkStaticHighlight() {
           node.children[index] = {
             type: 'mdxJsxFlowElement',
             name: 'CodeSample',
-            attributes: [attribute('language', lang), attribute('code', code), attribute('html', highlight(code, lang))],
+            attributes: [
+              attribute('language', lang),
+              attribute('code', code),
+              attribute('html', highlight(code, lang)),
+            ],
             children: [],
             position: child.position,
           };

@@ -1,6 +1,6 @@
 import CopyableCode from '@site/src/components/CopyableCode';
-import type { Props } from '@theme/MDXComponents/Code';
 import CodeInline from '@theme/CodeInline';
+import type { Props } from '@theme/MDXComponents/Code';
 import { Children, type ReactNode } from 'react';
 
 /**
