@@ -17,9 +17,6 @@ export interface Db {
 /** Raised for database failures, with the Postgres error as `cause`; unique violations get their own class. */
 export class DatabaseError extends Error {
   override name = 'DatabaseError';
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
-  }
   get pgCode(): string | undefined {
     return (this.cause as { code?: string } | undefined)?.code;
   }
