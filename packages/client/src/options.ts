@@ -1,7 +1,16 @@
 // Client options are checked once, in the constructor, and frozen. Unknown options throw (a misspelt
 // `maxRetry` should not silently mean the default), as in stripe-node's ALLOWED_CONFIG_PROPERTIES.
 
-/** Where `npm start` serves the Public API. */
+/**
+ * The `baseUrl` used when none is given: where `npm start` serves the Public API on your machine.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_BASE_URL, MountainClient } from '@mountain/public-api-client';
+ *
+ * const client = new MountainClient({ apiKey: 'mtn_test_…', baseUrl: DEFAULT_BASE_URL });
+ * ```
+ */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080/public-api/v3';
 
 interface CommonOptions {
