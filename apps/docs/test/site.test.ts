@@ -271,6 +271,16 @@ describe('API reference', () => {
         return y >= top - 1 && y <= top + 40;
       }, navbar);
       await page.locator('#api-reference-menu a[href="#get-transaction"][aria-current="location"]').waitFor();
+      // A link to a schema opens its fields.
+      await page.evaluate(() => {
+        window.location.hash = '#schema-Transaction';
+      });
+      const schema = page.locator('h3#schema-Transaction').locator('xpath=..');
+      await schema.getByRole('button', { name: /^Hide \d+ fields$/ }).waitFor();
+      await schema
+        .locator('code', { hasText: /^idempotencyKey$/ })
+        .first()
+        .waitFor();
     } finally {
       await page.close();
     }
@@ -298,6 +308,11 @@ describe('API reference', () => {
         .locator('code', { hasText: /^transactions$/ })
         .first()
         .waitFor();
+      // Error answers open behind one toggle, each with the shared error shape.
+      const execute = page.locator('[data-operation="execute-transaction"]');
+      await execute.getByRole('button', { name: /^Error responses/ }).click();
+      await execute.getByRole('button', { name: /^403\b/ }).click();
+      await execute.locator('pre', { hasText: '"requiredRoles"' }).first().waitFor();
       await single.getByRole('button', { name: /^Copy request sample/ }).click();
       await single
         .getByRole('button', { name: /^Copy request sample/ })

@@ -4,11 +4,12 @@ import clsx from 'clsx';
 import { type ReactNode, useId } from 'react';
 import {
   deref,
-  exampleOf,
+  examplesOf,
   jsonText,
   type OpenApiDocument,
   type Operation,
   type ResponseObject,
+  reasonPhrase,
 } from '../ApiReference/openapi';
 import { curlSample } from '../ApiReference/samples';
 import CopyableCode from '../CopyableCode';
@@ -28,7 +29,8 @@ export default function ApiOperation({ doc, operation }: Props): ReactNode {
   const body = op.requestBody ? deref(doc, op.requestBody) : undefined;
   const bodyMedia = body?.content?.['application/json'];
   const responses = Object.entries(op.responses ?? {});
-  const firstSuccess = responses.find(([status]) => status.startsWith('2'))?.[0];
+  const successes = responses.filter(([status]) => /^[123]/.test(status));
+  const errors = responses.filter(([status]) => !/^[123]/.test(status));
   return (
     <section className={styles.operation} data-operation={id}>
       <Heading as="h3" id={id} className={styles.title}>
@@ -86,17 +88,18 @@ export default function ApiOperation({ doc, operation }: Props): ReactNode {
       <CopyableCode code={curlSample(doc, operation)} language="bash" label={`request sample of ${id}`} />
       <h4 className={styles.subhead}>Responses</h4>
       <ul className={styles.responses}>
-        {responses.map(([status, response]) => (
+        {successes.map(([status, response]) => (
           <ResponseItem
             key={status}
             doc={doc}
             operationId={id}
             status={status}
             response={deref(doc, response)}
-            initiallyOpen={status === firstSuccess}
+            initiallyOpen={status === successes[0]?.[0]}
           />
         ))}
       </ul>
+      {errors.length > 0 && <ErrorResponses doc={doc} operationId={id} responses={errors} />}
     </section>
   );
 }
@@ -115,6 +118,53 @@ function credentials(doc: OpenApiDocument, operation: Operation): string {
     .join(' or ');
 }
 
+/** Error answers sit behind one toggle that names their statuses; each opens on its own. */
+function ErrorResponses({
+  doc,
+  operationId,
+  responses,
+}: {
+  doc: OpenApiDocument;
+  operationId: string;
+  responses: [string, ResponseObject][];
+}) {
+  const { collapsed, toggleCollapsed } = useCollapsible({ initialState: true });
+  const panelId = useId();
+  return (
+    <div className={styles.errors}>
+      <button
+        type="button"
+        className={styles.responseToggle}
+        aria-expanded={!collapsed}
+        aria-controls={panelId}
+        onClick={toggleCollapsed}
+      >
+        <span className={clsx(styles.chevron, !collapsed && styles.open)} aria-hidden="true" />
+        <span>Error responses</span>
+        <span className={clsx(styles.status, styles.clientError)}>
+          {responses.map(([status]) => status).join(' · ')}
+        </span>
+      </button>
+      <div id={panelId}>
+        <Collapsible lazy collapsed={collapsed}>
+          <ul className={clsx(styles.responses, styles.errorList)}>
+            {responses.map(([status, response]) => (
+              <ResponseItem
+                key={status}
+                doc={doc}
+                operationId={operationId}
+                status={status}
+                response={deref(doc, response)}
+                initiallyOpen={false}
+              />
+            ))}
+          </ul>
+        </Collapsible>
+      </div>
+    </div>
+  );
+}
+
 interface ResponseProps {
   doc: OpenApiDocument;
   operationId: string;
@@ -127,7 +177,7 @@ function ResponseItem({ doc, operationId, status, response, initiallyOpen }: Res
   const { collapsed, toggleCollapsed } = useCollapsible({ initialState: !initiallyOpen });
   const panelId = useId();
   const media = response.content?.['application/json'];
-  const example = exampleOf(doc, media);
+  const examples = collapsed && !initiallyOpen ? [] : examplesOf(doc, media);
   const kind = status.startsWith('2') ? styles.ok : status.startsWith('5') ? styles.serverError : styles.clientError;
   return (
     <li className={styles.response}>
@@ -140,15 +190,19 @@ function ResponseItem({ doc, operationId, status, response, initiallyOpen }: Res
       >
         <span className={clsx(styles.chevron, !collapsed && styles.open)} aria-hidden="true" />
         <span className={clsx(styles.status, kind)}>{status}</span>
-        <span>{response.description}</span>
+        <span>{reasonPhrase(status)}</span>
       </button>
       <div id={panelId}>
         <Collapsible lazy collapsed={collapsed}>
           <div className={styles.responseBody}>
+            <InlineMarkdown text={response.description} className={styles.description} />
             {media?.schema ? <SchemaView doc={doc} schema={media.schema} /> : <p>No body.</p>}
-            {example !== undefined && (
-              <CopyableCode code={jsonText(example)} label={`${status} response example of ${operationId}`} />
-            )}
+            {examples.map(({ label, value }) => (
+              <div key={label}>
+                {label && <p className={styles.exampleLabel}>Example: {label}</p>}
+                <CopyableCode code={jsonText(value)} label={`${status} ${label} response example of ${operationId}`} />
+              </div>
+            ))}
           </div>
         </Collapsible>
       </div>

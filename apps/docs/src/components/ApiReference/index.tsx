@@ -6,7 +6,7 @@ import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import ApiOperation from '../ApiOperation';
 import ApiSidebar from '../ApiSidebar';
 import InlineMarkdown from '../InlineMarkdown';
-import SchemaView from '../SchemaView';
+import SchemaSection from '../SchemaSection';
 import { groupOperations, type OpenApiDocument } from './openapi';
 import styles from './styles.module.css';
 
@@ -134,13 +134,7 @@ export default function ApiReference({ spec }: { spec: OpenApiDocument }): React
               Schemas
             </Heading>
             {schemas.map(([name, schema]) => (
-              <div key={name} className={styles.schema}>
-                <Heading as="h3" id={`schema-${name}`}>
-                  {name}
-                </Heading>
-                <InlineMarkdown text={schema.description} />
-                <SchemaView doc={spec} schema={{ $ref: `#/components/schemas/${name}` }} />
-              </div>
+              <SchemaSection key={name} doc={spec} name={name} schema={schema} />
             ))}
           </section>
         </main>

@@ -271,6 +271,49 @@ export function exampleOf(doc: OpenApiDocument, media: MediaType | undefined): u
   return media.schema ? sample(doc, media.schema, 0) : undefined;
 }
 
+/** Every example of a media type with its label (the example's summary or name); one built from the schema if none. */
+export function examplesOf(doc: OpenApiDocument, media: MediaType | undefined): { label: string; value: unknown }[] {
+  if (!media) return [];
+  if (media.example !== undefined) return [{ label: '', value: media.example }];
+  if (media.examples && Object.keys(media.examples).length > 0) {
+    return Object.entries(media.examples).map(([name, example]) => {
+      const resolved = deref(doc, example);
+      return { label: resolved.summary ?? name, value: resolved.value };
+    });
+  }
+  return media.schema ? [{ label: '', value: sample(doc, media.schema, 0) }] : [];
+}
+
+/** An example value for a schema: its own example, default or enum value, else one built from its type. */
+export function sampleValue(doc: OpenApiDocument, schema: SchemaObject): unknown {
+  return sample(doc, schema, 0);
+}
+
+const REASONS: Record<string, string> = {
+  '200': 'OK',
+  '201': 'Created',
+  '202': 'Accepted',
+  '204': 'No Content',
+  '400': 'Bad Request',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'Not Found',
+  '409': 'Conflict',
+  '413': 'Payload Too Large',
+  '415': 'Unsupported Media Type',
+  '422': 'Unprocessable Entity',
+  '429': 'Too Many Requests',
+  '500': 'Internal Server Error',
+  '501': 'Not Implemented',
+  '502': 'Bad Gateway',
+  '503': 'Service Unavailable',
+};
+
+/** The HTTP reason phrase of a response key such as `201` (or `default`). */
+export function reasonPhrase(status: string): string {
+  return REASONS[status] ?? (status === 'default' ? 'Any other status' : 'Response');
+}
+
 function sample(doc: OpenApiDocument, input: SchemaObject, depth: number): unknown {
   const schema = normalize(doc, input);
   if (schema.example !== undefined) return schema.example;

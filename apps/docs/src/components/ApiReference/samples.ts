@@ -1,4 +1,4 @@
-import { exampleOf, type OpenApiDocument, type Operation } from './openapi';
+import { exampleOf, type OpenApiDocument, type Operation, sampleValue } from './openapi';
 
 /** The credential header a request sample uses: the first security scheme the operation accepts. */
 function authHeader(doc: OpenApiDocument, operation: Operation): string | undefined {
@@ -23,12 +23,17 @@ export function curlSample(doc: OpenApiDocument, operation: Operation): string {
   let path = operation.path;
   const query: string[] = [];
   for (const parameter of operation.parameters) {
+    // Required parameters get a value (their example, else one built from the schema); optional ones only
+    // appear when they have an example or a default.
     const value =
-      parameter.example ?? parameter.schema?.example ?? parameter.schema?.default ?? parameter.schema?.enum?.[0];
+      parameter.example ??
+      parameter.schema?.example ??
+      parameter.schema?.default ??
+      (parameter.required && parameter.schema ? sampleValue(doc, parameter.schema) : undefined);
     if (parameter.in === 'path')
       path = path.replace(`{${parameter.name}}`, encodeURIComponent(String(value ?? parameter.name)));
-    if (parameter.in === 'query' && (parameter.required || value !== undefined) && parameter.name !== 'status') {
-      query.push(`${encodeURIComponent(parameter.name)}=${encodeURIComponent(String(value ?? `<${parameter.name}>`))}`);
+    if (parameter.in === 'query' && value !== undefined) {
+      query.push(`${encodeURIComponent(parameter.name)}=${encodeURIComponent(String(value))}`);
     }
   }
   const url = `${base}${path}${query.length ? `?${query.join('&')}` : ''}`;
