@@ -24,7 +24,8 @@ const SIDEBAR_OF = new Map(
   Object.entries(SIDEBARS).flatMap(([name, docs]) => docs.map((doc) => [doc.path, name as keyof typeof SIDEBARS])),
 );
 
-describe('every route', () => {
+// Pages are independent: three at a time keep the run short without starving the machine.
+describe('every route', { concurrency: 3 }, () => {
   for (const route of ROUTES) {
     test(`${route.path} shows "${route.h1}", its title, anchors, its sidebar and no serious axe violation`, async () => {
       const { page, response, errors } = await openPage(browser, site.origin, route.path);
