@@ -818,6 +818,8 @@ export interface operations {
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `WEBHOOK_URL_REFUSED`: The webhook URL resolves to a private, loopback or link-local address, which this deployment does not call. `details` names the field.
              */
             400: {
                 headers: {
@@ -873,15 +875,6 @@ export interface operations {
             };
             /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -997,15 +990,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
             503: {
                 headers: {
@@ -1097,6 +1081,8 @@ export interface operations {
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `WEBHOOK_URL_REFUSED`: The webhook URL resolves to a private, loopback or link-local address, which this deployment does not call. `details` names the field.
              */
             400: {
                 headers: {
@@ -1161,15 +1147,6 @@ export interface operations {
             };
             /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1332,15 +1309,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
             503: {
                 headers: {
@@ -1484,15 +1452,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
             503: {
                 headers: {
@@ -1586,15 +1545,6 @@ export interface operations {
             };
             /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1756,15 +1706,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
             503: {
                 headers: {
@@ -1897,8 +1838,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
-            500: {
+            /**
+             * @description `FUNCTION_NOT_IN_ABI`: Only functions of the contract’s imported ABI can be activated. The signature (name and argument types) decides; argument names may differ.
+             *
+             *     `FUNCTION_NOT_STATE_CHANGING`: view and pure functions do not change state, so there is no transaction to send for them.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1906,8 +1851,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2043,8 +1988,12 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
-            500: {
+            /**
+             * @description `FUNCTION_NOT_IN_ABI`: Only functions of the contract’s imported ABI can be activated. The signature (name and argument types) decides; argument names may differ.
+             *
+             *     `FUNCTION_NOT_STATE_CHANGING`: view and pure functions do not change state, so there is no transaction to send for them.
+             */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2052,8 +2001,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2190,15 +2139,6 @@ export interface operations {
             };
             /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2369,6 +2309,21 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description `FUNCTION_NOT_ACTIVE`: Only activated functions can be executed; this one was deactivated.
+             *
+             *     `EXECUTION_REVERTED`: The transaction was simulated (`eth_call` from the system wallet) and reverted, so nothing was created or queued. The message carries the decoded revert reason or custom error.
+             *
+             *     `NETWORK_NOT_CONFIGURED`: The call needs the chain, and this deployment has no JSON-RPC endpoint for the network. The operator sets `RPC_URL_<networkId>`.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
             500: {
                 headers: {
@@ -2378,16 +2333,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            /**
+             * @description `CHAIN_UNAVAILABLE`: The network’s JSON-RPC endpoint is unreachable or failing. Nothing was created; retry later.
+             *
+             *     `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2502,15 +2452,6 @@ export interface operations {
             };
             /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2641,15 +2582,6 @@ export interface operations {
             };
             /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `NOT_IMPLEMENTED`: The operation is declared in the API but not yet served by this deployment. */
-            501: {
                 headers: {
                     [name: string]: unknown;
                 };
