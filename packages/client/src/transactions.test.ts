@@ -34,6 +34,20 @@ describe('iterateTransactions', () => {
     );
   });
 
+  it('yields a transaction once when a newer one pushed it to the next page meanwhile', async () => {
+    const pages = [
+      ['t9', 't8'],
+      ['t8', 't7'],
+    ]; // t10 was created between the two requests
+    const { client } = await serve((_, res, i) => {
+      const transactions = (pages[i] ?? []).map((id) => ({ id, status: 'created' }));
+      json(res, 200, { data: { transactions }, meta: { pageNumber: i + 1, perPage: 2, totalPage: 2, totalItems: 4 } });
+    });
+    const seen: string[] = [];
+    for await (const transaction of client.iterateTransactions({ perPage: 2 })) seen.push(transaction.id);
+    assert.deepEqual(seen, ['t9', 't8', 't7']);
+  });
+
   it('stops at an empty page, and asks only for the pages iterated', async () => {
     const { server, client } = await serve((_, res) =>
       json(res, 200, {

@@ -74,9 +74,16 @@ export async function* iterateTransactions(
   { status, perPage = 100 }: IterateTransactionsOptions,
   options?: RequestOptions,
 ): AsyncGenerator<Transaction, void, undefined> {
+  // Pages are newest first: a transaction created meanwhile pushes older ones to the next page, where they would
+  // come a second time. Remembering the ids yielded skips those repeats.
+  const yielded = new Set<string>();
   for (let page = 1; ; page++) {
     const { data, meta } = await getTransactions({ page, perPage, ...(status ? { status } : {}) }, options);
-    yield* data.transactions;
+    for (const transaction of data.transactions) {
+      if (yielded.has(transaction.id)) continue;
+      yielded.add(transaction.id);
+      yield transaction;
+    }
     if (data.transactions.length === 0 || page >= meta.totalPage) return;
   }
 }

@@ -13,6 +13,12 @@ export const ERROR_CATALOGUE = {
     message: 'The request body is not valid JSON',
     description: 'The body could not be parsed as JSON.',
   },
+  WEBHOOK_URL_REFUSED: {
+    status: 400,
+    message: 'The webhook URL is refused: {reason}',
+    description:
+      'The webhook URL resolves to a private, loopback or link-local address, which this deployment does not call. `details` names the field.',
+  },
   PROJECT_REQUIRED: {
     status: 400,
     message: 'Choose a project: send the X-Project-Id header',
@@ -69,6 +75,34 @@ export const ERROR_CATALOGUE = {
     description: 'No operation is served at this method and path.',
   },
   CONFLICT: { status: 409, message: '{reason}', description: 'The request conflicts with the current state.' },
+  FUNCTION_NOT_IN_ABI: {
+    status: 422,
+    message: 'Function {signature} is not in the ABI of contract {contractId}',
+    description:
+      'Only functions of the contract’s imported ABI can be activated. The signature (name and argument types) decides; argument names may differ.',
+  },
+  FUNCTION_NOT_STATE_CHANGING: {
+    status: 422,
+    message: 'Function {signature} is {mutability}: only nonpayable and payable functions can be activated',
+    description: 'view and pure functions do not change state, so there is no transaction to send for them.',
+  },
+  FUNCTION_NOT_ACTIVE: {
+    status: 422,
+    message: 'Function {signature} of contract {contractId} is not active: activate it before executing it',
+    description: 'Only activated functions can be executed; this one was deactivated.',
+  },
+  NETWORK_NOT_CONFIGURED: {
+    status: 422,
+    message: 'Network {networkId} is not configured on this deployment: set RPC_URL_{networkId}',
+    description:
+      'The call needs the chain, and this deployment has no JSON-RPC endpoint for the network. The operator sets `RPC_URL_<networkId>`.',
+  },
+  EXECUTION_REVERTED: {
+    status: 422,
+    message: 'The call reverts: {reason}',
+    description:
+      'The transaction was simulated (`eth_call` from the system wallet) and reverted, so nothing was created or queued. The message carries the decoded revert reason or custom error.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     message: 'The request body is larger than {limit} bytes',
@@ -88,6 +122,11 @@ export const ERROR_CATALOGUE = {
     status: 501,
     message: 'Operation {operationId} is not available yet',
     description: 'The operation is declared in the API but not yet served by this deployment.',
+  },
+  CHAIN_UNAVAILABLE: {
+    status: 503,
+    message: 'The RPC endpoint of network {networkId} did not answer: {reason}',
+    description: 'The network’s JSON-RPC endpoint is unreachable or failing. Nothing was created; retry later.',
   },
   SERVICE_UNAVAILABLE: {
     status: 503,

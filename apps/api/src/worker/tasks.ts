@@ -2,6 +2,7 @@ import type { TaskList } from 'graphile-worker';
 import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
 import type { SignerProvider } from '#api/wallets/signer.ts';
+import { transactionTasks } from './transactionTasks.ts';
 
 /** What job processors may use. Built once per worker process. */
 export interface WorkerDeps {
@@ -18,6 +19,8 @@ export interface WorkerDeps {
  * Job processors by name. Each feature contributes its own (transaction sending and monitoring, event scanning,
  * webhook delivery); what enqueues which job lives with the feature.
  */
-export function createTaskList(_deps: WorkerDeps): TaskList {
-  return {};
+export function createTaskList(deps: WorkerDeps): TaskList {
+  return {
+    ...transactionTasks(deps),
+  };
 }

@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { notServedYet, WRITERS } from '#api/http/roles.ts';
+import { activateFunction } from '#api/contracts/contracts.ts';
+import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { ContractActivatedFunction } from '#api/schemas/entities.ts';
 import { exampleActivatedFunction } from '#api/schemas/examples.ts';
@@ -22,7 +23,8 @@ export default defineRoute({
     schema: Type.Object({ contractActivatedFunction: ContractActivatedFunction }),
     example: { contractActivatedFunction: exampleActivatedFunction },
   },
-  errors: ['NOT_FOUND'],
-  notImplemented: true,
-  handler: notServedYet,
+  errors: ['NOT_FOUND', 'FUNCTION_NOT_IN_ABI', 'FUNCTION_NOT_STATE_CHANGING'],
+  async handler({ body, principal, deps }) {
+    return { contractActivatedFunction: await activateFunction(deps.db, projectOf(principal), body) };
+  },
 });

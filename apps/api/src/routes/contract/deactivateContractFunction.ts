@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { notServedYet, WRITERS } from '#api/http/roles.ts';
+import { deactivateFunction } from '#api/contracts/contracts.ts';
+import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { exampleActivatedFunction } from '#api/schemas/examples.ts';
 import { FunctionSelectorBody } from '#api/schemas/requests.ts';
@@ -21,7 +22,8 @@ export default defineRoute({
     schema: Type.Object({ message: Type.String() }),
     example: { message: 'Function mint(address,uint256) of contract 7 is deactivated' },
   },
-  errors: ['NOT_FOUND'],
-  notImplemented: true,
-  handler: notServedYet,
+  errors: ['NOT_FOUND', 'FUNCTION_NOT_IN_ABI', 'FUNCTION_NOT_STATE_CHANGING'],
+  async handler({ body, principal, deps }) {
+    return { message: await deactivateFunction(deps.db, projectOf(principal), body) };
+  },
 });

@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { listActivatedFunctions } from '#api/contracts/contracts.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { ContractActivatedFunction } from '#api/schemas/entities.ts';
 import { exampleActivatedFunction } from '#api/schemas/examples.ts';
@@ -22,6 +23,7 @@ export default defineRoute({
     example: { contractActivatedFunctions: [exampleActivatedFunction] },
   },
   errors: ['NOT_FOUND'],
-  notImplemented: true,
-  handler: notServedYet,
+  async handler({ body, principal, deps }) {
+    return { contractActivatedFunctions: await listActivatedFunctions(deps.db, projectOf(principal), body.contractId) };
+  },
 });

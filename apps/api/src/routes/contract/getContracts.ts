@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { listContracts } from '#api/contracts/contracts.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { Contract } from '#api/schemas/entities.ts';
 import { exampleContract } from '#api/schemas/examples.ts';
@@ -19,6 +20,7 @@ export default defineRoute({
     example: { contracts: [exampleContract] },
   },
   errors: [],
-  notImplemented: true,
-  handler: notServedYet,
+  async handler({ principal, deps }) {
+    return { contracts: await listContracts(deps.db, projectOf(principal)) };
+  },
 });

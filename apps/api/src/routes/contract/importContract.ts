@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { notServedYet, WRITERS } from '#api/http/roles.ts';
+import { importContract } from '#api/contracts/contracts.ts';
+import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { Contract, NetworkIdSchema } from '#api/schemas/entities.ts';
 import { exampleContract } from '#api/schemas/examples.ts';
@@ -38,6 +39,7 @@ export default defineRoute({
     example: { contract: exampleContract },
   },
   errors: ['CONFLICT'],
-  notImplemented: true,
-  handler: notServedYet,
+  async handler({ body, principal, deps }) {
+    return { contract: await importContract(deps.db, projectOf(principal), body) };
+  },
 });

@@ -1,8 +1,9 @@
 import Type from 'typebox';
-import { notServedYet, WRITERS } from '#api/http/roles.ts';
+import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
+import { executeTransaction } from '#api/transactions/executeTransaction.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -52,7 +53,15 @@ export default defineRoute({
       },
     },
   },
-  errors: ['NOT_FOUND', 'CONFLICT'],
-  notImplemented: true,
-  handler: notServedYet,
+  errors: [
+    'NOT_FOUND',
+    'CONFLICT',
+    'FUNCTION_NOT_ACTIVE',
+    'EXECUTION_REVERTED',
+    'NETWORK_NOT_CONFIGURED',
+    'CHAIN_UNAVAILABLE',
+  ],
+  async handler({ body, principal, deps }) {
+    return { transaction: await executeTransaction(deps, projectOf(principal), body) };
+  },
 });

@@ -1,9 +1,10 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
 import { RequestUuid } from '#api/schemas/requests.ts';
+import { getTransaction } from '#api/transactions/transactions.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -21,6 +22,7 @@ export default defineRoute({
     example: { transaction: exampleTransaction },
   },
   errors: ['NOT_FOUND'],
-  notImplemented: true,
-  handler: notServedYet,
+  async handler({ query, principal, deps }) {
+    return { transaction: await getTransaction(deps.db, projectOf(principal), query.transactionId) };
+  },
 });

@@ -1,9 +1,10 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { PaginationMeta, Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
 import { PageQuery, TransactionStatusFilter } from '#api/schemas/requests.ts';
+import { listTransactions } from '#api/transactions/transactions.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -28,6 +29,7 @@ export default defineRoute({
     },
   },
   errors: [],
-  notImplemented: true,
-  handler: notServedYet,
+  async handler({ query, principal, deps }) {
+    return listTransactions(deps.db, projectOf(principal), query);
+  },
 });

@@ -1,0 +1,86 @@
+import { type Abi, BaseError, ContractFunctionRevertedError, decodeErrorResult, type Hex } from 'viem';
+
+function* causes(error: unknown): Generator<unknown> {
+  for (let e = error; e; e = (e as { cause?: unknown }).cause) yield e;
+}
+
+/** The endpoint did not answer (connection refused, timeout, socket closed): worth retrying, not the caller's fault. */
+export function isUnreachable(error: unknown): boolean {
+  for (const e of causes(error)) {
+    const name = (e as Error).name;
+    if (['HttpRequestError', 'TimeoutError', 'SocketClosedError', 'WebSocketRequestError'].includes(name)) return true;
+    const code = (e as { code?: string }).code;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return true;
+  }
+  return false;
+}
+
+/** The node executed the call and it reverted. */
+export function isRevert(error: unknown): boolean {
+  for (const e of causes(error)) {
+    const name = (e as Error).name;
+    if (
+      e instanceof ContractFunctionRevertedError ||
+      name === 'ExecutionRevertedError' ||
+      name === 'RawContractError' ||
+      /execution reverted|revert/i.test((e as { details?: string }).details ?? '')
+    )
+      return true;
+  }
+  return false;
+}
+
+/** The revert data carried somewhere in a viem error, if any. */
+function revertData(error: unknown): Hex | undefined {
+  for (const e of causes(error)) {
+    const data = (e as { data?: unknown }).data;
+    if (typeof data === 'string' && data.startsWith('0x') && data.length >= 10) return data as Hex;
+    if (data && typeof data === 'object' && typeof (data as { data?: unknown }).data === 'string') {
+      return (data as { data: Hex }).data;
+    }
+  }
+  return undefined;
+}
+
+function formatArgs(args: readonly unknown[] | undefined): string {
+  return (args ?? []).map((a) => (typeof a === 'bigint' ? a.toString() : JSON.stringify(a))).join(', ');
+}
+
+/**
+ * A readable revert reason: the `Error(string)` message, a panic, or a custom error of the contract's ABI with
+ * its arguments (`InsufficientBalance(10, 20)`).
+ */
+export function describeRevert(error: unknown, abi: Abi = []): string {
+  for (const e of causes(error)) {
+    if (e instanceof ContractFunctionRevertedError) {
+      if (e.reason) return e.reason;
+      if (e.data?.errorName) return `${e.data.errorName}(${formatArgs(e.data.args)})`;
+      if (e.signature) return `custom error ${e.signature} (not in the contract's ABI)`;
+    }
+  }
+  const data = revertData(error);
+  if (data) {
+    try {
+      const decoded = decodeErrorResult({ abi, data });
+      if (decoded.errorName === 'Error') return String(decoded.args?.[0] ?? '');
+      if (decoded.errorName === 'Panic') return `panic ${formatArgs(decoded.args)}`;
+      return `${decoded.errorName}(${formatArgs(decoded.args as readonly unknown[])})`;
+    } catch {
+      return `custom error ${data.slice(0, 10)} (not in the contract's ABI)`;
+    }
+  }
+  if (error instanceof BaseError) {
+    const details = error.details;
+    if (details && /revert/i.test(details)) return details;
+    return error.shortMessage;
+  }
+  return (error as Error).message ?? 'execution reverted';
+}
+
+/** One line for people: viem's short message and detail, without the docs and version trailer. */
+export function shortError(error: unknown): string {
+  if (error instanceof BaseError) {
+    return [error.shortMessage, error.details].filter((p, i, all) => p && all.indexOf(p) === i).join(': ');
+  }
+  return (error as Error).message?.split('\n')[0] ?? String(error);
+}

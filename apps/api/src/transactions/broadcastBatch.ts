@@ -1,0 +1,106 @@
+import { type Address, type Hex, keccak256, type LocalAccount, type PublicClient } from 'viem';
+import { isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import type { Db } from '#api/db/db.ts';
+import { mapLimit } from '#api/lib/mapLimit.ts';
+import { invalidateNonce } from './nonces.ts';
+import type { WalletNetwork } from './queue.ts';
+
+/** A transaction with its nonce, gas limit and fees fixed: signing it again gives the same bytes and hash. */
+export interface SignedRow {
+  id: string;
+  to: Address;
+  data: Hex;
+  nonce: number;
+  gas: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+}
+
+type Outcome = { kind: 'sent' } | { kind: 'unreachable'; error: unknown } | { kind: 'refused'; error: unknown };
+
+/**
+ * Signs and broadcasts transactions in nonce order and records what happened to each:
+ * - accepted (or "already known": our identical bytes are in the pool) → broadcasted, with its hash
+ * - "nonce too low" → if our hash has a receipt it was ours (a sender died after sending); otherwise another
+ *   transaction took the nonce: back to `created` for a new nonce, and the nonce is resynchronised
+ * - refused for another reason → broadcast-failed with the node's message; the nonce is released
+ * - RPC unreachable → stays `processing` with its nonce, and the error is rethrown so the job retries later.
+ * Returns how many are now broadcasted.
+ */
+export async function broadcastBatch(
+  sender: { db: Db; target: WalletNetwork; client: PublicClient; account: LocalAccount },
+  rows: SignedRow[],
+): Promise<number> {
+  const { db, target, client, account } = sender;
+  const signed = await Promise.all(
+    rows.map((row) =>
+      account.signTransaction({
+        chainId: target.networkId,
+        type: 'eip1559',
+        to: row.to,
+        data: row.data,
+        value: 0n,
+        nonce: Number(row.nonce),
+        gas: BigInt(row.gas),
+        maxFeePerGas: BigInt(row.maxFeePerGas),
+        maxPriorityFeePerGas: BigInt(row.maxPriorityFeePerGas),
+      }),
+    ),
+  );
+  const hashes = signed.map((s) => keccak256(s));
+  const outcomes = await mapLimit(rows, 32, async (_row, i): Promise<Outcome> => {
+    try {
+      await client.sendRawTransaction({ serializedTransaction: signed[i] as Hex });
+      return { kind: 'sent' };
+    } catch (error) {
+      if (isUnreachable(error)) return { kind: 'unreachable', error };
+      const text = `${shortError(error)} ${(error as { details?: string }).details ?? ''}`;
+      if (/already known|already imported|known transaction/i.test(text)) return { kind: 'sent' };
+      if (/nonce too low|nonce has already been used/i.test(text)) {
+        const receipt = await client.getTransactionReceipt({ hash: hashes[i] as Hex }).catch(() => undefined);
+        if (receipt) return { kind: 'sent' };
+        return { kind: 'refused', error: Object.assign(new Error('nonce too low'), { nonceTaken: true }) };
+      }
+      return { kind: 'refused', error };
+    }
+  });
+
+  const sent = rows.flatMap((row, i) => (outcomes[i]?.kind === 'sent' ? [{ id: row.id, hash: hashes[i] }] : []));
+  await db.transaction(async (tx) => {
+    if (sent.length > 0) {
+      await tx.query(
+        `UPDATE transactions t SET status = 'broadcasted', transaction_hash = v.hash, broadcasted_at = clock_timestamp(),
+           previous_hashes = CASE WHEN v.hash = ANY(t.previous_hashes) THEN t.previous_hashes
+                                  ELSE t.previous_hashes || v.hash END,
+           updated_at = clock_timestamp()
+         FROM unnest($1::uuid[], $2::text[]) AS v(id, hash)
+         WHERE t.id = v.id AND t.status = 'processing'`,
+        [sent.map((s) => s.id), sent.map((s) => s.hash)],
+      );
+    }
+    let released = false;
+    for (const [i, row] of rows.entries()) {
+      const outcome = outcomes[i];
+      if (outcome?.kind !== 'refused') continue;
+      released = true;
+      if ((outcome.error as { nonceTaken?: boolean }).nonceTaken) {
+        await tx.query(
+          `UPDATE transactions SET status = 'created', nonce = NULL, updated_at = clock_timestamp()
+           WHERE id = $1 AND status = 'processing'`,
+          [row.id],
+        );
+      } else {
+        await tx.query(
+          `UPDATE transactions SET status = 'broadcast-failed', nonce = NULL, error_message = $2,
+             updated_at = clock_timestamp()
+           WHERE id = $1 AND status = 'processing'`,
+          [row.id, `The node refused the transaction: ${shortError(outcome.error)}`],
+        );
+      }
+    }
+    if (released) await invalidateNonce(tx, target);
+  });
+  const unreachable = outcomes.find((o) => o?.kind === 'unreachable');
+  if (unreachable && unreachable.kind === 'unreachable') throw unreachable.error;
+  return sent.length;
+}

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto';
+import type { Abi, Address, Hex, PublicClient } from 'viem';
+import { describeRevert, isRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import { type Chains, NetworkNotConfiguredError } from '#api/chain/chains.ts';
+import { type NetworkId, networkTypeOf } from '#api/config/networks.ts';
+import { parseActivatedFunction, parseFormattedAbi } from '#api/contracts/abi.ts';
+import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
+import type { Db } from '#api/db/db.ts';
+import { ApiError } from '#api/errors/ApiError.ts';
+import { enqueueSend } from './queue.ts';
+import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
+
+export interface ExecuteRequest {
+  contractActivatedFunctionId: number;
+  functionArgs: string[];
+  idempotencyKey: string;
+}
+
+interface ActivatedFunctionRow {
+  id: number;
+  active: boolean;
+  formattedAbiFunction: string;
+  signature: string;
+  contractId: number;
+  networkId: NetworkId;
+  contractAddress: Address;
+  formattedAbi: string[];
+  walletMainnetId: number;
+  walletMainnetAddress: Address;
+  walletTestnetId: number;
+  walletTestnetAddress: Address;
+}
+
+/** What identifies a request for idempotency: everything in the body but the key itself. */
+function requestHash(body: ExecuteRequest): string {
+  return createHash('sha256')
+    .update(JSON.stringify([body.contractActivatedFunctionId, body.functionArgs]))
+    .digest('hex');
+}
+
+async function findByKey(db: SqlRunner, projectId: number, key: string) {
+  const { rows } = await db.query<Transaction & { requestHash: string }>(
+    `SELECT ${TRANSACTION_COLUMNS}, request_hash AS "requestHash" FROM transactions
+     WHERE project_id = $1 AND idempotency_key = $2`,
+    [projectId, key],
+  );
+  return rows[0];
+}
+
+/** The same key with the same body is the original transaction; with another body, a 409. */
+function original(existing: Transaction & { requestHash: string }, hash: string): Transaction {
+  if (existing.requestHash !== hash) {
+    throw new ApiError('CONFLICT', {
+      reason: `Idempotency key "${existing.idempotencyKey}" was already used for a different request (transaction ${existing.id}); use a new key for a new transaction`,
+    });
+  }
+  const { requestHash: _, ...transaction } = existing;
+  return transaction;
+}
+
+async function loadActivatedFunction(db: Db, projectId: number, id: number): Promise<ActivatedFunctionRow> {
+  const { rows } = await db.query<ActivatedFunctionRow>(
+    `SELECT f.id, f.active, f.formatted_abi_function AS "formattedAbiFunction", f.signature,
+            c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
+            c.formatted_abi AS "formattedAbi",
+            wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress",
+            wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress"
+     FROM contract_activated_functions f
+     JOIN contracts c ON c.id = f.contract_id
+     JOIN projects p ON p.id = c.project_id
+     JOIN system_wallets wm ON wm.id = p.wallet_mainnet_id
+     JOIN system_wallets wt ON wt.id = p.wallet_testnet_id
+     WHERE f.id = $1 AND c.project_id = $2`,
+    [id, projectId],
+  );
+  if (!rows[0]) throw new ApiError('NOT_FOUND', { resource: 'Contract activated function', id });
+  return rows[0];
+}
+
+function clientFor(chains: Chains, networkId: NetworkId): PublicClient {
+  try {
+    return chains.client(networkId);
+  } catch (error) {
+    if (error instanceof NetworkNotConfiguredError) throw new ApiError('NETWORK_NOT_CONFIGURED', { networkId });
+    throw error;
+  }
+}
+
+/** eth_call from the system wallet: a revert is the caller's 422 with the decoded reason, and nothing is created. */
+async function simulate(
+  client: PublicClient,
+  call: { networkId: NetworkId; from: Address; to: Address; data: Hex; abi: Abi },
+): Promise<void> {
+  try {
+    await client.call({ account: call.from, to: call.to, data: call.data });
+  } catch (error) {
+    if (isRevert(error)) throw new ApiError('EXECUTION_REVERTED', { reason: describeRevert(error, call.abi) });
+    const reason = isUnreachable(error) ? 'the endpoint is unreachable' : shortError(error);
+    throw new ApiError('CHAIN_UNAVAILABLE', { networkId: call.networkId, reason }, { cause: error });
+  }
+}
+
+/**
+ * Accepts a transaction: checks the function is active, converts the arguments, simulates the call, then stores
+ * the transaction and queues its sending in one database transaction. Concurrent requests with one idempotency key
+ * meet at the unique index: one inserts, the others get its row.
+ */
+export async function executeTransaction(
+  deps: { db: Db; chains: Chains },
+  projectId: number,
+  body: ExecuteRequest,
+): Promise<Transaction> {
+  const hash = requestHash(body);
+  const existing = await findByKey(deps.db, projectId, body.idempotencyKey);
+  if (existing) return original(existing, hash);
+
+  const fn = await loadActivatedFunction(deps.db, projectId, body.contractActivatedFunctionId);
+  if (!fn.active) throw new ApiError('FUNCTION_NOT_ACTIVE', { signature: fn.signature, contractId: fn.contractId });
+  const item = parseActivatedFunction(fn.formattedAbi, fn.formattedAbiFunction);
+  const { data } = encodeFunctionArgs(item, body.functionArgs);
+  const mainnet = networkTypeOf(fn.networkId) === 'mainnet';
+  const wallet = mainnet
+    ? { id: fn.walletMainnetId, address: fn.walletMainnetAddress }
+    : { id: fn.walletTestnetId, address: fn.walletTestnetAddress };
+  const client = clientFor(deps.chains, fn.networkId);
+  await simulate(client, {
+    networkId: fn.networkId,
+    from: wallet.address,
+    to: fn.contractAddress,
+    data,
+    abi: parseFormattedAbi(fn.formattedAbi),
+  });
+
+  const inserted = await deps.db.transaction(async (tx) => {
+    const { rows } = await tx.query<Transaction>(
+      `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
+         function_args, to_address, data, idempotency_key, request_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (project_id, idempotency_key) DO NOTHING
+       RETURNING ${TRANSACTION_COLUMNS}`,
+      [
+        projectId,
+        fn.id,
+        wallet.id,
+        fn.networkId,
+        JSON.stringify(body.functionArgs),
+        fn.contractAddress,
+        data,
+        body.idempotencyKey,
+        hash,
+      ],
+    );
+    if (rows[0]) await enqueueSend(tx, { walletId: wallet.id, networkId: fn.networkId });
+    return rows[0];
+  });
+  if (inserted) return inserted;
+  // Another request with this key committed first.
+  const winner = await findByKey(deps.db, projectId, body.idempotencyKey);
+  if (!winner) throw new Error('Idempotency key conflict without a stored transaction');
+  return original(winner, hash);
+}

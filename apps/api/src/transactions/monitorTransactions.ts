@@ -1,0 +1,175 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Address, Hex, PublicClient, TransactionReceipt } from 'viem';
+import { describeRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import type { NetworkId } from '#api/config/networks.ts';
+import { parseFormattedAbi } from '#api/contracts/abi.ts';
+import type { Db } from '#api/db/db.ts';
+import { mapLimit } from '#api/lib/mapLimit.ts';
+import type { WorkerDeps } from '#api/worker/tasks.ts';
+import { enqueueMonitor, type WalletNetwork } from './queue.ts';
+import { resendWithHigherFee } from './resendWithHigherFee.ts';
+import type { TransactionSettings } from './settings.ts';
+import { tryWalletLock } from './walletLock.ts';
+
+export interface BroadcastRow {
+  id: string;
+  hashes: Hex[];
+  from: Address;
+  to: Address;
+  data: Hex;
+  nonce: number;
+  gas: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+  feeBumps: number;
+  ageMs: number;
+  sinceBroadcastMs: number;
+  abi: string[];
+}
+
+/**
+ * The `transaction-monitor` job of one (wallet, network): waits for the receipts of broadcast transactions and
+ * records succeeded or reverted (with the reason), gas used, block and effective gas price. A transaction without
+ * receipt after `resendAfterMs` is re-sent with a higher fee on the same nonce; after `receiptTimeoutMs`, it is
+ * monitor-failed.
+ */
+export async function monitorTransactions(deps: WorkerDeps, settings: TransactionSettings, target: WalletNetwork) {
+  const lock = await tryWalletLock(deps.db, 'monitor', target);
+  if (!lock) {
+    await enqueueMonitor(deps.db.pool, target, new Date(Date.now() + settings.monitorPollMs));
+    return;
+  }
+  try {
+    let client: PublicClient;
+    try {
+      client = deps.chains.client(target.networkId as NetworkId);
+    } catch (error) {
+      await failAll(deps.db, target, (error as Error).message);
+      return;
+    }
+    const started = Date.now();
+    while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
+      const waiting = await checkOnce(deps, settings, target, client);
+      if (waiting === 0) return;
+      await sleep(settings.monitorPollMs, undefined, { signal: deps.signal }).catch(() => {});
+    }
+    await enqueueMonitor(deps.db.pool, target, new Date(Date.now() + settings.monitorPollMs));
+  } finally {
+    await lock.release();
+  }
+}
+
+/** One pass over the broadcast transactions; returns how many still wait for a receipt. */
+async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target: WalletNetwork, client: PublicClient) {
+  const { rows } = await deps.db.query<BroadcastRow>(
+    `SELECT t.id, t.previous_hashes AS hashes, w.address AS "from", t.to_address AS "to", t.data, t.nonce,
+            t.gas_limit::text AS gas, t.gas_price::text AS "maxFeePerGas",
+            t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas", t.fee_bumps AS "feeBumps",
+            (extract(epoch FROM clock_timestamp() - t.created_at) * 1000)::bigint AS "ageMs",
+            (extract(epoch FROM clock_timestamp() - t.broadcasted_at) * 1000)::bigint AS "sinceBroadcastMs",
+            c.formatted_abi AS abi
+     FROM transactions t
+     JOIN system_wallets w ON w.id = t.system_wallet_id
+     JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
+     JOIN contracts c ON c.id = f.contract_id
+     WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status = 'broadcasted'
+     ORDER BY t.nonce LIMIT 1000`,
+    [target.walletId, target.networkId],
+  );
+  if (rows.length === 0) return 0;
+  let receipts: (TransactionReceipt | undefined)[];
+  try {
+    receipts = await mapLimit(rows, 32, (row) => receiptOf(client, row.hashes));
+  } catch (error) {
+    if (!isUnreachable(error)) throw error;
+    // Cannot look: only the timeout applies.
+    for (const row of rows.filter((r) => r.ageMs > settings.receiptTimeoutMs)) {
+      await finish(deps.db, row.id, 'monitor-failed', {
+        errorMessage: `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s; the RPC endpoint is unreachable: ${shortError(error)}`,
+      });
+    }
+    return rows.length;
+  }
+  let waiting = 0;
+  await mapLimit(rows, 8, async (row, i) => {
+    const receipt = receipts[i];
+    if (receipt) return recordReceipt(deps.db, client, row, receipt);
+    if (row.ageMs > settings.receiptTimeoutMs) {
+      return finish(deps.db, row.id, 'monitor-failed', {
+        errorMessage: `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s (nonce ${row.nonce}, last hash ${row.hashes.at(-1)})`,
+      });
+    }
+    waiting++;
+    if (row.sinceBroadcastMs > settings.resendAfterMs && row.feeBumps < settings.maxFeeBumps) {
+      await resendWithHigherFee(deps, settings, target, client, row);
+    }
+  });
+  return waiting;
+}
+
+/** The receipt of whichever of the transaction's hashes was mined (a fee bump leaves several candidates). */
+async function receiptOf(client: PublicClient, hashes: Hex[]): Promise<TransactionReceipt | undefined> {
+  for (const hash of [...hashes].reverse()) {
+    try {
+      return await client.getTransactionReceipt({ hash });
+    } catch (error) {
+      if ((error as Error).name !== 'TransactionReceiptNotFoundError') throw error;
+    }
+  }
+  return undefined;
+}
+
+async function recordReceipt(db: Db, client: PublicClient, row: BroadcastRow, receipt: TransactionReceipt) {
+  const values = {
+    transactionHash: receipt.transactionHash,
+    gasUsed: receipt.gasUsed.toString(),
+    gasPrice: receipt.effectiveGasPrice.toString(),
+    blockNumber: Number(receipt.blockNumber),
+  };
+  if (receipt.status === 'success') return finish(db, row.id, 'succeeded', values);
+  // Replaying the call at its block gives the reason (the block's state includes what made it revert).
+  let reason = 'no reason given';
+  try {
+    await client.call({
+      account: row.from,
+      to: row.to,
+      data: row.data,
+      gas: BigInt(row.gas),
+      blockNumber: receipt.blockNumber,
+    });
+  } catch (error) {
+    reason = describeRevert(error, parseFormattedAbi(row.abi));
+  }
+  return finish(db, row.id, 'reverted', { ...values, errorMessage: `Reverted on chain: ${reason}` });
+}
+
+async function finish(
+  db: Db,
+  id: string,
+  status: 'succeeded' | 'reverted' | 'monitor-failed',
+  values: { transactionHash?: Hex; gasUsed?: string; gasPrice?: string; blockNumber?: number; errorMessage?: string },
+): Promise<void> {
+  await db.query(
+    `UPDATE transactions SET status = $2, transaction_hash = COALESCE($3, transaction_hash),
+       gas_used = COALESCE($4::numeric, gas_used), gas_price = COALESCE($5::numeric, gas_price),
+       block_number = COALESCE($6, block_number), error_message = $7, updated_at = clock_timestamp()
+     WHERE id = $1 AND status = 'broadcasted'`,
+    [
+      id,
+      status,
+      values.transactionHash ?? null,
+      values.gasUsed ?? null,
+      values.gasPrice ?? null,
+      values.blockNumber ?? null,
+      values.errorMessage ?? null,
+    ],
+  );
+}
+
+async function failAll(db: Db, target: WalletNetwork, message: string): Promise<void> {
+  await db.query(
+    `UPDATE transactions SET status = 'monitor-failed', error_message = $3, updated_at = clock_timestamp()
+     WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted'`,
+    [target.walletId, target.networkId, message],
+  );
+}

@@ -1,0 +1,63 @@
+import { type Hex, keccak256, type PublicClient } from 'viem';
+import type { SystemWalletRecord } from '#api/wallets/signer.ts';
+import type { WorkerDeps } from '#api/worker/tasks.ts';
+import type { BroadcastRow } from './monitorTransactions.ts';
+import type { WalletNetwork } from './queue.ts';
+import type { TransactionSettings } from './settings.ts';
+
+const bump = (value: bigint, percent: number) => (value * BigInt(100 + percent) + 99n) / 100n;
+const max = (a: bigint, b: bigint) => (a > b ? a : b);
+
+/**
+ * Re-sends a transaction that was not mined in time: same nonce, same call, fees raised by `feeBumpPercent` (or to
+ * the network's current fees, if higher), so it replaces the pending one. Every hash is kept: whichever is mined
+ * gives the receipt.
+ */
+export async function resendWithHigherFee(
+  deps: WorkerDeps,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  client: PublicClient,
+  row: BroadcastRow,
+): Promise<void> {
+  const { rows } = await deps.db.query<SystemWalletRecord>(
+    `SELECT id, address, type, derivation_index AS "derivationIndex" FROM system_wallets WHERE id = $1`,
+    [target.walletId],
+  );
+  const account = deps.signers.signerFor(rows[0] as SystemWalletRecord);
+  const current = await client.estimateFeesPerGas();
+  const maxPriorityFeePerGas = max(
+    bump(BigInt(row.maxPriorityFeePerGas), settings.feeBumpPercent),
+    current.maxPriorityFeePerGas,
+  );
+  const maxFeePerGas = max(
+    max(bump(BigInt(row.maxFeePerGas), settings.feeBumpPercent), current.maxFeePerGas),
+    maxPriorityFeePerGas,
+  );
+  const serialized = await account.signTransaction({
+    chainId: target.networkId,
+    type: 'eip1559',
+    to: row.to,
+    data: row.data,
+    value: 0n,
+    nonce: Number(row.nonce),
+    gas: BigInt(row.gas),
+    maxFeePerGas,
+    maxPriorityFeePerGas,
+  });
+  try {
+    await client.sendRawTransaction({ serializedTransaction: serialized });
+  } catch (error) {
+    const text = `${(error as Error).message}`;
+    // Mined meanwhile ("nonce too low"): the next pass finds the receipt. Anything else: try again next interval.
+    if (!/already known/i.test(text)) return;
+  }
+  const hash: Hex = keccak256(serialized);
+  await deps.db.query(
+    `UPDATE transactions SET transaction_hash = $2, previous_hashes = previous_hashes || $2::text,
+       gas_price = $3, max_priority_fee_per_gas = $4, fee_bumps = fee_bumps + 1,
+       broadcasted_at = clock_timestamp(), updated_at = clock_timestamp()
+     WHERE id = $1 AND status = 'broadcasted' AND fee_bumps = $5`,
+    [row.id, hash, maxFeePerGas.toString(), maxPriorityFeePerGas.toString(), row.feeBumps],
+  );
+}

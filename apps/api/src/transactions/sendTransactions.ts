@@ -1,0 +1,220 @@
+import type { Address, Hex, LocalAccount, PublicClient } from 'viem';
+import { describeRevert, isRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import type { NetworkId } from '#api/config/networks.ts';
+import { parseFormattedAbi } from '#api/contracts/abi.ts';
+import type { Db } from '#api/db/db.ts';
+import { mapLimit } from '#api/lib/mapLimit.ts';
+import type { SystemWalletRecord } from '#api/wallets/signer.ts';
+import type { WorkerDeps } from '#api/worker/tasks.ts';
+import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
+import { ensureDevFunds } from './devFunding.ts';
+import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
+import { enqueueMonitor, enqueueSend, type WalletNetwork } from './queue.ts';
+import type { TransactionSettings } from './settings.ts';
+import { tryWalletLock } from './walletLock.ts';
+
+interface Sender {
+  db: Db;
+  settings: TransactionSettings;
+  target: WalletNetwork;
+  client: PublicClient;
+  account: LocalAccount;
+}
+
+/**
+ * The `transaction-send` job of one (wallet, network): estimates gas, allocates nonces, signs and broadcasts every
+ * waiting transaction, in rounds, until none is left. One process at a time does this for a wallet.
+ */
+export async function sendTransactions(deps: WorkerDeps, settings: TransactionSettings, target: WalletNetwork) {
+  const lock = await tryWalletLock(deps.db, 'send', target);
+  if (!lock) {
+    // Another process is sending for this wallet; look again shortly in case it is just finishing.
+    await enqueueSend(deps.db.pool, target, new Date(Date.now() + 250));
+    return;
+  }
+  try {
+    await sendWhileWaiting(deps, settings, target);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function sendWhileWaiting(deps: WorkerDeps, settings: TransactionSettings, target: WalletNetwork) {
+  const { rows } = await deps.db.query<SystemWalletRecord>(
+    `SELECT id, address, type, derivation_index AS "derivationIndex" FROM system_wallets WHERE id = $1`,
+    [target.walletId],
+  );
+  let sender: Sender;
+  try {
+    const account = deps.signers.signerFor(rows[0] as SystemWalletRecord);
+    const client = deps.chains.client(target.networkId as NetworkId);
+    sender = { db: deps.db, settings, target, client, account };
+  } catch (error) {
+    // No signer or no RPC endpoint: retrying cannot help.
+    await failWaiting(deps.db, target, (error as Error).message);
+    return;
+  }
+  const started = Date.now();
+  while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
+    try {
+      const batch = await nextBatch(sender);
+      if (!batch) return;
+      if (batch.length === 0) continue;
+      const broadcast = await broadcastBatch(sender, batch);
+      if (broadcast > 0) await enqueueMonitor(deps.db.pool, target);
+    } catch (error) {
+      if (!isUnreachable(error)) throw error;
+      const delay = await recordUnreachable(deps.db, target, settings, error);
+      if (delay !== undefined) await enqueueSend(deps.db.pool, target, new Date(Date.now() + delay));
+      return;
+    }
+  }
+  await enqueueSend(deps.db.pool, target);
+}
+
+/**
+ * The next transactions to broadcast, with nonces: first those left `processing` by a sender that died or lost
+ * the RPC (same nonce, same fees, so the same hash), then `created` ones. undefined when nothing is waiting.
+ */
+async function nextBatch(sender: Sender): Promise<SignedRow[] | undefined> {
+  const { db, target, settings, client, account } = sender;
+  const resumed = await db.query<SignedRow>(
+    `SELECT id, to_address AS "to", data, nonce, gas_limit::text AS "gas", gas_price::text AS "maxFeePerGas",
+            max_priority_fee_per_gas::text AS "maxPriorityFeePerGas"
+     FROM transactions WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'processing'
+     ORDER BY nonce LIMIT $3`,
+    [target.walletId, target.networkId, settings.batchSize],
+  );
+  if (resumed.rows.length > 0) return resumed.rows;
+
+  const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; abi: string[] }>(
+    `SELECT t.id, t.to_address AS "to", t.data, c.formatted_abi AS abi
+     FROM transactions t
+     JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
+     JOIN contracts c ON c.id = f.contract_id
+     WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status = 'created'
+     ORDER BY t.created_at, t.id LIMIT $3`,
+    [target.walletId, target.networkId, settings.batchSize],
+  );
+  if (waiting.length === 0) {
+    await fillNonceHoles(sender);
+    return undefined;
+  }
+  await ensureDevFunds(client, target.networkId, account.address);
+  const fees = await client.estimateFeesPerGas();
+  // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
+  const estimates = await mapLimit(waiting, 16, async (row) => {
+    try {
+      const gas = await client.estimateGas({
+        account: account.address,
+        to: row.to,
+        data: row.data,
+        blockTag: 'latest',
+      });
+      return { row, gas };
+    } catch (error) {
+      if (isUnreachable(error)) throw error;
+      return { row, error };
+    }
+  });
+  const refused = estimates.filter((e) => 'error' in e);
+  for (const { row, error } of refused as { row: (typeof waiting)[number]; error: unknown }[]) {
+    const revert = isRevert(error);
+    const message = revert
+      ? `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, parseFormattedAbi(row.abi))}`
+      : `Gas estimation failed: ${shortError(error)}`;
+    await db.query(
+      `UPDATE transactions SET status = $2, error_message = $3, updated_at = clock_timestamp()
+       WHERE id = $1 AND status = 'created'`,
+      [row.id, revert ? 'reverted' : 'broadcast-failed', message],
+    );
+  }
+  const ready = estimates.filter((e): e is { row: (typeof waiting)[number]; gas: bigint } => 'gas' in e);
+  if (ready.length === 0) return [];
+  const headroom = BigInt(100 + settings.gasHeadroomPercent);
+  return db.transaction(async (tx) => {
+    const nonces = await allocateNonces(tx, target, ready.length, () =>
+      client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+    );
+    const { rows } = await tx.query<SignedRow>(
+      `UPDATE transactions t SET status = 'processing', nonce = v.nonce, gas_limit = v.gas,
+         gas_price = $4, max_priority_fee_per_gas = $5, send_attempts = 0, updated_at = clock_timestamp()
+       FROM unnest($1::uuid[], $2::bigint[], $3::numeric[]) AS v(id, nonce, gas)
+       WHERE t.id = v.id AND t.status = 'created'
+       RETURNING t.id, t.to_address AS "to", t.data, t.nonce, t.gas_limit::text AS "gas",
+         t.gas_price::text AS "maxFeePerGas", t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas"`,
+      [
+        ready.map((r) => r.row.id),
+        nonces,
+        ready.map((r) => ((r.gas * headroom) / 100n).toString()),
+        fees.maxFeePerGas.toString(),
+        fees.maxPriorityFeePerGas.toString(),
+      ],
+    );
+    return rows.sort((a, b) => Number(a.nonce) - Number(b.nonce));
+  });
+}
+
+/**
+ * A nonce released by a failure, below nonces already broadcast, would hold those back forever. When nothing is
+ * waiting to take it, a 0-value transfer to the wallet itself fills it.
+ */
+async function fillNonceHoles(sender: Sender): Promise<void> {
+  const { db, target, client, account } = sender;
+  const { rows } = await db.query<{ next: number | null }>(
+    'SELECT next_nonce AS next FROM wallet_nonces WHERE system_wallet_id = $1 AND network_id = $2',
+    [target.walletId, target.networkId],
+  );
+  if (!rows[0] || rows[0].next !== null) return;
+  const chainNonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
+  const { holes } = await db.transaction((tx) => resync(tx, target, chainNonce));
+  if (holes.length === 0) return;
+  const fees = await client.estimateFeesPerGas();
+  for (const nonce of holes) {
+    const serialized = await account.signTransaction({
+      chainId: target.networkId,
+      type: 'eip1559',
+      to: account.address,
+      value: 0n,
+      nonce,
+      gas: 21_000n,
+      ...fees,
+    });
+    await client.sendRawTransaction({ serializedTransaction: serialized }).catch(() => {});
+  }
+}
+
+/** RPC unreachable: count an attempt for every waiting transaction; past the last retry, broadcast-failed. */
+async function recordUnreachable(db: Db, target: WalletNetwork, settings: TransactionSettings, error: unknown) {
+  const message = `The RPC endpoint of network ${target.networkId} was unreachable after ${settings.retryDelaysMs.length + 1} attempts: ${shortError(error)}`;
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ attempts: number }>(
+      `UPDATE transactions SET send_attempts = send_attempts + 1, updated_at = clock_timestamp()
+       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing')
+       RETURNING send_attempts AS attempts`,
+      [target.walletId, target.networkId],
+    );
+    const { rowCount } = await tx.query(
+      `UPDATE transactions SET status = 'broadcast-failed', nonce = NULL, error_message = $3
+       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing') AND send_attempts > $4`,
+      [target.walletId, target.networkId, message, settings.retryDelaysMs.length],
+    );
+    if (rowCount) await invalidateNonce(tx, target);
+    const waiting = rows.map((r) => r.attempts).filter((a) => a <= settings.retryDelaysMs.length);
+    if (waiting.length === 0) return undefined;
+    return settings.retryDelaysMs[Math.min(...waiting) - 1] ?? 1_000;
+  });
+}
+
+/** Every waiting transaction of the wallet becomes broadcast-failed with `message`; their nonces are released. */
+async function failWaiting(db: Db, target: WalletNetwork, message: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const { rowCount } = await tx.query(
+      `UPDATE transactions SET status = 'broadcast-failed', nonce = NULL, error_message = $3,
+         updated_at = clock_timestamp()
+       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing')`,
+      [target.walletId, target.networkId, message],
+    );
+    if (rowCount) await invalidateNonce(tx, target);
+  });
+}

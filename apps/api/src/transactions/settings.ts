@@ -1,0 +1,32 @@
+/** Tunables of the transaction pipeline. The defaults are what `npm start` and production use. */
+export interface TransactionSettings {
+  /** Transactions signed and broadcast per round of the sender. */
+  batchSize: number;
+  /** Gas limit = estimate × (100 + headroom) / 100. */
+  gasHeadroomPercent: number;
+  /** Waits between attempts while the RPC endpoint is unreachable; after the last one: broadcast-failed. */
+  retryDelaysMs: number[];
+  /** A broadcast transaction without receipt after this long is re-sent with a higher fee on the same nonce. */
+  resendAfterMs: number;
+  /** Fee increase of each re-send (nodes require at least 10% to replace a transaction). */
+  feeBumpPercent: number;
+  maxFeeBumps: number;
+  /** No receipt this long after acceptance: monitor-failed. */
+  receiptTimeoutMs: number;
+  /** Pause between receipt checks while transactions are waiting. */
+  monitorPollMs: number;
+  /** A job hands over to a fresh job after this long, so one wallet cannot hold a worker slot forever. */
+  jobBudgetMs: number;
+}
+
+export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Object.freeze({
+  batchSize: 200,
+  gasHeadroomPercent: 20,
+  retryDelaysMs: [1_000, 2_000, 5_000, 10_000, 30_000],
+  resendAfterMs: 60_000,
+  feeBumpPercent: 15,
+  maxFeeBumps: 5,
+  receiptTimeoutMs: 30 * 60_000,
+  monitorPollMs: 250,
+  jobBudgetMs: 30_000,
+});

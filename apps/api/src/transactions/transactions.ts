@@ -1,0 +1,76 @@
+import type { NetworkId } from '#api/config/networks.ts';
+import type { Db } from '#api/db/db.ts';
+
+/** The pool or a transaction's client. */
+export type SqlRunner = Pick<Db, 'query'>;
+
+import { ApiError } from '#api/errors/ApiError.ts';
+import type { TransactionStatusValue } from '#api/schemas/entities.ts';
+import { pageMeta } from '#api/schemas/requests.ts';
+
+export interface Transaction {
+  id: string;
+  projectId: number;
+  contractActivatedFunctionId: number;
+  mSystemWalletId: number;
+  networkId: NetworkId;
+  functionArgs: string[];
+  status: TransactionStatusValue;
+  transactionHash: string | null;
+  nonce: number | null;
+  gasPrice: string | null;
+  gasLimit: string | null;
+  gasUsed: string | null;
+  blockNumber: number | null;
+  errorMessage: string | null;
+  idempotencyKey: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The coarse `failed` of SPEC §4: every state a transaction cannot leave without having succeeded. */
+export const FAILED_STATUSES: TransactionStatusValue[] = ['broadcast-failed', 'monitor-failed', 'reverted'];
+
+export const TRANSACTION_COLUMNS = `id, project_id AS "projectId",
+  contract_activated_function_id AS "contractActivatedFunctionId", system_wallet_id AS "mSystemWalletId",
+  network_id AS "networkId", function_args AS "functionArgs", status, transaction_hash AS "transactionHash",
+  nonce, gas_price::text AS "gasPrice", gas_limit::text AS "gasLimit", gas_used::text AS "gasUsed",
+  block_number AS "blockNumber", error_message AS "errorMessage", idempotency_key AS "idempotencyKey",
+  to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
+  to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
+
+export async function findTransaction(db: SqlRunner, projectId: number, id: string): Promise<Transaction | undefined> {
+  const { rows } = await db.query(`SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE project_id = $1 AND id = $2`, [
+    projectId,
+    id,
+  ]);
+  return rows[0] as Transaction | undefined;
+}
+
+/** A transaction of the project; another project's id is a 404, as if it did not exist. */
+export async function getTransaction(db: Db, projectId: number, id: string): Promise<Transaction> {
+  const transaction = await findTransaction(db, projectId, id);
+  if (!transaction) throw new ApiError('NOT_FOUND', { resource: 'Transaction', id });
+  return transaction;
+}
+
+/** One page of the project's transactions, newest first by createdAt; `failed` matches the three failure states. */
+export async function listTransactions(
+  db: Db,
+  projectId: number,
+  query: { page: number; perPage: number; status?: TransactionStatusValue | 'failed' },
+) {
+  const statuses = query.status === 'failed' ? FAILED_STATUSES : query.status ? [query.status] : null;
+  const where = `project_id = $1${statuses ? ' AND status = ANY($2::text[])' : ''}`;
+  const params: unknown[] = statuses ? [projectId, statuses] : [projectId];
+  const [page, count] = await Promise.all([
+    db.query<Transaction>(
+      `SELECT ${TRANSACTION_COLUMNS} FROM transactions WHERE ${where}
+       ORDER BY created_at DESC, id DESC LIMIT ${query.perPage} OFFSET ${(query.page - 1) * query.perPage}`,
+      params,
+    ),
+    db.query<{ total: number }>(`SELECT count(*)::int AS total FROM transactions WHERE ${where}`, params),
+  ]);
+  const total = count.rows[0]?.total ?? 0;
+  return { data: { transactions: page.rows }, meta: pageMeta(query.page, query.perPage, total) };
+}

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Abi, type Address, createWalletClient, type Hex, http, publicActions } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+
+/** Anvil's first development account (funded at genesis); deploys the test contract. */
+export const ANVIL_DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+
+/** The test contract's ABI as the API takes it: human-readable strings. */
+export const COUNTER_FORMATTED_ABI = [
+  'struct Point { int64 x; int64 y; }',
+  'function count() view returns (uint256)',
+  'function locked() view returns (bool)',
+  'function lastRecord() view returns (bytes32)',
+  'function claimed(uint256 id) view returns (bool)',
+  'function increment(uint256 amount)',
+  'function setLocked(bool value)',
+  'function claim(uint256 id)',
+  'function record(address who, bool flag, bytes32 tag, bytes blob, string note, uint256[] values, int64 delta, Point point)',
+  'function deposit() payable',
+  'error TooLarge(uint256 value, uint256 limit)',
+  'event Incremented(address indexed by, uint256 amount, uint256 total)',
+];
+
+let compiled: { abi: Abi; bytecode: Hex } | undefined;
+
+/** Compiles test/helpers/contracts/Counter.sol with solc-js (offline: the compiler ships in the npm package). */
+export function compileCounter(): { abi: Abi; bytecode: Hex } {
+  if (compiled) return compiled;
+  const require = createRequire(import.meta.url);
+  const solc = require('solc') as { compile(input: string): string };
+  const source = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'contracts/Counter.sol'), 'utf8');
+  const output = JSON.parse(
+    solc.compile(
+      JSON.stringify({
+        language: 'Solidity',
+        sources: { 'Counter.sol': { content: source } },
+        settings: {
+          optimizer: { enabled: true, runs: 200 },
+          outputSelection: { '*': { '*': ['abi', 'evm.bytecode'] } },
+        },
+      }),
+    ),
+  );
+  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
+  if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
+  const contract = output.contracts['Counter.sol'].Counter;
+  compiled = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  return compiled;
+}
+
+/** Deploys a fresh Counter on the anvil at `rpcUrl`; resolves to its address once mined. */
+export async function deployCounter(rpcUrl: string): Promise<Address> {
+  const { abi, bytecode } = compileCounter();
+  const client = createWalletClient({ account: ANVIL_DEPLOYER, transport: http(rpcUrl) }).extend(publicActions);
+  const chainId = await client.getChainId();
+  const hash = await client.deployContract({
+    abi,
+    bytecode,
+    chain: {
+      id: chainId,
+      name: 'anvil',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    },
+  });
+  const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  if (!receipt.contractAddress) throw new Error('Counter deployment has no contract address');
+  return receipt.contractAddress;
+}

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiKey, type Harness } from './harness.ts';
+import { COUNTER_FORMATTED_ABI } from './testContract.ts';
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition') {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+export const FINAL = ['succeeded', 'reverted', 'broadcast-failed', 'monitor-failed'];
+
+/** A project with the Counter imported and `functions` activated; returns the key and activation ids by name. */
+export async function counterProject(
+  h: Harness,
+  address: string,
+  functions: string[] = ['increment', 'claim', 'setLocked', 'record'],
+) {
+  const { project, apiKey: key } = await h.project(`Counter ${Math.random().toString(36).slice(2, 8)}`);
+  const headers = apiKey(key);
+  const imported = await h.call('import-contract', {
+    headers,
+    body: { networkId: 1337, address, formattedAbi: COUNTER_FORMATTED_ABI },
+  });
+  assert.equal(imported.status, 201, JSON.stringify(imported.body));
+  const ids: Record<string, number> = {};
+  for (const name of functions) {
+    const entry = COUNTER_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
+    const res = await h.call('activate-contract-function', {
+      headers,
+      body: { contractId: imported.body.contract.id, formattedAbiFunction: entry },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    ids[name] = res.body.contractActivatedFunction.id;
+  }
+  const detail = await h.call('get-project-detail', { headers });
+  return {
+    projectId: project.id,
+    headers,
+    ids,
+    contractId: imported.body.contract.id as number,
+    wallet: detail.body.data.mSystemWalletTestnet.address as `0x${string}`,
+  };
+}
+
+/** Waits until the transaction is in a final state and returns it. */
+export async function settled(h: Harness, headers: Record<string, string>, transactionId: string, timeoutMs = 20_000) {
+  return waitFor(
+    async () => {
+      const res = await h.call('get-transaction', { headers, query: { transactionId } });
+      return FINAL.includes(res.body.transaction.status) ? res.body.transaction : undefined;
+    },
+    timeoutMs,
+    `transaction ${transactionId} to settle`,
+  );
+}
