@@ -294,12 +294,15 @@ describe('API reference', () => {
       await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
       // get-transaction answers {transaction}: one field, shown expanded down to the entity's fields.
       const single = page.locator('[data-operation="get-transaction"]');
+      assert.equal(await single.locator('code', { hasText: /^transactionHash$/ }).count(), 0);
+      await single.getByRole('button', { name: /^200 OK$/ }).click();
       await single
         .locator('code', { hasText: /^transactionHash$/ })
         .first()
         .waitFor();
       // get-transactions answers {data, meta}: nested objects start collapsed and open on demand.
       const list = page.locator('[data-operation="get-transactions"]');
+      await list.getByRole('button', { name: /^200 OK$/ }).click();
       const toggle = list.getByRole('button', { name: /^data\b/ }).first();
       assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
       assert.equal(await list.locator('code', { hasText: /^transactions$/ }).count(), 0);

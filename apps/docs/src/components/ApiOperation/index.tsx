@@ -89,14 +89,7 @@ export default function ApiOperation({ doc, operation }: Props): ReactNode {
       <h4 className={styles.subhead}>Responses</h4>
       <ul className={styles.responses}>
         {successes.map(([status, response]) => (
-          <ResponseItem
-            key={status}
-            doc={doc}
-            operationId={id}
-            status={status}
-            response={deref(doc, response)}
-            initiallyOpen={status === successes[0]?.[0]}
-          />
+          <ResponseItem key={status} doc={doc} operationId={id} status={status} response={deref(doc, response)} />
         ))}
       </ul>
       {errors.length > 0 && <ErrorResponses doc={doc} operationId={id} responses={errors} />}
@@ -155,7 +148,6 @@ function ErrorResponses({
                 operationId={operationId}
                 status={status}
                 response={deref(doc, response)}
-                initiallyOpen={false}
               />
             ))}
           </ul>
@@ -170,14 +162,14 @@ interface ResponseProps {
   operationId: string;
   status: string;
   response: ResponseObject;
-  initiallyOpen: boolean;
 }
 
-function ResponseItem({ doc, operationId, status, response, initiallyOpen }: ResponseProps) {
-  const { collapsed, toggleCollapsed } = useCollapsible({ initialState: !initiallyOpen });
+/** One response, closed until opened (like the viewer's default); its fields and examples render on first open. */
+function ResponseItem({ doc, operationId, status, response }: ResponseProps) {
+  const { collapsed, toggleCollapsed } = useCollapsible({ initialState: true });
   const panelId = useId();
   const media = response.content?.['application/json'];
-  const examples = collapsed && !initiallyOpen ? [] : examplesOf(doc, media);
+  const examples = collapsed ? [] : examplesOf(doc, media);
   const kind = status.startsWith('2') ? styles.ok : status.startsWith('5') ? styles.serverError : styles.clientError;
   return (
     <li className={styles.response}>
