@@ -1,0 +1,239 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { createPublicClient, type Hex, http, type PublicClient } from 'viem';
+import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
+import { createChains } from '#api/chain/chains.ts';
+import { freePort } from '#api/lib/ports.ts';
+import type { TransactionSettings } from '#api/transactions/settings.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { transactionTasks } from '#api/worker/transactionTasks.ts';
+import { createWorker } from '#api/worker/worker.ts';
+import { createHarness, type Harness } from './helpers/harness.ts';
+import { deployCounter } from './helpers/testContract.ts';
+import { counterProject, FINAL, settled, waitFor } from './helpers/transactionFlow.ts';
+
+const API_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+describe('transaction pipeline under failure: worker killed, RPC unreachable, not mined in time', () => {
+  let anvil: AnvilHandle;
+  let h: Harness;
+  let chain: PublicClient;
+  let counter: `0x${string}`;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'mountain-tx-'));
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    anvil = await startAnvil({ port: await freePort() });
+    h = await createHarness({ rpcUrls: { 1337: anvil.url } });
+    chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+    counter = await deployCounter(anvil.url);
+  });
+  after(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await h?.close();
+    await anvil?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A `--role worker` process on the test database, as production runs it. */
+  async function spawnWorker(): Promise<ChildProcess> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'worker'], {
+      cwd: API_DIR,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        DATA_DIR: dataDir,
+        DATABASE_URL: h.db.pool.options.connectionString as string,
+        RPC_URL_1337: anvil.url,
+        MASTER_KEY: h.masterKey.toString('base64'),
+        TOKEN_SIGNING_KEY: h.tokenSigningKey.toString('base64'),
+        LOG_LEVEL: 'warn',
+      },
+    });
+    children.push(child);
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`worker did not start: ${stderr}`)), 30_000);
+      child.stderr?.on('data', (chunk) => {
+        stderr += chunk;
+        if (stderr.includes('mountain worker running')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${stderr}`)));
+    });
+    return child;
+  }
+
+  /** A worker in this process running only the transaction tasks, with its own chain endpoint and settings. */
+  async function inProcessWorker(rpcUrl: string, settings: Partial<TransactionSettings>) {
+    const stop = new AbortController();
+    const worker = createWorker({
+      pool: h.db.pool,
+      tasks: transactionTasks(
+        {
+          db: h.db,
+          chains: createChains({ 1337: rpcUrl }),
+          signers: createSignerProvider(h.keys),
+          masterKey: h.masterKey,
+          signal: stop.signal,
+        },
+        settings,
+      ),
+      signal: stop.signal,
+    });
+    await worker.start();
+    return async () => {
+      stop.abort();
+      await worker.stop();
+    };
+  }
+
+  async function statusCounts(projectId: number): Promise<Record<string, number>> {
+    const { rows } = await h.db.query<{ status: string; n: number }>(
+      'SELECT status, count(*)::int AS n FROM transactions WHERE project_id = $1 GROUP BY status',
+      [projectId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  it('a worker killed (SIGKILL) mid-sending, then restarted: every transaction final, none sent twice', async () => {
+    const p = await counterProject(h, counter, ['increment']);
+    const count = 150;
+    const answers = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        h.call('execute-transaction', {
+          headers: p.headers,
+          body: {
+            contractActivatedFunctionId: p.ids.increment,
+            functionArgs: [String(i + 1)],
+            idempotencyKey: `c${i}`,
+          },
+        }),
+      ),
+    );
+    assert.ok(answers.every((a) => a.status === 201));
+
+    const first = await spawnWorker();
+    await waitFor(async () => ((await statusCounts(p.projectId)).processing ? true : undefined), 30_000, 'sending');
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const atKill = await statusCounts(p.projectId);
+    assert.ok((atKill.succeeded ?? 0) < count, `killed before the end: ${JSON.stringify(atKill)}`);
+
+    const second = await spawnWorker();
+    await waitFor(
+      async () => {
+        const counts = await statusCounts(p.projectId);
+        return FINAL.reduce((sum, s) => sum + (counts[s] ?? 0), 0) === count ? true : undefined;
+      },
+      60_000,
+      'every transaction to be final',
+    );
+    second.kill('SIGTERM');
+    const { rows } = await h.db.query<{ nonce: number; hash: Hex; data: Hex; status: string }>(
+      `SELECT nonce, transaction_hash AS hash, data, status FROM transactions WHERE project_id = $1 ORDER BY nonce`,
+      [p.projectId],
+    );
+    assert.deepEqual(new Set(rows.map((r) => r.status)), new Set(['succeeded']), JSON.stringify(atKill));
+    assert.deepEqual(
+      rows.map((r) => r.nonce),
+      Array.from({ length: count }, (_, i) => i),
+    );
+    assert.equal(await chain.getTransactionCount({ address: p.wallet }), count);
+    // Every transaction the wallet sent on chain, by calldata: each of ours exactly once, with its recorded nonce.
+    const sent = new Map<string, { nonce: number; hash: Hex }[]>();
+    const latest = await chain.getBlockNumber();
+    for (let n = 0n; n <= latest; n++) {
+      const block = await chain.getBlock({ blockNumber: n, includeTransactions: true });
+      for (const tx of block.transactions) {
+        if (tx.from.toLowerCase() !== p.wallet.toLowerCase()) continue;
+        sent.set(tx.input, [...(sent.get(tx.input) ?? []), { nonce: tx.nonce, hash: tx.hash }]);
+      }
+    }
+    for (const row of rows) {
+      assert.deepEqual(sent.get(row.data), [{ nonce: row.nonce, hash: row.hash }]);
+    }
+  });
+
+  it('RPC unreachable while sending: broadcast-failed with a readable message after the retries, nonce not used', async () => {
+    const p = await counterProject(h, counter, ['increment']);
+    const dead = `http://127.0.0.1:${await freePort()}`;
+    const stopDead = await inProcessWorker(dead, { retryDelaysMs: [100, 200] });
+    try {
+      const ids = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await h.call('execute-transaction', {
+          headers: p.headers,
+          body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `dead${i}` },
+        });
+        assert.equal(res.status, 201);
+        ids.push(res.body.transaction.id);
+      }
+      for (const id of ids) {
+        const t = await settled(h, p.headers, id);
+        assert.equal(t.status, 'broadcast-failed');
+        assert.match(t.errorMessage, /^The RPC endpoint of network 1337 was unreachable after 3 attempts: /);
+        assert.equal(t.nonce, null);
+      }
+      assert.equal((await statusCounts(p.projectId)).processing, undefined);
+    } finally {
+      await stopDead();
+    }
+    const stopLive = await inProcessWorker(anvil.url, {});
+    try {
+      const res = await h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'alive' },
+      });
+      const t = await settled(h, p.headers, res.body.transaction.id);
+      assert.equal(t.status, 'succeeded');
+      assert.equal(t.nonce, 0, 'the failures left no nonce behind');
+    } finally {
+      await stopLive();
+    }
+  });
+
+  it('a transaction not mined in time is re-sent with a higher fee on the same nonce', async () => {
+    const p = await counterProject(h, counter, ['increment']);
+    await chain.request({ method: 'evm_setAutomine' as never, params: [false] as never });
+    const stop = await inProcessWorker(anvil.url, { resendAfterMs: 300, monitorPollMs: 100 });
+    try {
+      const res = await h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['2'], idempotencyKey: 'slow' },
+      });
+      const id = res.body.transaction.id;
+      const bumped = await waitFor(async () => {
+        const { rows } = await h.db.query<{ hashes: Hex[] }>(
+          'SELECT previous_hashes AS hashes FROM transactions WHERE id = $1 AND fee_bumps >= 1',
+          [id],
+        );
+        return rows[0];
+      });
+      await chain.request({ method: 'evm_mine' as never, params: [] as never });
+      await chain.request({ method: 'evm_setAutomine' as never, params: [true] as never });
+      const t = await settled(h, p.headers, id);
+      assert.equal(t.status, 'succeeded', t.errorMessage);
+      const [original, replacement] = bumped.hashes as [Hex, Hex];
+      assert.ok(replacement, 'a second hash was broadcast');
+      const mined = await chain.getTransaction({ hash: t.transactionHash });
+      assert.equal(mined.nonce, t.nonce);
+      assert.equal(await chain.getTransactionCount({ address: p.wallet }), 1);
+      if (t.transactionHash === replacement) {
+        const first = await chain.getTransaction({ hash: original }).catch(() => undefined);
+        assert.equal(first?.blockNumber ?? null, null, 'the replaced transaction was not mined');
+      }
+    } finally {
+      await chain.request({ method: 'evm_setAutomine' as never, params: [true] as never });
+      await stop();
+    }
+  });
+});
