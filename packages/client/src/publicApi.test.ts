@@ -65,3 +65,10 @@ test('the README mentions every export and every method', () => {
   for (const [name] of publicExports()) assert.ok(readme.includes(`\`${name}`), `README.md mentions \`${name}\``);
   for (const method of METHODS) assert.ok(readme.includes(`${method}(`), `README.md documents ${method}()`);
 });
+
+test('the package has no runtime dependencies', () => {
+  const manifest = JSON.parse(read('../package.json')) as Record<string, unknown>;
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+    assert.equal(manifest[field], undefined, `package.json has no ${field}`);
+  }
+});
