@@ -3,6 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOpt
 import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
+import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { authenticate, type Principal } from '#api/http/authenticate.ts';
 import type { RouteDefinition } from '#api/http/route.ts';
 import { compileValidator, fieldErrors } from '#api/http/validation.ts';
@@ -19,6 +20,8 @@ export interface AppDeps {
   /** Encrypts secrets at rest (webhook secrets). */
   masterKey: Buffer;
   bodyLimit: number;
+  /** Event notifier settings; the development defaults when absent. */
+  eventNotifier?: EventNotifierSettings;
 }
 
 declare module 'fastify' {

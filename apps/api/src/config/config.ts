@@ -2,6 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  defaultEventNotifierSettings,
+  type EventNotifierSettings,
+  type PrivateAddressAllowance,
+} from '#api/eventNotifier/settings.ts';
 import { NETWORK_IDS, type NetworkId } from './networks.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -22,6 +27,8 @@ export interface Config {
   readonly rpcUrls: Readonly<Partial<Record<NetworkId, string>>>;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
+  /** Event scanning and webhook delivery. */
+  readonly eventNotifier: EventNotifierSettings;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +76,8 @@ export function loadConfig(env: Env = process.env): Config {
   const masterKey = parseKey('MASTER_KEY', secrets.masterKey, problems);
   const tokenSigningKey = parseKey('TOKEN_SIGNING_KEY', secrets.tokenSigningKey, problems);
 
+  const eventNotifier = parseEventNotifier(env, nodeEnv, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     env: nodeEnv as Config['env'],
@@ -81,6 +90,32 @@ export function loadConfig(env: Env = process.env): Config {
     tokenSigningKey,
     rpcUrls: Object.freeze(rpcUrls),
     bodyLimit,
+    eventNotifier,
+  });
+}
+
+function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): EventNotifierSettings {
+  const defaults = defaultEventNotifierSettings(nodeEnv === 'production' ? 'production' : 'development');
+  const allowance = env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES ?? defaults.allowPrivateWebhookAddresses;
+  if (!['none', 'loopback', 'all'].includes(allowance)) {
+    problems.push(`WEBHOOK_ALLOW_PRIVATE_ADDRESSES must be none, loopback or all (got "${allowance}")`);
+  }
+  const confirmations = { ...defaults.confirmations };
+  for (const id of NETWORK_IDS) {
+    const value = env[`CONFIRMATIONS_${id}`];
+    if (value !== undefined) confirmations[id] = parseInteger(`CONFIRMATIONS_${id}`, value, problems, 0, 10_000);
+  }
+  const int = (name: string, fallback: number, min: number, max: number) =>
+    env[name] === undefined ? fallback : parseInteger(name, env[name] as string, problems, min, max);
+  return Object.freeze({
+    allowPrivateWebhookAddresses: allowance as PrivateAddressAllowance,
+    confirmations: Object.freeze(confirmations),
+    maxBlockRange: int('EVENT_SCAN_MAX_BLOCK_RANGE', defaults.maxBlockRange, 1, 1_000_000),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', defaults.webhookTimeoutMs, 100, 120_000),
+    webhookBackoffBaseMs: int('WEBHOOK_BACKOFF_BASE_MS', defaults.webhookBackoffBaseMs, 10, 3_600_000),
+    webhookBackoffMaxMs: int('WEBHOOK_BACKOFF_MAX_MS', defaults.webhookBackoffMaxMs, 10, 86_400_000),
+    deliveryConcurrency: int('WEBHOOK_CONCURRENCY', defaults.deliveryConcurrency, 1, 1_000),
+    sweepIntervalMs: defaults.sweepIntervalMs,
   });
 }
 

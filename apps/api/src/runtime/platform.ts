@@ -28,6 +28,7 @@ export async function startRoles(
       signers,
       masterKey: config.masterKey,
       signal: shutdown.signal,
+      eventNotifier: config.eventNotifier,
     });
     const worker = createWorker({ pool: database.db.pool, tasks, signal: shutdown.signal });
     await worker.start();
@@ -41,6 +42,7 @@ export async function startRoles(
         tokenSigningKey: config.tokenSigningKey,
         masterKey: config.masterKey,
         bodyLimit: config.bodyLimit,
+        eventNotifier: config.eventNotifier,
       },
       options.logger !== undefined ? { logger: options.logger } : {},
     );

@@ -1,6 +1,8 @@
 import type { TaskList } from 'graphile-worker';
 import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
+import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { eventNotifierTasks } from '#api/eventNotifier/tasks.ts';
 import type { SignerProvider } from '#api/wallets/signer.ts';
 import { transactionTasks } from './transactionTasks.ts';
 
@@ -13,6 +15,8 @@ export interface WorkerDeps {
   masterKey: Buffer;
   /** Aborted when the process shuts down. */
   signal: AbortSignal;
+  /** Event notifier settings; the development defaults when absent. */
+  eventNotifier?: EventNotifierSettings;
 }
 
 /**
@@ -21,6 +25,7 @@ export interface WorkerDeps {
  */
 export function createTaskList(deps: WorkerDeps): TaskList {
   return {
+    ...eventNotifierTasks(deps),
     ...transactionTasks(deps),
   };
 }

@@ -1,5 +1,10 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { ApiError, validationError } from '#api/errors/ApiError.ts';
+import { AbiEventError, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
+import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { createSubscription } from '#api/eventNotifier/subscriptions.ts';
+import { webhookUrlRefusal } from '#api/eventNotifier/webhookUrlPolicy.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierSubscription, NetworkIdSchema } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleSubscription } from '#api/schemas/examples.ts';
@@ -52,7 +57,28 @@ export default defineRoute({
       },
     },
   },
-  errors: [],
-  notImplemented: true,
-  handler: notServedYet,
+  errors: ['WEBHOOK_URL_REFUSED'],
+  async handler({ body, principal, deps }) {
+    try {
+      parseAbiEvent(body.formattedAbiEvent);
+    } catch (error) {
+      if (!(error instanceof AbiEventError)) throw error;
+      throw validationError([{ field: 'body.formattedAbiEvent', message: error.message }]);
+    }
+    if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.eventNotifier);
+    const subscription = await createSubscription(deps.db, deps.masterKey, projectOf(principal), body);
+    return { eventNotifierSubscription: subscription };
+  },
 });
+
+/** 400 WEBHOOK_URL_REFUSED when the URL resolves to an address this deployment does not call. */
+export async function assertWebhookUrlAllowed(url: string, settings = defaultEventNotifierSettings()): Promise<void> {
+  const refusal = await webhookUrlRefusal(url, settings.allowPrivateWebhookAddresses);
+  if (refusal) {
+    throw new ApiError(
+      'WEBHOOK_URL_REFUSED',
+      { reason: `it ${refusal}` },
+      { details: [{ field: 'body.webhookURL', message: refusal }] },
+    );
+  }
+}

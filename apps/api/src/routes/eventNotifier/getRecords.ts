@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { listRecords } from '#api/eventNotifier/records.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierRecord } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleRecord } from '#api/schemas/examples.ts';
@@ -22,6 +23,7 @@ export default defineRoute({
     example: { eventNotifierRecords: [exampleRecord] },
   },
   errors: ['NOT_FOUND'],
-  notImplemented: true,
-  handler: notServedYet,
+  async handler({ body, principal, deps }) {
+    return { eventNotifierRecords: await listRecords(deps.db, projectOf(principal), body.subscriptionId) };
+  },
 });

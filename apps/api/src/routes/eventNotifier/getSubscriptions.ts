@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { listSubscriptions } from '#api/eventNotifier/subscriptions.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';
 import { exampleSubscription } from '#api/schemas/examples.ts';
@@ -19,6 +20,7 @@ export default defineRoute({
     example: { eventNotifierSubscriptions: [exampleSubscription] },
   },
   errors: [],
-  notImplemented: true,
-  handler: notServedYet,
+  async handler({ principal, deps }) {
+    return { eventNotifierSubscriptions: await listSubscriptions(deps.db, projectOf(principal)) };
+  },
 });

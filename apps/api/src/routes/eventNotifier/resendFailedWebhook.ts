@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { resendFailed } from '#api/eventNotifier/records.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { component } from '#api/schemas/components.ts';
 import { EXAMPLE } from '#api/schemas/examples.ts';
@@ -48,6 +49,7 @@ export default defineRoute({
     },
   },
   errors: ['NOT_FOUND'],
-  notImplemented: true,
-  handler: notServedYet,
+  async handler({ body, principal, deps }) {
+    return { record: await resendFailed(deps.db, projectOf(principal), body.subscriptionId, body.force ?? false) };
+  },
 });

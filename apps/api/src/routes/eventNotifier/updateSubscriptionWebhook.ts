@@ -1,9 +1,12 @@
 import Type from 'typebox';
-import { ANY_ROLE, notServedYet } from '#api/http/roles.ts';
+import { validationError } from '#api/errors/ApiError.ts';
+import { updateWebhook } from '#api/eventNotifier/subscriptions.ts';
+import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleSubscription } from '#api/schemas/examples.ts';
 import { RequestUuid, WebhookMaxRetries, WebhookUrl } from '#api/schemas/requests.ts';
+import { assertWebhookUrlAllowed } from './createSubscription.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -30,7 +33,14 @@ export default defineRoute({
     schema: Type.Object({ eventNotifierSubscription: EventNotifierSubscription }),
     example: { eventNotifierSubscription: { ...exampleSubscription, webhookMaxRetries: 8 } },
   },
-  errors: ['NOT_FOUND'],
-  notImplemented: true,
-  handler: notServedYet,
+  errors: ['NOT_FOUND', 'WEBHOOK_URL_REFUSED'],
+  async handler({ body, principal, deps }) {
+    if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.eventNotifier);
+    const subscription = await updateWebhook(deps.db, projectOf(principal), body.id, body, () => {
+      throw validationError([
+        { field: 'body.webhookEnabled', message: 'cannot be true while the subscription has no webhookURL' },
+      ]);
+    });
+    return { eventNotifierSubscription: subscription };
+  },
 });

@@ -1,0 +1,201 @@
+// npm run bench:events — the event notifier against a local chain: anvil with ≥ 50,000 matching events already
+// mined, one subscription backfilling them with webhooks to a loopback receiver. Prints events stored per second
+// next to a raw baseline measured in the same run (the same block ranges fetched with eth_getLogs and decoded
+// with viem, nothing stored), webhook deliveries per second, and the p95 latency from block mined to webhook
+// received for live events.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { type AbiEvent, parseAbiItem } from 'viem';
+import { startAnvil } from '#api/chain/anvil.ts';
+import { createChains } from '#api/chain/chains.ts';
+import { REPO_ROOT } from '#api/config/config.ts';
+import { createDb } from '#api/db/db.ts';
+import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
+import { migrate } from '#api/db/migrate.ts';
+import { toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
+import { readLogRanges } from '#api/eventNotifier/logRanges.ts';
+import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { createSubscription } from '#api/eventNotifier/subscriptions.ts';
+import { freePort } from '#api/lib/ports.ts';
+import { createProject } from '#api/projects/projects.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { createTaskList } from '#api/worker/tasks.ts';
+import { createWorker } from '#api/worker/worker.ts';
+import { deployEmitter, TRANSFER_EVENT } from '../test/helpers/eventEmitter.ts';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
+const PER_TX = 1_000;
+const BLOCK_RANGE = Number(process.env.BENCH_BLOCK_RANGE ?? 5);
+const LIVE_EVENTS = Number(process.env.BENCH_LIVE_EVENTS ?? 30);
+const SCAN_INTERVAL = 5;
+// The whole run is bounded: a stuck stage fails the bench instead of hanging it.
+const deadline = setTimeout(() => {
+  console.error('bench:events did not finish within 10 minutes');
+  process.exit(1);
+}, 600_000);
+deadline.unref();
+
+const stops: (() => Promise<unknown> | unknown)[] = [];
+async function cleanup() {
+  for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => {});
+}
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+try {
+  // Chain: EVENTS matching Transfer events in EVENTS / 1,000 transactions (one block each), plus an unrelated event.
+  const anvil = await startAnvil({ port: await freePort(), args: ['--gas-limit', '100000000'] });
+  stops.push(() => anvil.stop());
+  const emitter = await deployEmitter(anvil.url);
+  const firstBlock = Number(await emitter.publicClient.getBlockNumber()) + 1;
+  let t = Date.now();
+  for (let sent = 0; sent < EVENTS; sent += PER_TX) await emitter.emitMany(Math.min(PER_TX, EVENTS - sent), sent);
+  await emitter.emitApproval(1n);
+  const head = await emitter.publicClient.getBlockNumber();
+  console.log(`mined ${EVENTS} Transfer events in blocks ${firstBlock}..${head} in ${seconds(Date.now() - t)}`);
+
+  // Database, project, receiver.
+  const dir = path.join(REPO_ROOT, '.data', `bench-events-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const pg = await startEmbeddedPostgres(path.join(dir, 'postgres'), await freePort());
+  stops.push(() => rmSync(dir, { recursive: true, force: true }));
+  stops.push(() => pg.stop());
+  await pg.ensureDatabase('bench');
+  const db = createDb(pg.urlFor('bench'), { max: 20 });
+  stops.push(() => db.close());
+  await migrate(db);
+  const masterKey = randomBytes(32);
+  const keys = await loadWalletKeys(db, masterKey);
+  const { project } = await createProject(db, keys, { projectName: 'Bench', keyMode: 'test' });
+
+  const received = new Map<string, number>();
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      if (!received.has(id)) received.set(id, Date.now());
+      res.writeHead(200).end();
+    });
+  });
+  receiver.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  stops.push(() => new Promise((resolve) => receiver.close(resolve)));
+  const webhookURL = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+
+  // Baseline: the same block ranges through eth_getLogs and viem's decoding, nothing stored (best of two runs).
+  const chains = createChains({ 1337: anvil.url });
+  const event = parseAbiItem(TRANSFER_EVENT) as AbiEvent;
+  let baselineMs = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < 2; run++) {
+    t = Date.now();
+    let n = 0;
+    for await (const chunk of readLogRanges(chains.client(1337), {
+      address: emitter.address,
+      event,
+      fromBlock: BigInt(firstBlock),
+      toBlock: head,
+      maxRange: BLOCK_RANGE,
+    })) {
+      for (const log of chunk.logs) toDecodedLog(log.args);
+      n += chunk.logs.length;
+    }
+    if (n !== EVENTS) throw new Error(`baseline read ${n} events, expected ${EVENTS}`);
+    baselineMs = Math.min(baselineMs, Date.now() - t);
+  }
+
+  // The notifier: a worker in this process, one subscription from firstBlock with a webhook.
+  const settings = {
+    ...defaultEventNotifierSettings('development'),
+    maxBlockRange: BLOCK_RANGE,
+    deliveryConcurrency: 64,
+  };
+  const stop = new AbortController();
+  const worker = createWorker({
+    pool: db.pool,
+    concurrency: 4,
+    signal: stop.signal,
+    tasks: createTaskList({
+      db,
+      chains,
+      signers: createSignerProvider(keys),
+      masterKey,
+      signal: stop.signal,
+      eventNotifier: settings,
+    }),
+  });
+  await worker.start();
+  stops.push(async () => {
+    stop.abort();
+    await worker.stop();
+  });
+  const started = Date.now();
+  const subscription = await createSubscription(db, masterKey, project.id, {
+    subscriptionName: 'Bench',
+    networkId: 1337,
+    address: emitter.address,
+    formattedAbiEvent: TRANSFER_EVENT,
+    initialBlockNumber: firstBlock,
+    scanInterval: SCAN_INTERVAL,
+    webhookURL,
+    webhookMaxRetries: 5,
+  });
+  let storedAt = 0;
+  while (!storedAt || received.size < EVENTS) {
+    await new Promise((r) => setTimeout(r, 20));
+    if (!storedAt) {
+      const { rows } = await db.query<{ last: number | null }>(
+        'SELECT last_scanned_block AS last FROM event_notifier_subscriptions WHERE id = $1',
+        [subscription.id],
+      );
+      if ((rows[0]?.last ?? 0) >= Number(head)) storedAt = Date.now();
+    }
+  }
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM event_notifier_records WHERE subscription_id = $1',
+    [subscription.id],
+  );
+  if (rows[0]?.n !== EVENTS) throw new Error(`stored ${rows[0]?.n} records, expected ${EVENTS}`);
+  const deliveryTimes = [...received.values()].sort((a, b) => a - b);
+  const storedPerSecond = EVENTS / ((storedAt - started) / 1000);
+  const baselinePerSecond = EVENTS / (baselineMs / 1000);
+  const deliveriesPerSecond = EVENTS / (((deliveryTimes.at(-1) as number) - (deliveryTimes[0] as number)) / 1000);
+
+  // Live: events mined one by one at random moments; latency from the mined block to the webhook.
+  const mined = new Map<string, number>();
+  const before = received.size;
+  for (let i = 0; i < LIVE_EVENTS; i++) {
+    await new Promise((r) => setTimeout(r, Math.random() * 600));
+    const { transactionHash } = await emitter.emitTransfer(BigInt(1_000_000 + i));
+    mined.set(transactionHash, Date.now());
+  }
+  const liveDeadline = Date.now() + (SCAN_INTERVAL + 10) * 1000;
+  while (received.size < before + LIVE_EVENTS && Date.now() < liveDeadline) await new Promise((r) => setTimeout(r, 50));
+  const live = await db.query<{ id: string; hash: string }>(
+    `SELECT id, transaction_hash AS hash FROM event_notifier_records WHERE subscription_id = $1 AND transaction_hash = ANY($2)`,
+    [subscription.id, [...mined.keys()]],
+  );
+  const latencies = live.rows
+    .map((r) => (received.get(r.id) ?? Number.POSITIVE_INFINITY) - (mined.get(r.hash) as number))
+    .sort((a, b) => a - b);
+  const p95 = latencies[Math.ceil(latencies.length * 0.95) - 1] ?? Number.POSITIVE_INFINITY;
+
+  console.log(`\nbackfill of ${EVENTS} events, eth_getLogs ranges of ${BLOCK_RANGE} blocks:`);
+  console.log(
+    `  raw baseline (eth_getLogs + viem decode): ${baselinePerSecond.toFixed(0)} events/s (${seconds(baselineMs)})`,
+  );
+  console.log(
+    `  event notifier, stored:                   ${storedPerSecond.toFixed(0)} events/s (${seconds(storedAt - started)})`,
+  );
+  console.log(
+    `  ratio: ${(storedPerSecond / baselinePerSecond).toFixed(2)} (target ≥ 0.5; stored target ≥ 20,000 events/s)`,
+  );
+  console.log(`  webhook deliveries: ${deliveriesPerSecond.toFixed(0)} /s (target ≥ 2,000)`);
+  console.log(
+    `live: ${latencies.length}/${LIVE_EVENTS} events delivered, p95 block mined → webhook received ${seconds(p95)} (target ≤ ${SCAN_INTERVAL + 1} s, scanInterval ${SCAN_INTERVAL} s)`,
+  );
+} finally {
+  await cleanup();
+}

@@ -1,0 +1,178 @@
+import type { WebhookEvent } from '@mountain/webhook-sdk';
+import { NETWORKS } from '#api/config/networks.ts';
+import type { Db } from '#api/db/db.ts';
+import { eventSignature, parseAbiEvent } from './abiEvent.ts';
+import { queueDelivery } from './queue.ts';
+import type { RecordRow } from './records.ts';
+import type { EventNotifierSettings } from './settings.ts';
+import { type SubscriptionRow, webhookSecretOf } from './subscriptions.ts';
+import { type AttemptResult, retryDelayMs, sendWebhook } from './webhookSender.ts';
+import { webhookUrlRefusal } from './webhookUrlPolicy.ts';
+
+export interface DeliveryDeps {
+  db: Db;
+  masterKey: Buffer;
+  settings: EventNotifierSettings;
+  signal?: AbortSignal;
+}
+
+export interface DeliveryReport {
+  notified: number;
+  retrying: number;
+  failed: number;
+}
+
+/**
+ * Sends every record of the subscription whose attempt is due, in batches. A batch is claimed by pushing its
+ * `next_attempt_at` past the attempt's timeout (`FOR UPDATE SKIP LOCKED`), so several workers never send the same
+ * record at once, and a worker that dies mid-batch only delays those records. Then queues itself for the
+ * earliest retry still pending.
+ */
+export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Promise<DeliveryReport> {
+  const report: DeliveryReport = { notified: 0, retrying: 0, failed: 0 };
+  const { rows } = await deps.db.query<SubscriptionRow>('SELECT * FROM event_notifier_subscriptions WHERE id = $1', [
+    subscriptionId,
+  ]);
+  const subscription = rows[0];
+  if (!subscription?.webhook_url) return report;
+  const url = subscription.webhook_url;
+  const secret = webhookSecretOf(deps.masterKey, subscription);
+  const event = parseAbiEvent(subscription.formatted_abi_event);
+  const network = NETWORKS.find((n) => n.id === subscription.network_id);
+  const refusal = await webhookUrlRefusal(url, deps.settings.allowPrivateWebhookAddresses);
+  const leaseMs = deps.settings.webhookTimeoutMs + 30_000;
+  const batchSize = deps.settings.deliveryConcurrency * 4;
+
+  while (!deps.signal?.aborted) {
+    const claimed = await deps.db.query<RecordRow>(
+      `WITH due AS (
+         SELECT id FROM event_notifier_records
+          WHERE subscription_id = $1 AND status = 'scanned' AND next_attempt_at <= now() AND ($2 OR forced)
+          ORDER BY next_attempt_at, block_number, log_index
+          LIMIT $3 FOR UPDATE SKIP LOCKED)
+       UPDATE event_notifier_records r SET next_attempt_at = now() + $4 * interval '1 millisecond'
+         FROM due WHERE r.id = due.id
+       RETURNING r.*`,
+      [subscriptionId, subscription.webhook_enabled, batchSize, leaseMs],
+    );
+    if (claimed.rows.length === 0) break;
+    const results = await mapConcurrent(claimed.rows, deps.settings.deliveryConcurrency, (record) =>
+      refusal
+        ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: it ${refusal}` })
+        : sendWebhook({
+            url,
+            id: record.id,
+            secret,
+            timeoutMs: deps.settings.webhookTimeoutMs,
+            ...(deps.signal ? { signal: deps.signal } : {}),
+            event: {
+              type: 'event_notifier.event',
+              timestamp: record.created_at.toISOString(),
+              data: {
+                recordId: record.id,
+                subscription: {
+                  id: subscription.id,
+                  name: subscription.subscription_name,
+                  projectId: subscription.project_id,
+                },
+                network: { id: subscription.network_id, name: network?.name ?? String(subscription.network_id) },
+                contractAddress: subscription.address,
+                event: { name: event.name, signature: eventSignature(event) },
+                decodedLog: record.decoded_log,
+                blockNumber: record.block_number,
+                blockTimestamp: record.block_timestamp.toISOString(),
+                transactionHash: record.transaction_hash,
+                transactionIndex: record.transaction_index,
+                logIndex: record.log_index,
+              },
+            } satisfies WebhookEvent,
+          }),
+    );
+    await recordResults(deps, subscription, claimed.rows, results, report);
+  }
+
+  const next = await deps.db.query<{ at: Date | null }>(
+    `SELECT min(next_attempt_at) AS at FROM event_notifier_records
+      WHERE subscription_id = $1 AND status = 'scanned' AND next_attempt_at IS NOT NULL AND ($2 OR forced)`,
+    [subscriptionId, subscription.webhook_enabled],
+  );
+  const at = next.rows[0]?.at;
+  if (at) await queueDelivery(deps.db.pool, subscriptionId, at);
+  return report;
+}
+
+async function recordResults(
+  deps: DeliveryDeps,
+  subscription: SubscriptionRow,
+  records: RecordRow[],
+  results: AttemptResult[],
+  report: DeliveryReport,
+): Promise<void> {
+  const notified: string[] = [];
+  const failedIds: string[] = [];
+  const messages: string[] = [];
+  const final: boolean[] = [];
+  const delays: number[] = [];
+  records.forEach((record, i) => {
+    const result = results[i] as AttemptResult;
+    if (result.ok) {
+      notified.push(record.id);
+      return;
+    }
+    const failures = record.round_failures + 1;
+    const isFinal = failures > (record.round_max_retries ?? subscription.webhook_max_retries);
+    failedIds.push(record.id);
+    messages.push(result.message);
+    final.push(isFinal);
+    delays.push(
+      retryDelayMs(
+        failures,
+        deps.settings.webhookBackoffBaseMs,
+        deps.settings.webhookBackoffMaxMs,
+        result.retryAfterMs,
+      ),
+    );
+    if (isFinal) report.failed++;
+    else report.retrying++;
+  });
+  report.notified += notified.length;
+  if (notified.length > 0) {
+    await deps.db.query(
+      `UPDATE event_notifier_records
+          SET status = 'notified', status_changed_at = now(), updated_at = now(), next_attempt_at = NULL, forced = false
+        WHERE id = ANY($1::uuid[])`,
+      [notified],
+    );
+  }
+  if (failedIds.length > 0) {
+    await deps.db.query(
+      `UPDATE event_notifier_records r
+          SET notification_failure_count = r.notification_failure_count + 1,
+              round_failures = r.round_failures + 1,
+              last_notification_failed_at = now(),
+              last_notification_failure_message = u.message,
+              updated_at = now(),
+              status = CASE WHEN u.final THEN 'failed' ELSE r.status END,
+              status_changed_at = CASE WHEN u.final THEN now() ELSE r.status_changed_at END,
+              next_attempt_at = CASE WHEN u.final THEN NULL ELSE now() + u.delay * interval '1 millisecond' END,
+              forced = CASE WHEN u.final THEN false ELSE r.forced END
+         FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::int8[]) AS u(id, message, final, delay)
+        WHERE r.id = u.id`,
+      [failedIds, messages, final, delays],
+    );
+  }
+}
+
+/** `fn` over `items` with at most `limit` running at once; results in input order. */
+async function mapConcurrent<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}

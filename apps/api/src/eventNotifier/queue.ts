@@ -1,0 +1,35 @@
+import type { Queryable } from '#api/db/db.ts';
+import { addJob } from '#api/worker/jobs.ts';
+
+/** Job names of the event notifier; the processors are in tasks.ts. */
+export const TASK = {
+  scan: 'eventNotifier.scan',
+  deliver: 'eventNotifier.deliver',
+  sweep: 'eventNotifier.sweep',
+} as const;
+
+export interface SubscriptionJob {
+  subscriptionId: string;
+}
+
+// One queued job per subscription and kind: adding again moves the queued one instead of adding a second.
+// (A job running right now keeps running; the processors themselves make sure only one scan runs at a time.)
+export function queueScan(client: Queryable, subscriptionId: string, runAt?: Date): Promise<void> {
+  return addJob(client, TASK.scan, { subscriptionId } satisfies SubscriptionJob, {
+    jobKey: `event-notifier:scan:${subscriptionId}`,
+    ...(runAt ? { runAt } : {}),
+    maxAttempts: 5,
+  });
+}
+
+export function queueDelivery(client: Queryable, subscriptionId: string, runAt?: Date): Promise<void> {
+  return addJob(client, TASK.deliver, { subscriptionId } satisfies SubscriptionJob, {
+    jobKey: `event-notifier:deliver:${subscriptionId}`,
+    ...(runAt ? { runAt } : {}),
+    maxAttempts: 5,
+  });
+}
+
+export function queueSweep(client: Queryable, runAt?: Date): Promise<void> {
+  return addJob(client, TASK.sweep, {}, { jobKey: 'event-notifier:sweep', ...(runAt ? { runAt } : {}) });
+}

@@ -1,0 +1,95 @@
+import type { Static } from 'typebox';
+import type { Db } from '#api/db/db.ts';
+import type { EventNotifierRecord } from '#api/schemas/entities.ts';
+import { queueDelivery } from './queue.ts';
+import { findSubscription } from './subscriptions.ts';
+
+export type RecordView = Static<typeof EventNotifierRecord>;
+
+export interface RecordRow {
+  id: string;
+  subscription_id: string;
+  status: 'scanned' | 'notified' | 'failed';
+  status_changed_at: Date;
+  block_timestamp: Date;
+  transaction_hash: string;
+  block_number: number;
+  transaction_index: number;
+  log_index: number;
+  decoded_log: Record<string, unknown>;
+  last_notification_failed_at: Date | null;
+  last_notification_failure_message: string | null;
+  notification_failure_count: number;
+  round_failures: number;
+  round_max_retries: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toRecordView(row: RecordRow): RecordView {
+  return {
+    id: row.id,
+    eventNotifierSubscriptionId: row.subscription_id,
+    status: row.status,
+    statusChangedAt: row.status_changed_at.toISOString(),
+    blockTimestamp: row.block_timestamp.toISOString(),
+    transactionHash: row.transaction_hash,
+    blockNumber: row.block_number,
+    transactionIndex: row.transaction_index,
+    logIndex: row.log_index,
+    decodedLog: row.decoded_log,
+    lastNotificationFailedAt: row.last_notification_failed_at?.toISOString() ?? null,
+    lastNotificationFailureMessage: row.last_notification_failure_message,
+    notificationFailureCount: row.notification_failure_count,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+/** The subscription's records, newest event first. */
+export async function listRecords(db: Db, projectId: number, subscriptionId: string): Promise<RecordView[]> {
+  await findSubscription(db.pool, projectId, subscriptionId);
+  const { rows } = await db.query<RecordRow>(
+    `SELECT * FROM event_notifier_records WHERE subscription_id = $1
+      ORDER BY block_number DESC, log_index DESC`,
+    [subscriptionId],
+  );
+  return rows.map(toRecordView);
+}
+
+export interface ResendSummary {
+  subscriptionId: string;
+  requeuedCount: number;
+  recordIds: string[];
+  forced: boolean;
+}
+
+/**
+ * Queues the subscription's `failed` records for delivery again (same record id, so the same `webhook-id`).
+ * Without `force`: only while the webhook is enabled, and each record gets one more attempt (its retries ran
+ * out already). With `force`: also while the webhook is disabled, and each record gets a whole new round of
+ * `webhookMaxRetries` retries.
+ */
+export async function resendFailed(
+  db: Db,
+  projectId: number,
+  subscriptionId: string,
+  force: boolean,
+): Promise<ResendSummary> {
+  return db.transaction(async (client) => {
+    const subscription = await findSubscription(client, projectId, subscriptionId, { forUpdate: true });
+    const summary: ResendSummary = { subscriptionId, requeuedCount: 0, recordIds: [], forced: force };
+    if (!force && !subscription.webhook_enabled) return summary;
+    if (subscription.webhook_url === null) return summary;
+    const { rows } = await client.query<{ id: string }>(
+      `UPDATE event_notifier_records
+          SET status = 'scanned', status_changed_at = now(), updated_at = now(), next_attempt_at = now(),
+              round_failures = 0, round_max_retries = $2, forced = $3
+        WHERE subscription_id = $1 AND status = 'failed'
+        RETURNING id`,
+      [subscriptionId, force ? null : 0, force],
+    );
+    if (rows.length > 0) await queueDelivery(client, subscriptionId);
+    return { ...summary, requeuedCount: rows.length, recordIds: rows.map((r) => r.id) };
+  });
+}

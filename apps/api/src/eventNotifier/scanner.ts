@@ -1,0 +1,218 @@
+import type pg from 'pg';
+import type { Address, PublicClient } from 'viem';
+import type { Chains } from '#api/chain/chains.ts';
+import { DatabaseError, type Db, translateDbError } from '#api/db/db.ts';
+import { parseAbiEvent, toDecodedLog } from './abiEvent.ts';
+import { isConnectionFailure, type LogChunk, readLogRanges } from './logRanges.ts';
+import { queueDelivery, queueScan } from './queue.ts';
+import type { EventNotifierSettings } from './settings.ts';
+import type { SubscriptionRow } from './subscriptions.ts';
+
+export interface ScannerDeps {
+  db: Db;
+  chains: Chains;
+  settings: EventNotifierSettings;
+  /** Aborted at shutdown: the scan stops after the range in hand (everything before it is stored). */
+  signal?: AbortSignal;
+}
+
+/** What one scan did. */
+export type ScanOutcome =
+  | { kind: 'busy' }
+  | { kind: 'skipped' }
+  | { kind: 'scanned'; fromBlock: number; toBlock: number; stored: number }
+  | { kind: 'failed'; message: string };
+
+// Session advisory locks (class, hash of the subscription id): one scan per subscription at a time across every
+// worker process. Postgres drops the lock with the session, so a killed worker never leaves it held.
+const SCAN_LOCK_CLASS = 727_005;
+
+/**
+ * Scans one subscription: from `max(initialBlockNumber, lastScannedBlock + 1)` to the head minus the network's
+ * confirmation depth. Each range's records and the new `lastScannedBlock` are committed in one transaction, so
+ * a crash at any point neither loses nor duplicates a record. Then the next scan is queued `scanInterval` later.
+ */
+export async function scanSubscription(deps: ScannerDeps, subscriptionId: string): Promise<ScanOutcome> {
+  const client = await deps.db.pool.connect();
+  let clientError: Error | undefined;
+  try {
+    const { rows } = await client.query<{ locked: boolean }>(
+      'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
+      [SCAN_LOCK_CLASS, subscriptionId],
+    );
+    if (!rows[0]?.locked) return { kind: 'busy' };
+    try {
+      const subscription = (
+        await client.query<SubscriptionRow>('SELECT * FROM event_notifier_subscriptions WHERE id = $1', [
+          subscriptionId,
+        ])
+      ).rows[0];
+      if (!subscription?.scan_enabled) return { kind: 'skipped' };
+      await client.query(`UPDATE event_notifier_subscriptions SET scan_status = 'scanning' WHERE id = $1`, [
+        subscriptionId,
+      ]);
+      let outcome: ScanOutcome;
+      try {
+        outcome = await readAndStore(deps, client, subscription);
+      } catch (error) {
+        // A database error is not the chain's fault: the job fails and is retried, the status stays true.
+        if (translateDbError(error) instanceof DatabaseError) throw error;
+        outcome = { kind: 'failed', message: describeScanFailure(error, subscription.network_id) };
+      }
+      await finishScan(client, subscriptionId, outcome);
+      return outcome;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [SCAN_LOCK_CLASS, subscriptionId]);
+    }
+  } catch (error) {
+    clientError = error as Error;
+    throw error;
+  } finally {
+    client.release(clientError);
+  }
+}
+
+async function readAndStore(
+  deps: ScannerDeps,
+  client: pg.PoolClient,
+  subscription: SubscriptionRow,
+): Promise<ScanOutcome> {
+  const chain = deps.chains.client(subscription.network_id);
+  const event = parseAbiEvent(subscription.formatted_abi_event);
+  const head = await chain.getBlockNumber({ cacheTime: 0 });
+  const toBlock = head - BigInt(deps.settings.confirmations[subscription.network_id] ?? 0);
+  const fromBlock = BigInt(Math.max(subscription.initial_block_number, (subscription.last_scanned_block ?? -1) + 1));
+  let stored = 0;
+  if (fromBlock <= toBlock) {
+    const ranges = readLogRanges(chain, {
+      address: subscription.address as Address,
+      event,
+      fromBlock,
+      toBlock,
+      maxRange: deps.settings.maxBlockRange,
+    });
+    // The next range is read from the chain while this one is written to the database.
+    let next = ranges.next();
+    for (;;) {
+      const result = await next;
+      if (result.done) break;
+      next = ranges.next();
+      next.catch(() => {});
+      stored += await storeChunk(client, chain, subscription, result.value);
+      if (deps.signal?.aborted) {
+        await ranges.return(undefined);
+        return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(result.value.toBlock), stored };
+      }
+    }
+  }
+  return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored };
+}
+
+/** Writes one range's records and advances `last_scanned_block` to its end, atomically. */
+async function storeChunk(
+  client: pg.PoolClient,
+  chain: PublicClient,
+  subscription: SubscriptionRow,
+  chunk: LogChunk,
+): Promise<number> {
+  const timestamps = await blockTimestamps(chain, chunk);
+  const n = chunk.logs.length;
+  const times: number[] = new Array(n);
+  const hashes: string[] = new Array(n);
+  const blocks: string[] = new Array(n);
+  const txIndexes: number[] = new Array(n);
+  const logIndexes: number[] = new Array(n);
+  const decoded: string[] = new Array(n);
+  chunk.logs.forEach((log, i) => {
+    times[i] = Number(log.blockTimestamp ?? timestamps.get(log.blockNumber as bigint));
+    hashes[i] = log.transactionHash as string;
+    blocks[i] = String(log.blockNumber);
+    txIndexes[i] = log.transactionIndex as number;
+    logIndexes[i] = log.logIndex as number;
+    decoded[i] = JSON.stringify(toDecodedLog(log.args));
+  });
+  await client.query('BEGIN');
+  try {
+    const inserted = n
+      ? await client.query(
+          `INSERT INTO event_notifier_records
+             (subscription_id, block_timestamp, transaction_hash, block_number, transaction_index, log_index,
+              decoded_log, next_attempt_at)
+           SELECT $1, to_timestamp(t), h, b, ti, li, d::jsonb, now()
+             FROM unnest($2::float8[], $3::text[], $4::int8[], $5::int4[], $6::int4[], $7::text[]) AS u(t, h, b, ti, li, d)
+           ON CONFLICT (subscription_id, transaction_hash, log_index) DO NOTHING`,
+          [subscription.id, times, hashes, blocks, txIndexes, logIndexes, decoded],
+        )
+      : { rowCount: 0 };
+    await client.query('UPDATE event_notifier_subscriptions SET last_scanned_block = $2 WHERE id = $1', [
+      subscription.id,
+      String(chunk.toBlock),
+    ]);
+    if ((inserted.rowCount ?? 0) > 0 && subscription.webhook_enabled) await queueDelivery(client, subscription.id);
+    await client.query('COMMIT');
+    return inserted.rowCount ?? 0;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/** Timestamps of the blocks whose logs came without `blockTimestamp` (older nodes), fetched once per block. */
+async function blockTimestamps(chain: PublicClient, chunk: LogChunk): Promise<Map<bigint, bigint>> {
+  const missing = [...new Set(chunk.logs.filter((l) => l.blockTimestamp == null).map((l) => l.blockNumber as bigint))];
+  const found = new Map<bigint, bigint>();
+  for (let i = 0; i < missing.length; i += 16) {
+    const blocks = await Promise.all(
+      missing.slice(i, i + 16).map((blockNumber) => chain.getBlock({ blockNumber, includeTransactions: false })),
+    );
+    for (const block of blocks) found.set(block.number as bigint, block.timestamp);
+  }
+  return found;
+}
+
+async function finishScan(client: pg.PoolClient, subscriptionId: string, outcome: ScanOutcome): Promise<void> {
+  const failed = outcome.kind === 'failed';
+  await client.query('BEGIN');
+  try {
+    const { rows } = await client.query<{ next_scan_at: Date; scan_enabled: boolean }>(
+      `UPDATE event_notifier_subscriptions
+          SET scan_status = $2,
+              last_scanned_at = CASE WHEN $3 THEN last_scanned_at ELSE now() END,
+              last_scan_failure_message = $4,
+              -- A steady cadence: the next scan is due one interval after this one was due (at once if late).
+              next_scan_at = CASE WHEN scan_enabled
+                THEN greatest(now(), coalesce(next_scan_at, now()) + scan_interval * interval '1 second') END
+        WHERE id = $1
+        RETURNING next_scan_at, scan_enabled`,
+      [subscriptionId, failed ? 'failed' : 'idle', failed, failed ? outcome.message : null],
+    );
+    const row = rows[0];
+    if (row?.scan_enabled) await queueScan(client, subscriptionId, row.next_scan_at);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}
+
+/** A message for `lastScanFailureMessage`: readable, and never the RPC URL (it may hold a provider key). */
+export function describeScanFailure(error: unknown, networkId: number): string {
+  const e = error as { name?: string; shortMessage?: string; message?: string };
+  if (e.name === 'NetworkNotConfiguredError' || e.name === 'AbiEventError') return e.message ?? String(error);
+  if (isConnectionFailure(error)) {
+    return `Could not reach the RPC of network ${networkId} (${rootCause(error)}); the scan is retried every scan interval.`;
+  }
+  const text = (e.shortMessage ?? e.message ?? String(error)).split('\n')[0] as string;
+  return `The RPC of network ${networkId} failed: ${text.replace(/\b(https?|wss?):\/\/\S+/g, '<rpc>')}`.slice(0, 500);
+}
+
+function rootCause(error: unknown): string {
+  let e = error as { cause?: unknown; code?: string; message?: string };
+  let code: string | undefined;
+  while (e) {
+    if (typeof e.code === 'string') code = e.code;
+    if (!e.cause) break;
+    e = e.cause as typeof e;
+  }
+  return code ?? (e?.message ?? 'connection failed').split('\n')[0] ?? 'connection failed';
+}

@@ -1,0 +1,48 @@
+import type { NetworkId } from '#api/config/networks.ts';
+
+/** Which non-public addresses a webhook URL may resolve to. */
+export type PrivateAddressAllowance = 'none' | 'loopback' | 'all';
+
+/** Tunables of the event notifier, read from the configuration (see the README's configuration table). */
+export interface EventNotifierSettings {
+  /** Webhook URLs resolving to private, loopback or link-local addresses are refused unless allowed here. */
+  readonly allowPrivateWebhookAddresses: PrivateAddressAllowance;
+  /** Blocks below the head a log must be before it is recorded, per network. */
+  readonly confirmations: Readonly<Record<NetworkId, number>>;
+  /** Widest block range asked of eth_getLogs; halved automatically while the provider refuses. */
+  readonly maxBlockRange: number;
+  /** Per-attempt webhook timeout. */
+  readonly webhookTimeoutMs: number;
+  /** First retry delay; each next one doubles (with jitter) up to `webhookBackoffMaxMs`. */
+  readonly webhookBackoffBaseMs: number;
+  readonly webhookBackoffMaxMs: number;
+  /** Webhooks in flight at once per subscription. */
+  readonly deliveryConcurrency: number;
+  /** How often a worker looks for scans and deliveries whose job was lost (e.g. a killed worker). */
+  readonly sweepIntervalMs: number;
+}
+
+export const DEFAULT_CONFIRMATIONS: Readonly<Record<NetworkId, number>> = Object.freeze({
+  1: 12,
+  137: 64,
+  42161: 20,
+  11155111: 6,
+  80002: 16,
+  421614: 10,
+  1337: 0,
+});
+
+export function defaultEventNotifierSettings(
+  env: 'development' | 'test' | 'production' = 'development',
+): EventNotifierSettings {
+  return Object.freeze({
+    allowPrivateWebhookAddresses: env === 'production' ? 'none' : 'loopback',
+    confirmations: DEFAULT_CONFIRMATIONS,
+    maxBlockRange: 10_000,
+    webhookTimeoutMs: 10_000,
+    webhookBackoffBaseMs: 2_000,
+    webhookBackoffMaxMs: 3_600_000,
+    deliveryConcurrency: 32,
+    sweepIntervalMs: 5_000,
+  });
+}

@@ -1,0 +1,174 @@
+import { generateSecret } from '@mountain/webhook-sdk';
+import type { Static } from 'typebox';
+import { getAddress } from 'viem';
+import type { NetworkId } from '#api/config/networks.ts';
+import { open, seal } from '#api/crypto/secretBox.ts';
+import type { Db, Queryable } from '#api/db/db.ts';
+import { ApiError } from '#api/errors/ApiError.ts';
+import type { EventNotifierSubscription } from '#api/schemas/entities.ts';
+import { queueDelivery, queueScan } from './queue.ts';
+
+export type SubscriptionView = Static<typeof EventNotifierSubscription>;
+
+/** A subscription row as the database holds it. */
+export interface SubscriptionRow {
+  id: string;
+  project_id: number;
+  subscription_name: string;
+  network_id: NetworkId;
+  address: string;
+  formatted_abi_event: string;
+  scan_enabled: boolean;
+  initial_block_number: number;
+  scan_interval: number;
+  webhook_enabled: boolean;
+  webhook_url: string | null;
+  webhook_max_retries: number;
+  webhook_secret: Buffer;
+  webhook_secret_masked: string;
+  scan_status: 'idle' | 'scanning' | 'failed';
+  last_scanned_block: number | null;
+  last_scanned_at: Date | null;
+  last_scan_failure_message: string | null;
+  next_scan_at: Date | null;
+}
+
+export const DEFAULT_WEBHOOK_MAX_RETRIES = 5;
+
+/** The secret is bound to its subscription: a ciphertext copied to another row does not decrypt. */
+const secretContext = (id: string) => `event-notifier-subscription:${id}`;
+
+export function webhookSecretOf(masterKey: Buffer, row: SubscriptionRow): string {
+  return open(masterKey, row.webhook_secret, secretContext(row.id));
+}
+
+export function toSubscriptionView(row: SubscriptionRow, fullSecret?: string): SubscriptionView {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    subscriptionName: row.subscription_name,
+    networkId: row.network_id,
+    address: row.address,
+    formattedAbiEvent: row.formatted_abi_event,
+    scanEnabled: row.scan_enabled,
+    initialBlockNumber: row.initial_block_number,
+    scanInterval: row.scan_interval,
+    webhookEnabled: row.webhook_enabled,
+    webhookURL: row.webhook_url,
+    webhookMaxRetries: row.webhook_max_retries,
+    webhookSecret: fullSecret ?? row.webhook_secret_masked,
+    scanStatus: row.scan_status,
+    lastScannedBlock: row.last_scanned_block,
+    lastScannedAt: row.last_scanned_at?.toISOString() ?? null,
+    lastScanFailureMessage: row.last_scan_failure_message,
+    nextScanAt: row.next_scan_at?.toISOString() ?? null,
+  };
+}
+
+export interface NewSubscription {
+  subscriptionName: string;
+  networkId: NetworkId;
+  address: string;
+  formattedAbiEvent: string;
+  initialBlockNumber: number;
+  scanInterval: number;
+  webhookURL?: string | undefined;
+  webhookMaxRetries?: number | undefined;
+}
+
+/** Stores the subscription with a fresh secret and queues its first scan, in one transaction. */
+export async function createSubscription(
+  db: Db,
+  masterKey: Buffer,
+  projectId: number,
+  input: NewSubscription,
+): Promise<SubscriptionView> {
+  const secret = generateSecret();
+  const row = await db.transaction(async (client) => {
+    const { rows } = await client.query<{ id: string }>('SELECT gen_random_uuid() AS id');
+    const id = (rows[0] as { id: string }).id;
+    const inserted = await client.query<SubscriptionRow>(
+      `INSERT INTO event_notifier_subscriptions
+         (id, project_id, subscription_name, network_id, address, formatted_abi_event, initial_block_number,
+          scan_interval, webhook_enabled, webhook_url, webhook_max_retries, webhook_secret, webhook_secret_masked,
+          next_scan_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now())
+       RETURNING *`,
+      [
+        id,
+        projectId,
+        input.subscriptionName,
+        input.networkId,
+        getAddress(input.address.toLowerCase()),
+        input.formattedAbiEvent.trim(),
+        input.initialBlockNumber,
+        input.scanInterval,
+        input.webhookURL !== undefined,
+        input.webhookURL ?? null,
+        input.webhookMaxRetries ?? DEFAULT_WEBHOOK_MAX_RETRIES,
+        seal(masterKey, secret, secretContext(id)),
+        `${secret.slice(0, 10)}${'*'.repeat(16)}`,
+      ],
+    );
+    await queueScan(client, id);
+    return inserted.rows[0] as SubscriptionRow;
+  });
+  return toSubscriptionView(row, secret);
+}
+
+export async function listSubscriptions(db: Db, projectId: number): Promise<SubscriptionView[]> {
+  const { rows } = await db.query<SubscriptionRow>(
+    'SELECT * FROM event_notifier_subscriptions WHERE project_id = $1 ORDER BY created_at DESC, id',
+    [projectId],
+  );
+  return rows.map((row) => toSubscriptionView(row));
+}
+
+/** The project's subscription, or a 404 (another project's subscription is never visible). */
+export async function findSubscription(
+  client: Queryable,
+  projectId: number,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<SubscriptionRow> {
+  const { rows } = await client.query<SubscriptionRow>(
+    `SELECT * FROM event_notifier_subscriptions WHERE id = $1 AND project_id = $2${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [id, projectId],
+  );
+  if (!rows[0]) throw new ApiError('NOT_FOUND', { resource: 'Subscription', id });
+  return rows[0];
+}
+
+export interface WebhookChange {
+  webhookEnabled?: boolean | undefined;
+  webhookURL?: string | undefined;
+  webhookMaxRetries?: number | undefined;
+}
+
+/** Applies the change; enabling (or changing) a webhook queues delivery of what is waiting. */
+export async function updateWebhook(
+  db: Db,
+  projectId: number,
+  id: string,
+  change: WebhookChange,
+  onMissingUrl: () => never,
+): Promise<SubscriptionView> {
+  return db.transaction(async (client) => {
+    const current = await findSubscription(client, projectId, id, { forUpdate: true });
+    const url = change.webhookURL ?? current.webhook_url;
+    // A first URL turns delivery on; otherwise `webhookEnabled` alone decides.
+    let enabled = change.webhookEnabled ?? current.webhook_enabled;
+    if (change.webhookEnabled === undefined && current.webhook_url === null && change.webhookURL !== undefined) {
+      enabled = true;
+    }
+    if (enabled && url === null) onMissingUrl();
+    const { rows } = await client.query<SubscriptionRow>(
+      `UPDATE event_notifier_subscriptions
+          SET webhook_enabled = $2, webhook_url = $3, webhook_max_retries = $4
+        WHERE id = $1 RETURNING *`,
+      [id, enabled, url, change.webhookMaxRetries ?? current.webhook_max_retries],
+    );
+    if (enabled) await queueDelivery(client, id);
+    return toSubscriptionView(rows[0] as SubscriptionRow);
+  });
+}

@@ -1,0 +1,36 @@
+import type { Task, TaskList } from 'graphile-worker';
+import type { WorkerDeps } from '#api/worker/tasks.ts';
+import { deliverDue } from './delivery.ts';
+import { queueSweep, type SubscriptionJob, TASK } from './queue.ts';
+import { scanSubscription } from './scanner.ts';
+import { defaultEventNotifierSettings } from './settings.ts';
+import { sweep } from './sweep.ts';
+
+/**
+ * The event notifier's job processors: scan a subscription, deliver its due webhooks, and the periodic sweep
+ * that recovers jobs lost with a killed worker. Creating them queues the sweep, so every worker that starts
+ * also restarts the recovery.
+ */
+export function eventNotifierTasks(deps: WorkerDeps): TaskList {
+  const settings = deps.eventNotifier ?? defaultEventNotifierSettings();
+  const common = { db: deps.db, settings, signal: deps.signal };
+  queueSweep(deps.db.pool).catch((error) => {
+    if (!deps.signal.aborted) console.error(`[event-notifier] could not queue the sweep: ${(error as Error).message}`);
+  });
+
+  const scan: Task = async (payload) => {
+    await scanSubscription({ ...common, chains: deps.chains }, (payload as SubscriptionJob).subscriptionId);
+  };
+  const deliver: Task = async (payload) => {
+    await deliverDue({ ...common, masterKey: deps.masterKey }, (payload as SubscriptionJob).subscriptionId);
+  };
+  const sweepTask: Task = async () => {
+    try {
+      // Grace: a healthy queue runs due jobs within a few poll intervals; later than this, the job was lost.
+      await sweep(deps.db, Math.max(15_000, settings.sweepIntervalMs * 3));
+    } finally {
+      if (!deps.signal.aborted) await queueSweep(deps.db.pool, new Date(Date.now() + settings.sweepIntervalMs));
+    }
+  };
+  return { [TASK.scan]: scan, [TASK.deliver]: deliver, [TASK.sweep]: sweepTask };
+}

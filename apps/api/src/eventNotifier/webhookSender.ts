@@ -1,0 +1,77 @@
+import { sign, type WebhookEvent } from '@mountain/webhook-sdk';
+
+/** The result of one delivery attempt. */
+export type AttemptResult =
+  | { ok: true; status: number }
+  | { ok: false; message: string; status?: number; retryAfterMs?: number };
+
+/**
+ * POSTs one signed webhook (Standard Webhooks headers, `webhook-id` = the record id) and classifies the answer:
+ * 2xx is delivered; anything else (other statuses, redirects, timeouts, connection errors) is a failed attempt.
+ */
+export async function sendWebhook(options: {
+  url: string;
+  id: string;
+  event: WebhookEvent;
+  secret: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}): Promise<AttemptResult> {
+  const body = JSON.stringify(options.event);
+  const headers = await sign({ id: options.id, body, secret: options.secret });
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  let response: Response;
+  try {
+    response = await fetch(options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'Mountain-Webhooks/1.0', ...headers },
+      body,
+      signal,
+      // A redirect could lead anywhere, including a private address: it counts as a failure.
+      redirect: 'manual',
+    });
+  } catch (error) {
+    if (timeout.aborted) return { ok: false, message: `No answer within ${options.timeoutMs} ms` };
+    return { ok: false, message: `Connection failed: ${connectionReason(error)}` };
+  }
+  await response.body?.cancel().catch(() => {});
+  if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
+  const retryAfterMs =
+    response.status === 429 || response.status === 503
+      ? parseRetryAfter(response.headers.get('retry-after'))
+      : undefined;
+  return {
+    ok: false,
+    status: response.status,
+    message: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  };
+}
+
+function connectionReason(error: unknown): string {
+  for (let e = error as { code?: unknown; cause?: unknown; message?: string } | undefined; e; e = e.cause as never) {
+    if (typeof e.code === 'string') return e.code;
+    if (!e.cause) return e.message ?? 'unknown error';
+  }
+  return 'unknown error';
+}
+
+/** `Retry-After` as milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * Delay before retry number `failures` (1 for the first retry): exponential from `baseMs`, capped at `maxMs`,
+ * with "equal jitter" (half fixed, half random) so that many failing records do not retry in lockstep. A
+ * `Retry-After` longer than that is honoured (up to `maxMs`).
+ */
+export function retryDelayMs(failures: number, baseMs: number, maxMs: number, retryAfterMs?: number): number {
+  const exponential = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 30));
+  const jittered = exponential / 2 + Math.random() * (exponential / 2);
+  return Math.ceil(Math.max(jittered, Math.min(retryAfterMs ?? 0, maxMs)));
+}

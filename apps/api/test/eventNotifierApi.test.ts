@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
+
+const ADDRESS = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
+const subscription = {
+  subscriptionName: 'Transfers',
+  networkId: 1337,
+  address: ADDRESS,
+  formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
+  initialBlockNumber: 0,
+  scanInterval: 5,
+};
+
+describe('event notifier calls', () => {
+  let h: Harness;
+  let key: string;
+  let otherKey: string;
+  let projectId: number;
+
+  before(async () => {
+    h = await createHarness();
+    const created = await h.project('Events');
+    key = created.apiKey;
+    projectId = created.project.id;
+    otherKey = (await h.project('Someone else')).apiKey;
+  });
+  after(() => h.close());
+
+  const create = (body: object, k = key) => h.call('create-subscription', { headers: apiKey(k), body });
+
+  it('creates a subscription: 201, the full secret once, defaults, checksummed address, first scan due now', async () => {
+    const res = await create({ ...subscription, webhookURL: 'https://example.com/hook' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const s = res.body.eventNotifierSubscription;
+    assert.match(s.webhookSecret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.equal(s.address, '0x5FbDB2315678afecb367f032d93F642f64180aa3');
+    assert.equal(s.projectId, projectId);
+    assert.equal(s.scanEnabled, true);
+    assert.equal(s.webhookEnabled, true);
+    assert.equal(s.webhookMaxRetries, 5);
+    assert.equal(s.scanStatus, 'idle');
+    assert.equal(s.lastScannedBlock, null);
+    assert.ok(Date.parse(s.nextScanAt) <= Date.now());
+
+    const list = await h.call('get-subscriptions', { headers: apiKey(key) });
+    const listed = list.body.eventNotifierSubscriptions.find((x: { id: string }) => x.id === s.id);
+    assert.equal(listed.webhookSecret, `${s.webhookSecret.slice(0, 10)}${'*'.repeat(16)}`);
+    const jobs = await h.db.query(`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = $1`, [
+      `event-notifier:scan:${s.id}`,
+    ]);
+    assert.equal(jobs.rows[0]?.n, 1);
+  });
+
+  it('without a webhookURL the webhook is disabled; enabling it needs a URL', async () => {
+    const s = (await create(subscription)).body.eventNotifierSubscription;
+    assert.equal(s.webhookEnabled, false);
+    assert.equal(s.webhookURL, null);
+    const refused = await h.call('update-subscription-webhook', {
+      headers: apiKey(key),
+      body: { id: s.id, webhookEnabled: true },
+    });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.details[0].field, 'body.webhookEnabled');
+    const set = await h.call('update-subscription-webhook', {
+      headers: apiKey(key),
+      body: { id: s.id, webhookURL: 'https://example.com/new', webhookMaxRetries: 0 },
+    });
+    assert.equal(set.status, 200);
+    assert.equal(set.body.eventNotifierSubscription.webhookEnabled, true);
+    assert.equal(set.body.eventNotifierSubscription.webhookMaxRetries, 0);
+    const off = await h.call('update-subscription-webhook', {
+      headers: apiKey(key),
+      body: { id: s.id, webhookEnabled: false },
+    });
+    assert.equal(off.body.eventNotifierSubscription.webhookEnabled, false);
+    assert.equal(off.body.eventNotifierSubscription.webhookURL, 'https://example.com/new');
+    assert.match(off.body.eventNotifierSubscription.webhookSecret, /\*{16}$/);
+  });
+
+  for (const [what, formattedAbiEvent, expected] of [
+    ['not parseable', 'event Transfer(address indexed from', /not a valid human-readable ABI item/],
+    ['a function', 'function transfer(address to, uint256 value)', /must be an event \(got a function\)/],
+    ['an error', 'error Unauthorized(address caller)', /must be an event \(got a error\)/],
+    ['not an ABI item at all', 'Transfer(address,address,uint256)', /not a valid human-readable ABI item/],
+    ['empty', '', /must NOT have fewer than 1 characters/],
+  ] as const) {
+    it(`formattedAbiEvent ${what} → 400 naming body.formattedAbiEvent`, async () => {
+      const res = await create({ ...subscription, formattedAbiEvent });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.code, 'VALIDATION_FAILED');
+      assert.deepEqual(
+        res.body.details.map((d: { field: string }) => d.field),
+        ['body.formattedAbiEvent'],
+      );
+      assert.match(res.body.details[0].message, expected);
+    });
+  }
+
+  it('refuses webhook URLs on private, loopback and link-local addresses unless allowed', async () => {
+    const saved = h.deps.eventNotifier;
+    h.deps.eventNotifier = { ...defaultEventNotifierSettings('production') };
+    try {
+      for (const url of [
+        'http://127.0.0.1:8080/hook',
+        'http://localhost/hook',
+        'http://10.1.2.3/hook',
+        'http://192.168.0.10/hook',
+        'http://169.254.169.254/latest/meta-data',
+        'http://[::1]/hook',
+        'http://[fe80::1]/hook',
+      ]) {
+        const res = await create({ ...subscription, webhookURL: url });
+        assert.equal(res.status, 400, url);
+        assert.equal(res.body.code, 'WEBHOOK_URL_REFUSED');
+        assert.equal(res.body.details[0].field, 'body.webhookURL');
+      }
+      const s = (await create(subscription)).body.eventNotifierSubscription;
+      const update = await h.call('update-subscription-webhook', {
+        headers: apiKey(key),
+        body: { id: s.id, webhookURL: 'http://172.16.5.4/x' },
+      });
+      assert.equal(update.status, 400);
+      assert.match(update.body.message, /172\.16\.5\.4, a private address/);
+      assert.equal((await create({ ...subscription, webhookURL: 'https://93.184.215.14/hook' })).status, 201);
+    } finally {
+      h.deps.eventNotifier = saved;
+    }
+    // The development default allows loopback (a local receiver) but still not the rest of the private ranges.
+    assert.equal((await create({ ...subscription, webhookURL: 'http://127.0.0.1:9/hook' })).status, 201);
+    assert.equal((await create({ ...subscription, webhookURL: 'http://10.0.0.1/hook' })).status, 400);
+  });
+
+  it('another project’s subscription is invisible: absent from lists, 404 on every call', async () => {
+    const mine = (await create(subscription)).body.eventNotifierSubscription;
+    const theirs = await h.call('get-subscriptions', { headers: apiKey(otherKey) });
+    assert.equal(theirs.status, 200);
+    assert.ok(!theirs.body.eventNotifierSubscriptions.some((s: { id: string }) => s.id === mine.id));
+    for (const [operationId, body] of [
+      ['update-subscription-webhook', { id: mine.id, webhookEnabled: false }],
+      ['get-records', { subscriptionId: mine.id }],
+      ['resend-failed-webhook', { subscriptionId: mine.id, force: true }],
+    ] as const) {
+      const res = await h.call(operationId, { headers: apiKey(otherKey), body });
+      assert.equal(res.status, 404, operationId);
+      assert.equal(res.body.code, 'NOT_FOUND');
+    }
+    const unchanged = await h.call('get-subscriptions', { headers: apiKey(key) });
+    assert.ok(
+      unchanged.body.eventNotifierSubscriptions.find((s: { id: string }) => s.id === mine.id).webhookEnabled === false,
+    );
+  });
+
+  it('a reader may call every event notifier operation (SPEC §6: either scheme, any role)', async () => {
+    const { token } = await h.member(projectId, 'reader');
+    const res = await h.call('get-subscriptions', { headers: bearer(token) });
+    assert.equal(res.status, 200);
+    assert.ok(res.body.eventNotifierSubscriptions.length > 0);
+    const s = res.body.eventNotifierSubscriptions[0];
+    const records = await h.call('get-records', { headers: bearer(token), body: { subscriptionId: s.id } });
+    assert.deepEqual(records.body, { eventNotifierRecords: [] });
+    const resend = await h.call('resend-failed-webhook', { headers: bearer(token), body: { subscriptionId: s.id } });
+    assert.equal(resend.status, 200);
+    assert.equal(resend.body.record.requeuedCount, 0);
+  });
+
+  it('unknown subscription ids are 404', async () => {
+    const res = await h.call('get-records', {
+      headers: apiKey(key),
+      body: { subscriptionId: '00000000-0000-4000-8000-000000000000' },
+    });
+    assert.equal(res.status, 404);
+    assert.match(res.body.message, /Subscription 00000000-0000-4000-8000-000000000000 was not found/);
+  });
+});

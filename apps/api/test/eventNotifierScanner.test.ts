@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { parseAbiItem } from 'viem';
+import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
+import { createChains } from '#api/chain/chains.ts';
+import { readLogRanges } from '#api/eventNotifier/logRanges.ts';
+import type { RecordView } from '#api/eventNotifier/records.ts';
+import { scanSubscription } from '#api/eventNotifier/scanner.ts';
+import { freePort } from '#api/lib/ports.ts';
+import { deployEmitter, type Emitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
+import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
+import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
+import { startRpcProxy } from './helpers/rpcProxy.ts';
+import { eventually, startReceiver } from './helpers/webhookReceiver.ts';
+
+describe('event scanner', () => {
+  let anvil: AnvilHandle;
+  let proxy: Awaited<ReturnType<typeof startRpcProxy>>;
+  let h: Harness;
+  let key: string;
+  let emitter: Emitter;
+
+  before(async () => {
+    anvil = await startAnvil({ port: await freePort() });
+    proxy = await startRpcProxy(anvil.url, await freePort());
+    // The API and the scanner see the chain through the proxy; no worker: scans are called directly.
+    h = await createHarness({ rpcUrls: { 1337: proxy.url } });
+    key = (await h.project('Scanner')).apiKey;
+    emitter = await deployEmitter(anvil.url);
+  });
+  after(async () => {
+    await h?.close();
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  const deps = (settings = FAST_SETTINGS) => ({ db: h.db, chains: h.deps.chains, settings });
+  async function subscribe(extra: object = {}) {
+    const res = await h.call('create-subscription', {
+      headers: apiKey(key),
+      body: {
+        subscriptionName: 'Scanned',
+        networkId: 1337,
+        address: emitter.address,
+        formattedAbiEvent: TRANSFER_EVENT,
+        initialBlockNumber: 0,
+        scanInterval: 5,
+        ...extra,
+      },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.eventNotifierSubscription;
+  }
+  const records = async (subscriptionId: string): Promise<RecordView[]> =>
+    (await h.call('get-records', { headers: apiKey(key), body: { subscriptionId } })).body.eventNotifierRecords;
+  const subscription = async (id: string) =>
+    (await h.call('get-subscriptions', { headers: apiKey(key) })).body.eventNotifierSubscriptions.find(
+      (s: { id: string }) => s.id === id,
+    );
+
+  it('splits block ranges the provider refuses into smaller contiguous ones', async () => {
+    const first = await emitter.emitTransfer(1n);
+    for (let i = 0; i < 12; i++) await emitter.emitTransfer(BigInt(i + 2));
+    const head = await emitter.publicClient.getBlockNumber();
+    proxy.settings.maxLogRange = 4;
+    try {
+      const chunks = [];
+      for await (const chunk of readLogRanges(createChains({ 1337: proxy.url }).client(1337), {
+        address: emitter.address,
+        event: parseAbiItem(TRANSFER_EVENT) as never,
+        fromBlock: first.blockNumber,
+        toBlock: head,
+        maxRange: 16,
+      })) {
+        chunks.push(chunk);
+      }
+      assert.ok(proxy.refused.length > 0, 'the provider refused some ranges');
+      assert.equal(chunks[0]?.fromBlock, first.blockNumber);
+      for (let i = 1; i < chunks.length; i++) {
+        assert.equal(chunks[i]?.fromBlock, (chunks[i - 1]?.toBlock as bigint) + 1n, 'contiguous ranges');
+      }
+      assert.equal(chunks.at(-1)?.toBlock, head);
+      assert.equal(
+        chunks.reduce((n, c) => n + c.logs.length, 0),
+        13,
+      );
+
+      const s = await subscribe({ initialBlockNumber: Number(first.blockNumber) });
+      const outcome = await scanSubscription(deps({ ...FAST_SETTINGS, maxBlockRange: 10_000 }), s.id);
+      assert.deepEqual(outcome, {
+        kind: 'scanned',
+        fromBlock: Number(first.blockNumber),
+        toBlock: Number(head),
+        stored: 13,
+      });
+      assert.equal((await records(s.id)).length, 13);
+      const after = await subscription(s.id);
+      assert.equal(after.lastScannedBlock, Number(head));
+      assert.equal(after.scanStatus, 'idle');
+    } finally {
+      proxy.settings.maxLogRange = undefined;
+    }
+  });
+
+  it('stops at the head minus the confirmation depth; a scan again stores nothing twice', async () => {
+    const start = await emitter.emitTransfer(100n);
+    await emitter.emitTransfer(101n);
+    await emitter.emitTransfer(102n);
+    const s = await subscribe({ initialBlockNumber: Number(start.blockNumber) });
+    const settings = { ...FAST_SETTINGS, confirmations: { ...FAST_SETTINGS.confirmations, 1337: 2 } };
+    await scanSubscription(deps(settings), s.id);
+    assert.deepEqual(
+      (await records(s.id)).map((r) => r.decodedLog.value),
+      ['100'],
+    );
+    await emitter.mine(2);
+    await scanSubscription(deps(settings), s.id);
+    // As after a crash between writing records and noting progress: scanning the same blocks again.
+    await h.db.query('UPDATE event_notifier_subscriptions SET last_scanned_block = NULL WHERE id = $1', [s.id]);
+    await scanSubscription(deps(settings), s.id);
+    const stored = await records(s.id);
+    assert.deepEqual(
+      stored.map((r) => r.decodedLog.value),
+      ['102', '101', '100'],
+    );
+    assert.ok(
+      stored.every((r) => r.status === 'scanned'),
+      'no webhook: records stay scanned',
+    );
+  });
+
+  it('scanEnabled false: the scan does nothing', async () => {
+    await emitter.emitTransfer(200n);
+    const s = await subscribe();
+    await h.db.query('UPDATE event_notifier_subscriptions SET scan_enabled = false WHERE id = $1', [s.id]);
+    assert.deepEqual(await scanSubscription(deps(), s.id), { kind: 'skipped' });
+    assert.equal((await records(s.id)).length, 0);
+  });
+
+  it('RPC unreachable → scanStatus failed with a readable message; recovers by itself when it returns', async () => {
+    const receiver = await startReceiver();
+    const worker = await startTestWorker(h);
+    try {
+      await proxy.down();
+      const live = await emitter.emitTransfer(300n);
+      const s = await subscribe({ initialBlockNumber: Number(live.blockNumber), webhookURL: receiver.url });
+      const failed = await eventually(
+        async () => {
+          const now = await subscription(s.id);
+          return now.scanStatus === 'failed' && now;
+        },
+        10_000,
+        'a failed scan',
+      );
+      assert.match(failed.lastScanFailureMessage, /^Could not reach the RPC of network 1337 \(ECONNREFUSED\)/);
+      assert.doesNotMatch(failed.lastScanFailureMessage, /127\.0\.0\.1/, 'the RPC URL is not shown');
+      assert.equal(failed.lastScannedBlock, null);
+      assert.ok(Date.parse(failed.nextScanAt) > Date.now() - 1_000, 'the next scan is planned');
+
+      await proxy.up();
+      const recovered = await eventually(
+        async () => {
+          const now = await subscription(s.id);
+          return now.scanStatus === 'idle' && now.lastScannedBlock !== null && now;
+        },
+        15_000,
+        'a recovered scan',
+      );
+      assert.equal(recovered.lastScanFailureMessage, null);
+      await receiver.waitFor(() => receiver.deliveries.length === 1, 10_000, 'the webhook');
+      assert.deepEqual(
+        (await records(s.id)).map((r) => r.decodedLog.value),
+        ['300'],
+      );
+    } finally {
+      await worker.stop();
+      await receiver.close();
+    }
+  });
+});

@@ -1,0 +1,38 @@
+import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { createTaskList } from '#api/worker/tasks.ts';
+import { createWorker } from '#api/worker/worker.ts';
+import type { Harness } from './harness.ts';
+
+/** Test settings: short retry delays and timeouts so that retry paths finish in seconds. */
+export const FAST_SETTINGS: EventNotifierSettings = Object.freeze({
+  ...defaultEventNotifierSettings('test'),
+  webhookBackoffBaseMs: 200,
+  webhookBackoffMaxMs: 2_000,
+  webhookTimeoutMs: 2_000,
+  sweepIntervalMs: 1_000,
+});
+
+/** A job worker on the harness database running the platform's task list with `settings`. */
+export async function startTestWorker(h: Harness, settings: EventNotifierSettings = FAST_SETTINGS) {
+  const stop = new AbortController();
+  const worker = createWorker({
+    pool: h.db.pool,
+    tasks: createTaskList({
+      db: h.db,
+      chains: h.deps.chains,
+      signers: createSignerProvider(h.keys),
+      masterKey: h.masterKey,
+      signal: stop.signal,
+      eventNotifier: settings,
+    }),
+    signal: stop.signal,
+  });
+  await worker.start();
+  return {
+    async stop() {
+      stop.abort();
+      await worker.stop();
+    },
+  };
+}
