@@ -15,7 +15,7 @@ function parseProblem(error: unknown): string {
  */
 export function parseFormattedAbi(entries: readonly string[], field = 'body.formattedAbi'): Abi {
   try {
-    return parseAbi(entries);
+    return cached(`abi\u0000${entries.join('\u0000')}`, () => parseAbi(entries) as Abi);
   } catch {
     const structs = entries.filter((e) => e.trim().startsWith('struct '));
     entries.forEach((entry, index) => {
@@ -90,7 +90,18 @@ export function findActivatableFunction(
 /** The parsed function of an activation, resolved against its contract's ABI (for structs). */
 export function parseActivatedFunction(contractAbi: readonly string[], formattedFunction: string): AbiFunction {
   const structs = contractAbi.filter((e) => e.trim().startsWith('struct '));
-  return (parseAbi([...structs, formattedFunction] as string[]) as Abi).find(
-    (i) => i.type === 'function',
+  return cached(`fn\u0000${structs.join('\u0000')}\u0000${formattedFunction}`, () =>
+    (parseAbi([...structs, formattedFunction] as string[]) as Abi).find((i) => i.type === 'function'),
   ) as AbiFunction;
+}
+
+// Parsing a human-readable ABI costs far more than the rest of a request: every execution would parse its
+// contract's ABI again. Parsed ABIs are immutable, so they are shared; the cache is bounded.
+const cache = new Map<string, unknown>();
+function cached<T>(key: string, parse: () => T): T {
+  if (cache.has(key)) return cache.get(key) as T;
+  const value = parse();
+  if (cache.size >= 1_000) cache.clear();
+  cache.set(key, value);
+  return value;
 }

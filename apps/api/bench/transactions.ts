@@ -1,0 +1,173 @@
+// npm run bench:tx — execute-transaction against anvil (automine) and the real pipeline:
+//   1. accepted executions per second and p50/p99 latency of execute-transaction at a fixed request rate
+//      (simulation, idempotency, insert and queueing; the sender is not running yet, so it measures the API alone);
+//   2. confirmed transactions per second from one system wallet: a worker drains everything accepted in step 1;
+//      the baseline is viem alone sending the same calls from one local account (pre-signed, no database);
+//   3. nonce gaps: the nonces of the confirmed transactions must be exactly 0..n-1.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { createPublicClient, encodeFunctionData, type Hex, http, keccak256, type PublicClient, parseEther } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { buildApp } from '#api/app.ts';
+import { startAnvil } from '#api/chain/anvil.ts';
+import { createChains } from '#api/chain/chains.ts';
+import { REPO_ROOT } from '#api/config/config.ts';
+import { createDb } from '#api/db/db.ts';
+import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
+import { migrate } from '#api/db/migrate.ts';
+import { mapLimit } from '#api/lib/mapLimit.ts';
+import { freePort } from '#api/lib/ports.ts';
+import { createProject } from '#api/projects/projects.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { createTaskList } from '#api/worker/tasks.ts';
+import { createWorker } from '#api/worker/worker.ts';
+import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '../test/helpers/testContract.ts';
+
+const RATE = Number(process.env.BENCH_RATE ?? 500);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const deadline = setTimeout(() => {
+  console.error('bench:tx did not finish within 10 minutes');
+  process.exit(1);
+}, 600_000);
+deadline.unref();
+
+const stops: (() => Promise<unknown> | unknown)[] = [];
+const dir = path.join(REPO_ROOT, '.data', `bench-tx-${process.pid}`);
+try {
+  mkdirSync(dir, { recursive: true });
+  stops.push(() => rmSync(dir, { recursive: true, force: true }));
+  const anvil = await startAnvil({ port: await freePort() });
+  stops.push(() => anvil.stop());
+  const pg = await startEmbeddedPostgres(path.join(dir, 'postgres'), await freePort());
+  stops.push(() => pg.stop());
+  await pg.ensureDatabase('bench');
+  const db = createDb(pg.urlFor('bench'), { max: 20 });
+  stops.push(() => db.close());
+  await migrate(db);
+  const masterKey = randomBytes(32);
+  const keys = await loadWalletKeys(db, masterKey);
+  const { apiKey } = await createProject(db, keys, { projectName: 'Bench', keyMode: 'test' });
+  const counter = await deployCounter(anvil.url);
+  const chains = createChains({ 1337: anvil.url });
+  const app = buildApp({ db, chains, tokenSigningKey: randomBytes(32), masterKey, bodyLimit: 65536 });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  stops.push(() => app.close());
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/public-api/v3`;
+  const post = async (op: string, body: object) => {
+    const res = await fetch(`${base}${op}`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as Record<string, { id: number }>;
+  };
+  const contract = (await post('/contract/import-contract', {
+    networkId: 1337,
+    address: counter,
+    formattedAbi: COUNTER_FORMATTED_ABI,
+  })) as { contract: { id: number } };
+  const activated = await post('/contract/activate-contract-function', {
+    contractId: contract.contract.id,
+    formattedAbiFunction: 'function increment(uint256 amount)',
+  });
+  const functionId = activated.contractActivatedFunction?.id;
+
+  // 1. execute-transaction at a fixed rate, every request with its own idempotency key.
+  console.log(`execute-transaction: ${RATE} req/s for ${SECONDS} s over ${CONNECTIONS} connections…`);
+  let n = 0;
+  const result = await autocannon({
+    url: `${base}/transaction/execute-transaction`,
+    method: 'POST',
+    connections: CONNECTIONS,
+    overallRate: RATE,
+    duration: SECONDS,
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            contractActivatedFunctionId: functionId,
+            functionArgs: [String((n++ % 1000) + 1)],
+            idempotencyKey: randomUUID(),
+          }),
+        }),
+      },
+    ],
+  });
+  const accepted = result['2xx'];
+  console.log(
+    `  accepted ${accepted} (${(accepted / SECONDS).toFixed(0)}/s), non-2xx ${result.non2xx}, errors ${result.errors}; latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (target p99 < 50 ms at 500 req/s)`,
+  );
+
+  // 2. Confirmed transactions per second from one system wallet: a worker drains the backlog.
+  const stop = new AbortController();
+  const worker = createWorker({
+    pool: db.pool,
+    tasks: createTaskList({ db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal }),
+    signal: stop.signal,
+  });
+  const started = Date.now();
+  await worker.start();
+  stops.push(async () => {
+    stop.abort();
+    await worker.stop();
+  });
+  for (;;) {
+    const { rows } = await db.query<{ pending: number }>(
+      `SELECT count(*) FILTER (WHERE status IN ('created', 'processing', 'broadcasted'))::int AS pending FROM transactions`,
+    );
+    if ((rows[0]?.pending ?? 0) === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const platformSeconds = (Date.now() - started) / 1000;
+  const { rows: countRows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions');
+  const total = countRows[0]?.n ?? 0;
+  const { rows: statusRows } = await db.query<{ status: string; n: number }>(
+    'SELECT status, count(*)::int AS n FROM transactions GROUP BY status',
+  );
+  const platformRate = total / platformSeconds;
+  console.log(
+    `\nconfirmed from one system wallet: ${total} in ${platformSeconds.toFixed(2)} s = ${platformRate.toFixed(0)} tx/s (${statusRows.map((r) => `${r.status} ${r.n}`).join(', ')}; target ≥ 700 tx/s)`,
+  );
+
+  // 3. Nonce gaps.
+  const { rows: nonceRows } = await db.query<{ nonce: number }>(
+    `SELECT nonce FROM transactions WHERE nonce IS NOT NULL ORDER BY nonce`,
+  );
+  const nonces = new Set(nonceRows.map((r) => Number(r.nonce)));
+  const highest = Math.max(-1, ...nonces);
+  const gaps = highest + 1 - nonces.size;
+  console.log(`nonce gaps: ${gaps} (nonces 0..${highest}, ${nonces.size} used; target 0)`);
+
+  // Baseline: viem alone, one local account, the same calls pre-signed, sent with the same concurrency.
+  const chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+  const account = privateKeyToAccount(generatePrivateKey());
+  await chain.request({
+    method: 'anvil_setBalance' as never,
+    params: [account.address, `0x${parseEther('10000').toString(16)}`] as never,
+  });
+  const abi = compileCounter().abi;
+  const data = encodeFunctionData({ abi, functionName: 'increment', args: [1n] });
+  const gas = ((await chain.estimateGas({ account: account.address, to: counter, data })) * 12n) / 10n;
+  const fees = await chain.estimateFeesPerGas();
+  const baseStarted = Date.now();
+  const signed: Hex[] = await Promise.all(
+    Array.from({ length: total }, (_, nonce) =>
+      account.signTransaction({ chainId: 1337, type: 'eip1559', to: counter, data, nonce, gas, ...fees }),
+    ),
+  );
+  await mapLimit(signed, 32, (tx) => chain.sendRawTransaction({ serializedTransaction: tx }));
+  await chain.waitForTransactionReceipt({ hash: keccak256(signed.at(-1) as Hex), pollingInterval: 20 });
+  const baseSeconds = (Date.now() - baseStarted) / 1000;
+  const baseRate = total / baseSeconds;
+  console.log(`baseline (viem only, pre-estimated, no database): ${baseRate.toFixed(0)} tx/s`);
+  console.log(`ratio platform / baseline: ${(platformRate / baseRate).toFixed(2)}`);
+} finally {
+  for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => {});
+}
+process.exit(0);
