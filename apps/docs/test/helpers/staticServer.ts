@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -25,19 +25,37 @@ function isFile(file: string): boolean {
   return existsSync(file) && statSync(file).isFile();
 }
 
+/** Every file under `root`, read once: later rebuilds of the directory do not disturb a running server. */
+function snapshot(root: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) files.set(full, readFileSync(full));
+    }
+  };
+  walk(root);
+  return files;
+}
+
 /**
  * Maps a URL path to a file the way common static hosts do: the file itself, `<path>.html`,
  * `<path>/index.html`, and for a path ending in `.html` that has no such file, the page without the suffix
  * ("clean URLs"). Anything else is the 404 page with status 404. The site's router then strips the suffix from
  * the address.
  */
-export function resolveFile(root: string, urlPath: string): { file: string; status: number } {
+export function resolveFile(
+  root: string,
+  urlPath: string,
+  exists: (file: string) => boolean = isFile,
+): { file: string; status: number } {
   const clean = path.posix.normalize(decodeURIComponent(urlPath)).replace(/^(\.\.\/?)+/, '');
   const base = path.join(root, clean);
   if (!base.startsWith(root)) return { file: path.join(root, '404.html'), status: 404 };
   const stripped = path.join(root, clean.replace(/(?:\/index)?\.html$/, ''));
   const candidates = [base, `${base}.html`, path.join(base, 'index.html'), path.join(stripped, 'index.html')];
-  const found = candidates.find(isFile);
+  const found = candidates.find(exists);
   return found ? { file: found, status: 200 } : { file: path.join(root, '404.html'), status: 404 };
 }
 
@@ -46,19 +64,22 @@ export interface StaticSite {
   close(): Promise<void>;
 }
 
-/** Serves the built site on a free loopback port, gzip-compressed like a production host. */
+/** Serves a snapshot of the built site on a free loopback port, gzip-compressed like a production host. */
 export async function serveBuild(root = BUILD_DIR): Promise<StaticSite> {
-  if (!isFile(path.join(root, 'index.html'))) {
-    throw new Error(`No built site in ${root}: run \`npm run build -w @mountain/docs\` first`);
+  const files = existsSync(root) ? snapshot(root) : new Map<string, Buffer>();
+  for (const page of ['index.html', '404.html']) {
+    if (!files.has(path.join(root, page))) {
+      throw new Error(`No complete built site in ${root}: run \`npm run build -w @mountain/docs\` first`);
+    }
   }
   const cache = new Map<string, { raw: Buffer; gzip?: Buffer }>();
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const { file, status } = resolveFile(root, url.pathname);
+    const { file, status } = resolveFile(root, url.pathname, (candidate) => files.has(candidate));
     const extension = path.extname(file);
     let entry = cache.get(file);
     if (!entry) {
-      const raw = readFileSync(file);
+      const raw = files.get(file) ?? Buffer.alloc(0);
       entry = { raw, gzip: COMPRESSIBLE.has(extension) ? gzipSync(raw) : undefined };
       cache.set(file, entry);
     }
