@@ -126,7 +126,7 @@ describe('dark mode only', () => {
       const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       assert.ok(luminance(background) < 0.05, `background ${background} is dark`);
       const toggles = page.locator(
-        'button[title*="dark mode" i], button[aria-label*="dark mode" i], [class*="toggle_"]',
+        'button[title*="dark mode" i], button[aria-label*="dark mode" i], [class*="colorModeToggle"]',
       );
       assert.equal(await toggles.count(), 0);
     } finally {
