@@ -3,11 +3,12 @@
 // next to a raw baseline measured in the same run (the same block ranges fetched with eth_getLogs and decoded
 // with viem, nothing stored), webhook deliveries per second, and the p95 latency from block mined to webhook
 // received for live events.
+
+import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type AbiEvent, parseAbiItem } from 'viem';
 import { startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
@@ -71,19 +72,21 @@ try {
   const keys = await loadWalletKeys(db, masterKey);
   const { project } = await createProject(db, keys, { projectName: 'Bench', keyMode: 'test' });
 
-  const received = new Map<string, number>();
-  const receiver = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      if (!received.has(id)) received.set(id, Date.now());
-      res.writeHead(200).end();
-    });
+  // The receiver runs in its own process, as a customer's server would: it answers 200 and notes when each
+  // webhook-id first arrived.
+  const receiver = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhookReceiver.ts'), {
+    execArgv: ['--import', 'tsx'],
   });
-  receiver.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  stops.push(() => new Promise((resolve) => receiver.close(resolve)));
-  const webhookURL = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  stops.push(() => receiver.kill('SIGTERM'));
+  const port = await new Promise<number>((resolve) => receiver.once('message', (m) => resolve(m as number)));
+  const webhookURL = `http://127.0.0.1:${port}/hook`;
+  const ask = <T>(question: string) =>
+    new Promise<T>((resolve) => {
+      receiver.once('message', (m) => resolve(m as T));
+      receiver.send(question);
+    });
+  const receivedCount = () => ask<number>('count');
+  const receivedTimes = async () => new Map(await ask<[string, number][]>('times'));
 
   // Baseline: the same block ranges through eth_getLogs and viem's decoding, nothing stored (best of two runs).
   const chains = createChains({ 1337: anvil.url });
@@ -143,7 +146,7 @@ try {
     webhookMaxRetries: 5,
   });
   let storedAt = 0;
-  while (!storedAt || received.size < EVENTS) {
+  while (!storedAt || (await receivedCount()) < EVENTS) {
     await new Promise((r) => setTimeout(r, 20));
     if (!storedAt) {
       const { rows } = await db.query<{ last: number | null }>(
@@ -158,21 +161,24 @@ try {
     [subscription.id],
   );
   if (rows[0]?.n !== EVENTS) throw new Error(`stored ${rows[0]?.n} records, expected ${EVENTS}`);
-  const deliveryTimes = [...received.values()].sort((a, b) => a - b);
+  const deliveryTimes = [...(await receivedTimes()).values()].sort((a, b) => a - b);
   const storedPerSecond = EVENTS / ((storedAt - started) / 1000);
   const baselinePerSecond = EVENTS / (baselineMs / 1000);
   const deliveriesPerSecond = EVENTS / (((deliveryTimes.at(-1) as number) - (deliveryTimes[0] as number)) / 1000);
 
   // Live: events mined one by one at random moments; latency from the mined block to the webhook.
   const mined = new Map<string, number>();
-  const before = received.size;
+  const before = await receivedCount();
   for (let i = 0; i < LIVE_EVENTS; i++) {
     await new Promise((r) => setTimeout(r, Math.random() * 600));
     const { transactionHash } = await emitter.emitTransfer(BigInt(1_000_000 + i));
     mined.set(transactionHash, Date.now());
   }
   const liveDeadline = Date.now() + (SCAN_INTERVAL + 10) * 1000;
-  while (received.size < before + LIVE_EVENTS && Date.now() < liveDeadline) await new Promise((r) => setTimeout(r, 50));
+  while ((await receivedCount()) < before + LIVE_EVENTS && Date.now() < liveDeadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const received = await receivedTimes();
   const live = await db.query<{ id: string; hash: string }>(
     `SELECT id, transaction_hash AS hash FROM event_notifier_records WHERE subscription_id = $1 AND transaction_hash = ANY($2)`,
     [subscription.id, [...mined.keys()]],

@@ -41,55 +41,59 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
   const network = NETWORKS.find((n) => n.id === subscription.network_id);
   const refusal = await webhookUrlRefusal(url, deps.settings.allowPrivateWebhookAddresses);
   const leaseMs = deps.settings.webhookTimeoutMs + 30_000;
-  const batchSize = deps.settings.deliveryConcurrency * 4;
+  const batchSize = deps.settings.deliveryConcurrency * 2;
 
-  while (!deps.signal?.aborted) {
-    const claimed = await deps.db.query<RecordRow>(
-      `WITH due AS (
+  const drain = async (concurrency: number) => {
+    while (!deps.signal?.aborted) {
+      const claimed = await deps.db.query<RecordRow>(
+        `WITH due AS (
          SELECT id FROM event_notifier_records
           WHERE subscription_id = $1 AND status = 'scanned' AND next_attempt_at <= now() AND ($2 OR forced)
-          ORDER BY next_attempt_at, block_number, log_index
+          ORDER BY next_attempt_at
           LIMIT $3 FOR UPDATE SKIP LOCKED)
        UPDATE event_notifier_records r SET next_attempt_at = now() + $4 * interval '1 millisecond'
          FROM due WHERE r.id = due.id
        RETURNING r.*`,
-      [subscriptionId, subscription.webhook_enabled, batchSize, leaseMs],
-    );
-    if (claimed.rows.length === 0) break;
-    const results = await mapConcurrent(claimed.rows, deps.settings.deliveryConcurrency, (record) =>
-      refusal
-        ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: it ${refusal}` })
-        : sendWebhook({
-            url,
-            id: record.id,
-            secret,
-            timeoutMs: deps.settings.webhookTimeoutMs,
-            ...(deps.signal ? { signal: deps.signal } : {}),
-            event: {
-              type: 'event_notifier.event',
-              timestamp: record.created_at.toISOString(),
-              data: {
-                recordId: record.id,
-                subscription: {
-                  id: subscription.id,
-                  name: subscription.subscription_name,
-                  projectId: subscription.project_id,
+        [subscriptionId, subscription.webhook_enabled, batchSize, leaseMs],
+      );
+      if (claimed.rows.length === 0) break;
+      const results = await mapConcurrent(claimed.rows, concurrency, (record) =>
+        refusal
+          ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: it ${refusal}` })
+          : sendWebhook({
+              url,
+              id: record.id,
+              secret,
+              timeoutMs: deps.settings.webhookTimeoutMs,
+              event: {
+                type: 'event_notifier.event',
+                timestamp: record.created_at.toISOString(),
+                data: {
+                  recordId: record.id,
+                  subscription: {
+                    id: subscription.id,
+                    name: subscription.subscription_name,
+                    projectId: subscription.project_id,
+                  },
+                  network: { id: subscription.network_id, name: network?.name ?? String(subscription.network_id) },
+                  contractAddress: subscription.address,
+                  event: { name: event.name, signature: eventSignature(event) },
+                  decodedLog: record.decoded_log,
+                  blockNumber: record.block_number,
+                  blockTimestamp: record.block_timestamp.toISOString(),
+                  transactionHash: record.transaction_hash,
+                  transactionIndex: record.transaction_index,
+                  logIndex: record.log_index,
                 },
-                network: { id: subscription.network_id, name: network?.name ?? String(subscription.network_id) },
-                contractAddress: subscription.address,
-                event: { name: event.name, signature: eventSignature(event) },
-                decodedLog: record.decoded_log,
-                blockNumber: record.block_number,
-                blockTimestamp: record.block_timestamp.toISOString(),
-                transactionHash: record.transaction_hash,
-                transactionIndex: record.transaction_index,
-                logIndex: record.log_index,
-              },
-            } satisfies WebhookEvent,
-          }),
-    );
-    await recordResults(deps, subscription, claimed.rows, results, report);
-  }
+              } satisfies WebhookEvent,
+            }),
+      );
+      await recordResults(deps, subscription, claimed.rows, results, report);
+    }
+  };
+  // Two lanes, each claiming its own batches: one lane's database round trips overlap the other's HTTP requests.
+  const half = Math.max(1, Math.ceil(deps.settings.deliveryConcurrency / 2));
+  await Promise.all([drain(half), drain(half)]);
 
   const next = await deps.db.query<{ at: Date | null }>(
     `SELECT min(next_attempt_at) AS at FROM event_notifier_records

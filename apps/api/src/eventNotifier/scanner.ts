@@ -117,20 +117,15 @@ async function storeChunk(
 ): Promise<number> {
   const timestamps = await blockTimestamps(chain, chunk);
   const n = chunk.logs.length;
-  const times: number[] = new Array(n);
-  const hashes: string[] = new Array(n);
-  const blocks: string[] = new Array(n);
-  const txIndexes: number[] = new Array(n);
-  const logIndexes: number[] = new Array(n);
-  const decoded: string[] = new Array(n);
-  chunk.logs.forEach((log, i) => {
-    times[i] = Number(log.blockTimestamp ?? timestamps.get(log.blockNumber as bigint));
-    hashes[i] = log.transactionHash as string;
-    blocks[i] = String(log.blockNumber);
-    txIndexes[i] = log.transactionIndex as number;
-    logIndexes[i] = log.logIndex as number;
-    decoded[i] = JSON.stringify(toDecodedLog(log.args));
-  });
+  // One JSON document for the whole range: serialised natively, far cheaper than n-element array parameters.
+  const rows = chunk.logs.map((log) => ({
+    t: Number(log.blockTimestamp ?? timestamps.get(log.blockNumber as bigint)),
+    h: log.transactionHash,
+    b: Number(log.blockNumber),
+    ti: log.transactionIndex,
+    li: log.logIndex,
+    d: toDecodedLog(log.args),
+  }));
   await client.query('BEGIN');
   try {
     const inserted = n
@@ -138,10 +133,10 @@ async function storeChunk(
           `INSERT INTO event_notifier_records
              (subscription_id, block_timestamp, transaction_hash, block_number, transaction_index, log_index,
               decoded_log, next_attempt_at)
-           SELECT $1, to_timestamp(t), h, b, ti, li, d::jsonb, now()
-             FROM unnest($2::float8[], $3::text[], $4::int8[], $5::int4[], $6::int4[], $7::text[]) AS u(t, h, b, ti, li, d)
+           SELECT $1, to_timestamp(t), h, b, ti, li, d, now()
+             FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, ti int4, li int4, d jsonb)
            ON CONFLICT (subscription_id, transaction_hash, log_index) DO NOTHING`,
-          [subscription.id, times, hashes, blocks, txIndexes, logIndexes, decoded],
+          [subscription.id, JSON.stringify(rows)],
         )
       : { rowCount: 0 };
     await client.query('UPDATE event_notifier_subscriptions SET last_scanned_block = $2 WHERE id = $1', [

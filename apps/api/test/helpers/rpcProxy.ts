@@ -15,32 +15,39 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
   const settings = { ...options };
   const refused: [number, number][] = [];
   const served: [number, number][] = [];
+  type Call = { id: unknown; method: string; params: { fromBlock: string; toBlock: string }[] };
+  /** One JSON-RPC call: refused, or forwarded to anvil (after the delay, for eth_getLogs). */
+  async function answer(call: Call): Promise<unknown> {
+    if (call.method === 'eth_getLogs') {
+      const { fromBlock, toBlock } = call.params[0] as { fromBlock: string; toBlock: string };
+      const range: [number, number] = [Number(fromBlock), Number(toBlock)];
+      if (settings.maxLogRange !== undefined && range[1] - range[0] + 1 > settings.maxLogRange) {
+        refused.push(range);
+        return {
+          jsonrpc: '2.0',
+          id: call.id,
+          error: { code: -32005, message: `query exceeds max block range ${settings.maxLogRange}` },
+        };
+      }
+      served.push(range);
+      if (settings.getLogsDelayMs) await new Promise((r) => setTimeout(r, settings.getLogsDelayMs));
+    }
+    const upstream = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(call),
+    });
+    return upstream.json();
+  }
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const message = JSON.parse(body);
-      if (!Array.isArray(message) && message.method === 'eth_getLogs') {
-        const { fromBlock, toBlock } = message.params[0];
-        const range: [number, number] = [Number(fromBlock), Number(toBlock)];
-        if (settings.maxLogRange !== undefined && range[1] - range[0] + 1 > settings.maxLogRange) {
-          refused.push(range);
-          res.writeHead(200, { 'content-type': 'application/json' }).end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: message.id,
-              error: { code: -32005, message: `query exceeds max block range ${settings.maxLogRange}` },
-            }),
-          );
-          return;
-        }
-        served.push(range);
-        if (settings.getLogsDelayMs) await new Promise((r) => setTimeout(r, settings.getLogsDelayMs));
-      }
       try {
-        const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+        const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        // Batches (viem may send them) are answered call by call, so each can be refused on its own.
+        const result = Array.isArray(message) ? await Promise.all(message.map(answer)) : await answer(message);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
       } catch {
         res.writeHead(502).end();
       }
