@@ -215,6 +215,16 @@ describe('event notifier end to end: anvil → worker → signed webhooks', () =
     assert.equal(record?.lastNotificationFailureMessage, 'HTTP 429 Too Many Requests');
   });
 
+  it('a receiver slower than the attempt timeout counts as a failed attempt', async () => {
+    const emitter = await deployEmitter(anvil.url);
+    await emitter.emitTransfer(12n);
+    const r = await receiver(() => ({ status: 200, delayMs: FAST_SETTINGS.webhookTimeoutMs + 1_000 }));
+    const s = await subscribe(emitter.address, r.url, { webhookMaxRetries: 0 });
+    const failed = await recordWith(s.id, (x) => x.status === 'failed', 'a failed record');
+    assert.equal(failed.lastNotificationFailureMessage, `No answer within ${FAST_SETTINGS.webhookTimeoutMs} ms`);
+    assert.equal(r.deliveries.length, 1);
+  });
+
   it('a receiver that refuses the connection counts as a failed attempt, with the reason', async () => {
     const emitter = await deployEmitter(anvil.url);
     await emitter.emitTransfer(11n);

@@ -129,6 +129,20 @@ describe('event scanner', () => {
     );
   });
 
+  it('fills blockTimestamp from the block when the provider’s logs lack it', async () => {
+    const mined = await emitter.emitTransfer(250n);
+    const s = await subscribe({ initialBlockNumber: Number(mined.blockNumber) });
+    proxy.settings.stripLogTimestamps = true;
+    try {
+      await scanSubscription(deps(), s.id);
+    } finally {
+      proxy.settings.stripLogTimestamps = false;
+    }
+    const block = await emitter.publicClient.getBlock({ blockNumber: mined.blockNumber });
+    const [record] = await records(s.id);
+    assert.equal(record?.blockTimestamp, new Date(Number(block.timestamp) * 1000).toISOString());
+  });
+
   it('scanEnabled false: the scan does nothing', async () => {
     await emitter.emitTransfer(200n);
     const s = await subscribe();

@@ -5,6 +5,8 @@ export interface RpcProxyOptions {
   maxLogRange?: number;
   /** Delay added to each eth_getLogs answer (to make a scan slow enough to interrupt). */
   getLogsDelayMs?: number;
+  /** Drop `blockTimestamp` from eth_getLogs answers, as providers that predate the field do. */
+  stripLogTimestamps?: boolean;
 }
 
 /**
@@ -37,7 +39,11 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(call),
     });
-    return upstream.json();
+    const result = (await upstream.json()) as { result?: unknown };
+    if (call.method === 'eth_getLogs' && settings.stripLogTimestamps && Array.isArray(result.result)) {
+      for (const log of result.result as Record<string, unknown>[]) delete log.blockTimestamp;
+    }
+    return result;
   }
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];

@@ -7,7 +7,8 @@ export interface Delivery {
   receivedAt: number;
 }
 
-export type Responder = (delivery: Delivery) => { status: number; headers?: Record<string, string> };
+/** How to answer a delivery; `delayMs` holds the answer back (to outlast the sender's timeout). */
+export type Responder = (delivery: Delivery) => { status: number; headers?: Record<string, string>; delayMs?: number };
 
 /** A real HTTP server on loopback that records every webhook and answers as `respond` says (default 200). */
 export async function startReceiver(respond: Responder = () => ({ status: 200 })) {
@@ -25,7 +26,11 @@ export async function startReceiver(respond: Responder = () => ({ status: 200 })
       };
       deliveries.push(delivery);
       const answer = responder(delivery);
-      res.writeHead(answer.status, answer.headers).end();
+      const send = () => {
+        if (!res.destroyed) res.writeHead(answer.status, answer.headers).end();
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
+      else send();
       for (const w of [...waiters]) {
         if (w.predicate()) {
           waiters.splice(waiters.indexOf(w), 1);
