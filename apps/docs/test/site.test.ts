@@ -225,6 +225,22 @@ describe('navigation', () => {
     }
   });
 
+  test('the search results page lists matching docs under the site title rule', async () => {
+    const { page, errors } = await openPage(browser, site.origin, '/search?q=idempotency');
+    try {
+      await page.waitForFunction(() => document.title === 'Search results for "idempotency" | Mountain');
+      await page
+        .locator('a[href^="/docs/"]')
+        .filter({ hasText: /idempotency/i })
+        .first()
+        .waitFor({ timeout: 15_000 });
+      assert.deepEqual(await seriousViolations(page), []);
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('the transaction lifecycle page draws its Mermaid diagram', async () => {
     const { page } = await openPage(browser, site.origin, '/docs/services/mountain-transactions/transaction-lifecycle');
     try {
