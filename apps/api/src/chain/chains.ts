@@ -20,7 +20,9 @@ export function createChains(rpcUrls: Readonly<Partial<Record<NetworkId, string>
   for (const network of NETWORKS) {
     const url = rpcUrls[network.id];
     if (!url) continue;
-    const transport = url.startsWith('ws') ? webSocket(url) : http(url, { timeout: 10_000, retryCount: 0 });
+    const transport = url.startsWith('ws')
+      ? webSocket(url)
+      : http(url, { timeout: 10_000, retryCount: 0, batch: { batchSize: 64, wait: 0 } });
     clients.set(network.id, createPublicClient({ transport, pollingInterval: 1_000 }) as PublicClient);
   }
   return {

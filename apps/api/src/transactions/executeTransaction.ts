@@ -7,7 +7,7 @@ import { parseActivatedFunction, parseFormattedAbi } from '#api/contracts/abi.ts
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
-import { enqueueSend } from './queue.ts';
+import { SEND_JOB_SQL, sendJobKey } from './queue.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
 
 export interface ExecuteRequest {
@@ -58,23 +58,33 @@ function original(existing: Transaction & { requestHash: string }, hash: string)
   return transaction;
 }
 
-async function loadActivatedFunction(db: Db, projectId: number, id: number): Promise<ActivatedFunctionRow> {
-  const { rows } = await db.query<ActivatedFunctionRow>(
-    `SELECT f.id, f.active, f.formatted_abi_function AS "formattedAbiFunction", f.signature,
-            c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
-            c.formatted_abi AS "formattedAbi",
-            wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress",
-            wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress"
-     FROM contract_activated_functions f
-     JOIN contracts c ON c.id = f.contract_id
-     JOIN projects p ON p.id = c.project_id
-     JOIN system_wallets wm ON wm.id = p.wallet_mainnet_id
-     JOIN system_wallets wt ON wt.id = p.wallet_testnet_id
-     WHERE f.id = $1 AND c.project_id = $2`,
-    [id, projectId],
+/**
+ * In one round trip: the transaction already stored under the idempotency key, if any, and the activated function
+ * with its contract and the project's wallets (this path runs on every execution; round trips dominate its cost).
+ */
+async function lookup(db: Db, projectId: number, body: ExecuteRequest) {
+  const { rows } = await db.query<{
+    existing: (Transaction & { requestHash: string }) | null;
+    fn: ActivatedFunctionRow | null;
+  }>(
+    `SELECT
+       (SELECT to_jsonb(t) FROM (SELECT ${TRANSACTION_COLUMNS}, request_hash AS "requestHash" FROM transactions
+                                 WHERE project_id = $2 AND idempotency_key = $3) t) AS existing,
+       (SELECT to_jsonb(f) FROM (
+          SELECT f.id, f.active, f.formatted_abi_function AS "formattedAbiFunction", f.signature,
+                 c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
+                 c.formatted_abi AS "formattedAbi",
+                 wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress",
+                 wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress"
+          FROM contract_activated_functions f
+          JOIN contracts c ON c.id = f.contract_id
+          JOIN projects p ON p.id = c.project_id
+          JOIN system_wallets wm ON wm.id = p.wallet_mainnet_id
+          JOIN system_wallets wt ON wt.id = p.wallet_testnet_id
+          WHERE f.id = $1 AND c.project_id = $2) f) AS fn`,
+    [body.contractActivatedFunctionId, projectId, body.idempotencyKey],
   );
-  if (!rows[0]) throw new ApiError('NOT_FOUND', { resource: 'Contract activated function', id });
-  return rows[0];
+  return rows[0] ?? { existing: null, fn: null };
 }
 
 function clientFor(chains: Chains, networkId: NetworkId): PublicClient {
@@ -111,10 +121,10 @@ export async function executeTransaction(
   body: ExecuteRequest,
 ): Promise<Transaction> {
   const hash = requestHash(body);
-  const existing = await findByKey(deps.db, projectId, body.idempotencyKey);
+  const { existing, fn } = await lookup(deps.db, projectId, body);
   if (existing) return original(existing, hash);
-
-  const fn = await loadActivatedFunction(deps.db, projectId, body.contractActivatedFunctionId);
+  if (!fn)
+    throw new ApiError('NOT_FOUND', { resource: 'Contract activated function', id: body.contractActivatedFunctionId });
   if (!fn.active) throw new ApiError('FUNCTION_NOT_ACTIVE', { signature: fn.signature, contractId: fn.contractId });
   const item = parseActivatedFunction(fn.formattedAbi, fn.formattedAbiFunction);
   const { data } = encodeFunctionArgs(item, body.functionArgs);
@@ -131,28 +141,32 @@ export async function executeTransaction(
     abi: parseFormattedAbi(fn.formattedAbi),
   });
 
-  const inserted = await deps.db.transaction(async (tx) => {
-    const { rows } = await tx.query<Transaction>(
-      `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
+  // One statement, so one round trip and atomic without BEGIN/COMMIT: the row and its sending job commit together.
+  const target = { walletId: wallet.id, networkId: fn.networkId };
+  const { rows } = await deps.db.query<Transaction>(
+    `WITH inserted AS (
+       INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
          function_args, to_address, data, idempotency_key, request_hash)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (project_id, idempotency_key) DO NOTHING
-       RETURNING ${TRANSACTION_COLUMNS}`,
-      [
-        projectId,
-        fn.id,
-        wallet.id,
-        fn.networkId,
-        JSON.stringify(body.functionArgs),
-        fn.contractAddress,
-        data,
-        body.idempotencyKey,
-        hash,
-      ],
-    );
-    if (rows[0]) await enqueueSend(tx, { walletId: wallet.id, networkId: fn.networkId });
-    return rows[0];
-  });
+       RETURNING *
+     ), queued AS (${SEND_JOB_SQL('$10', '$11')} FROM inserted)
+     SELECT ${TRANSACTION_COLUMNS} FROM inserted WHERE (SELECT count(*) FROM queued) >= 0`,
+    [
+      projectId,
+      fn.id,
+      wallet.id,
+      fn.networkId,
+      JSON.stringify(body.functionArgs),
+      fn.contractAddress,
+      data,
+      body.idempotencyKey,
+      hash,
+      JSON.stringify(target),
+      sendJobKey(target),
+    ],
+  );
+  const inserted = rows[0];
   if (inserted) return inserted;
   // Another request with this key committed first.
   const winner = await findByKey(deps.db, projectId, body.idempotencyKey);

@@ -16,11 +16,20 @@ export interface WalletNetwork {
  */
 export function enqueueSend(client: Queryable, target: WalletNetwork, runAt?: Date): Promise<void> {
   return addJob(client, SEND_TASK, target, {
-    jobKey: `${SEND_TASK}:${target.walletId}:${target.networkId}`,
+    jobKey: sendJobKey(target),
     maxAttempts: 25,
     ...(runAt ? { runAt } : {}),
   });
 }
+
+export const sendJobKey = (target: WalletNetwork) => `${SEND_TASK}:${target.walletId}:${target.networkId}`;
+
+/**
+ * The same as enqueueSend, as SQL to embed in a statement (payload and job key as the given parameters), so that
+ * accepting a transaction and queueing its sending take one round trip.
+ */
+export const SEND_JOB_SQL = (payload: string, jobKey: string) =>
+  `SELECT graphile_worker.add_job('${SEND_TASK}', ${payload}::json, job_key => ${jobKey}, max_attempts => 25)`;
 
 /** Asks for the receipt monitor of one (wallet, network) to run. */
 export function enqueueMonitor(client: Queryable, target: WalletNetwork, runAt?: Date): Promise<void> {
