@@ -87,7 +87,7 @@ describe('event notifier across worker processes', () => {
         );
         return result.rows.length === 700 && result;
       },
-      40_000,
+      60_000,
       '700 notified records',
     );
     const ids = new Set(rows.map((r) => r.id));
@@ -115,7 +115,7 @@ describe('event notifier across worker processes', () => {
             [s.id],
           )
         ).rows[0]?.last ?? null;
-      await eventually(async () => ((await progress()) ?? 0) >= (blocks[5] as number), 20_000, 'scan progress');
+      await eventually(async () => ((await progress()) ?? 0) >= (blocks[5] as number), 40_000, 'scan progress');
       await first.kill();
 
       // What was committed is whole: every event up to lastScannedBlock, nothing beyond.
@@ -124,7 +124,7 @@ describe('event notifier across worker processes', () => {
       assert.equal(await count(s.id), blocks.filter((b) => b <= last).length * 3);
 
       await worker(slow);
-      await eventually(async () => (await count(s.id)) === 72, 30_000, 'all 72 records');
+      await eventually(async () => (await count(s.id)) === 72, 60_000, 'all 72 records');
       const perBlock = await h.db.query<{ block: number; n: number }>(
         `SELECT block_number AS block, count(*)::int AS n FROM event_notifier_records WHERE subscription_id = $1
           GROUP BY block_number ORDER BY block_number`,
@@ -139,7 +139,7 @@ describe('event notifier across worker processes', () => {
           await h.db.query<{ id: string }>('SELECT id FROM event_notifier_records WHERE subscription_id = $1', [s.id])
         ).rows.map((r) => r.id),
       );
-      await eventually(async () => new Set(deliveredIds(ids)).size === 72, 20_000, 'every record delivered');
+      await eventually(async () => new Set(deliveredIds(ids)).size === 72, 40_000, 'every record delivered');
     } finally {
       proxy.settings.getLogsDelayMs = 0;
     }

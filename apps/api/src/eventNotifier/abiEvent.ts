@@ -1,4 +1,12 @@
-import { type AbiEvent, parseAbiItem, toEventSignature } from 'viem';
+import {
+  type AbiEvent,
+  type AbiParameter,
+  decodeAbiParameters,
+  type Hex,
+  parseAbiItem,
+  toEventSelector,
+  toEventSignature,
+} from 'viem';
 
 /** Raised when `formattedAbiEvent` is not one human-readable event; the message says what is wrong. */
 export class AbiEventError extends Error {
@@ -47,4 +55,38 @@ function toJson(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));
   }
   return value;
+}
+
+/** The decoded arguments of one log, as viem's decodeEventLog gives them: by name, or by position if unnamed. */
+export type LogArgs = Record<string, unknown> | unknown[];
+
+/**
+ * A decoder for one event, built once per scan: the selector and parameter lists are computed here instead of for
+ * every log (viem's decodeEventLog re-derives them per call, which dominates a large backfill). Values are decoded
+ * with viem's ABI decoder; indexed parameters of dynamic type (string, bytes, arrays, tuples) are their topic
+ * hash, as in viem. Returns undefined for a log that does not match the event's layout (viem's `strict` mode).
+ */
+export function createLogDecoder(event: AbiEvent): (topics: readonly Hex[], data: Hex) => LogArgs | undefined {
+  const selector = toEventSelector(event);
+  const indexed = event.inputs.filter((input) => 'indexed' in input && input.indexed);
+  const plain = event.inputs.filter((input) => !('indexed' in input && input.indexed));
+  const named = event.inputs.length > 0 && event.inputs.every((input) => input.name);
+  const dynamic = (type: string) =>
+    type === 'string' || type === 'bytes' || type.endsWith(']') || type.startsWith('tuple');
+  return (topics, data) => {
+    if (topics[0] !== selector || topics.length !== indexed.length + 1) return undefined;
+    try {
+      const byInput = new Map<AbiParameter, unknown>();
+      indexed.forEach((input, i) => {
+        const topic = topics[i + 1] as Hex;
+        byInput.set(input, dynamic(input.type) ? topic : decodeAbiParameters([input], topic)[0]);
+      });
+      const values = plain.length > 0 ? decodeAbiParameters(plain, data) : [];
+      plain.forEach((input, i) => byInput.set(input, values[i]));
+      const ordered = event.inputs.map((input) => byInput.get(input));
+      return named ? Object.fromEntries(event.inputs.map((input, i) => [input.name as string, ordered[i]])) : ordered;
+    } catch {
+      return undefined;
+    }
+  };
 }

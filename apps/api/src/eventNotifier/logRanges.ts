@@ -1,10 +1,32 @@
-import type { AbiEvent, Address, Log, PublicClient } from 'viem';
+import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
+import { createLogDecoder, type LogArgs } from './abiEvent.ts';
 
 /** One block range fully read: every matching log of blocks `fromBlock`..`toBlock`, decoded. */
 export interface LogChunk {
   fromBlock: bigint;
   toBlock: bigint;
-  logs: Log<bigint, number, false, AbiEvent, true>[];
+  logs: DecodedLog[];
+}
+
+/** One matching log, decoded. `blockTimestamp` is there when the provider includes it in eth_getLogs answers. */
+export interface DecodedLog {
+  blockNumber: bigint;
+  blockTimestamp: bigint | undefined;
+  transactionHash: Hex;
+  transactionIndex: number;
+  logIndex: number;
+  args: LogArgs;
+}
+
+interface RpcLog {
+  topics: Hex[];
+  data: Hex;
+  blockNumber: Hex;
+  blockTimestamp?: Hex | null;
+  transactionHash: Hex;
+  transactionIndex: Hex;
+  logIndex: Hex;
+  removed?: boolean;
 }
 
 /** True when the RPC could not be reached at all (as opposed to refusing the request): splitting cannot help. */
@@ -19,26 +41,40 @@ export function isConnectionFailure(error: unknown): boolean {
 /**
  * Reads the logs of one event of one contract over `fromBlock`..`toBlock` with eth_getLogs, in ranges of at most
  * `maxRange` blocks. When the provider refuses a range (too many results, range too wide, timeout), the range is
- * halved and asked again; after a success it grows back. Yields the ranges in order, each complete.
+ * halved and asked again; after a success it grows back. Yields the ranges in order, each complete. Logs are
+ * decoded with one decoder built for the event (see createLogDecoder).
  */
 export async function* readLogRanges(
   client: PublicClient,
   options: { address: Address; event: AbiEvent; fromBlock: bigint; toBlock: bigint; maxRange: number },
 ): AsyncGenerator<LogChunk> {
   const max = BigInt(options.maxRange);
+  const decode = createLogDecoder(options.event);
+  const topics = [toEventSelector(options.event)];
   let size = max;
   let from = options.fromBlock;
   while (from <= options.toBlock) {
     const to = from + size - 1n < options.toBlock ? from + size - 1n : options.toBlock;
     let logs: LogChunk['logs'];
     try {
-      logs = (await client.getLogs({
-        address: options.address,
-        event: options.event,
-        fromBlock: from,
-        toBlock: to,
-        strict: true,
-      })) as LogChunk['logs'];
+      const raw = (await client.request({
+        method: 'eth_getLogs',
+        params: [{ address: options.address, topics, fromBlock: numberToHex(from), toBlock: numberToHex(to) }],
+      } as never)) as RpcLog[];
+      logs = [];
+      for (const log of raw) {
+        if (log.removed) continue;
+        const args = decode(log.topics, log.data);
+        if (args === undefined) continue; // another event with the same selector but a different layout
+        logs.push({
+          blockNumber: BigInt(log.blockNumber),
+          blockTimestamp: log.blockTimestamp ? BigInt(log.blockTimestamp) : undefined,
+          transactionHash: log.transactionHash,
+          transactionIndex: Number(log.transactionIndex),
+          logIndex: Number(log.logIndex),
+          args,
+        });
+      }
     } catch (error) {
       if (to === from || isConnectionFailure(error)) throw error;
       size = (to - from + 1n) / 2n;

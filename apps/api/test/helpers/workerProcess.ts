@@ -22,7 +22,7 @@ export async function spawnWorker(env: Record<string, string>): Promise<WorkerPr
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stderr = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start within 30 s: ${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`worker did not start within 60 s: ${stderr}`)), 60_000);
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       if (stderr.includes('mountain worker running')) {

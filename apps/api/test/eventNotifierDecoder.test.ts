@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { type AbiEvent, decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, parseAbiItem } from 'viem';
+import { createLogDecoder, toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
+
+const A = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const B = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+/** Encodes a log of `signature` with `values` (in parameter order) as a node would return it. */
+function encodeLog(event: AbiEvent, values: unknown[]): { topics: Hex[]; data: Hex } {
+  const isIndexed = (i: number) => Boolean((event.inputs[i] as { indexed?: boolean }).indexed);
+  const named = event.inputs.every((input) => input.name);
+  const indexedValues = values.filter((_, i) => isIndexed(i));
+  const args = named
+    ? Object.fromEntries(event.inputs.flatMap((input, i) => (isIndexed(i) ? [[input.name, values[i]]] : [])))
+    : indexedValues;
+  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
+  const plain = event.inputs.filter((_, i) => !isIndexed(i));
+  const data = encodeAbiParameters(plain, values.filter((_, i) => !isIndexed(i)) as never);
+  return { topics, data };
+}
+
+describe('the scanner’s log decoder agrees with viem’s decodeEventLog', () => {
+  for (const [signature, values] of [
+    ['event Transfer(address indexed from, address indexed to, uint256 value)', [A, B, 5n]],
+    [
+      'event Msg(string indexed tag, string text, int8 n, bytes32 h, bool ok)',
+      ['hi', 'hello', -5, `0x${'11'.repeat(32)}`, true],
+    ],
+    ['event Arr(uint256[] xs, (uint8 a, string b) t, address indexed who)', [[1n, 2n], { a: 3, b: 'x' }, B]],
+    ['event Ping(uint256, address indexed)', [7n, B]],
+    ['event Empty()', []],
+  ] as const) {
+    it(signature, () => {
+      const event = parseAbiItem(signature) as AbiEvent;
+      const { topics, data } = encodeLog(event, [...values]);
+      const expected = decodeEventLog({ abi: [event], topics: topics as never, data, strict: true }).args;
+      // Compared as stored (decodedLog): viem gives `undefined` args for an event without parameters, we give {}.
+      assert.deepEqual(toDecodedLog(createLogDecoder(event)(topics, data)), toDecodedLog(expected));
+    });
+  }
+
+  it('skips logs of another event, or of the same selector with another layout', () => {
+    const transfer = parseAbiItem(
+      'event Transfer(address indexed from, address indexed to, uint256 value)',
+    ) as AbiEvent;
+    const erc721 = parseAbiItem(
+      'event Transfer(address indexed from, address indexed to, uint256 indexed id)',
+    ) as AbiEvent;
+    const approval = parseAbiItem('event Approval(address indexed a, address indexed b, uint256 v)') as AbiEvent;
+    const decode = createLogDecoder(transfer);
+    const nft = encodeLog(erc721, [A, B, 1n]);
+    assert.equal(decode(nft.topics, nft.data), undefined);
+    const other = encodeLog(approval, [A, B, 1n]);
+    assert.equal(decode(other.topics, other.data), undefined);
+    const truncated = encodeLog(transfer, [A, B, 1n]);
+    assert.equal(decode(truncated.topics, '0x1234'), undefined);
+  });
+});
