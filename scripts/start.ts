@@ -10,8 +10,8 @@ import { loggerOptions } from '../apps/api/src/runtime/logger.ts';
 import { startRoles } from '../apps/api/src/runtime/platform.ts';
 import { createShutdown, exitOnSignals } from '../apps/api/src/runtime/shutdown.ts';
 import { loadWalletKeys } from '../apps/api/src/wallets/walletKeys.ts';
+import { serveBuild } from '../apps/docs/scripts/staticServer.ts';
 import { ensureDocsBuilt } from './lib/docsBuild.ts';
-import { serveStatic } from './lib/staticServer.ts';
 
 const log = (line: string) => console.log(line);
 const shutdown = createShutdown((message) => console.error(message));
@@ -38,7 +38,7 @@ async function start(): Promise<void> {
   shutdown.add('database', () => database.stop());
 
   const docsBuild = ensureDocsBuilt(path.join(REPO_ROOT, 'apps/docs'), log);
-  const docs = await serveStatic(docsBuild, docsPort);
+  const docs = await serveBuild(docsBuild, docsPort);
   shutdown.add('docs', () => docs.close());
 
   const { apiUrl } = await startRoles('all', config, database, shutdown, {
@@ -53,8 +53,8 @@ async function start(): Promise<void> {
   log(`
 Mountain is running.
 
-  Docs            ${docs.url}
-  API reference   ${docs.url}/api-reference
+  Docs            ${docs.origin}
+  API reference   ${docs.origin}/api-reference
   Public API v3   ${base}
   Chain 1337      ${chainNote}
   PostgreSQL      ${config.databaseUrl ? 'DATABASE_URL' : `embedded, data in ${path.relative(REPO_ROOT, dataDir)}/postgres`}

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
+import { serveBuild } from '../scripts/staticServer.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../test/helpers/browser.ts';
-import { serveBuild } from '../test/helpers/staticServer.ts';
 
 const PAGES = ['/', '/docs/intro', '/api-reference'];
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

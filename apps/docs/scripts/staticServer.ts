@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-export const BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../build');
+export const BUILD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../build');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -64,8 +64,11 @@ export interface StaticSite {
   close(): Promise<void>;
 }
 
-/** Serves a snapshot of the built site on a free loopback port, gzip-compressed like a production host. */
-export async function serveBuild(root = BUILD_DIR): Promise<StaticSite> {
+/**
+ * Serves a snapshot of the built site on loopback (a free port unless one is given), gzip-compressed like a
+ * production host. Used by `npm start`, the browser tests and the Lighthouse benchmark.
+ */
+export async function serveBuild(root = BUILD_DIR, port = 0): Promise<StaticSite> {
   const files = existsSync(root) ? snapshot(root) : new Map<string, Buffer>();
   for (const page of ['index.html', '404.html']) {
     if (!files.has(path.join(root, page))) {
@@ -94,10 +97,13 @@ export async function serveBuild(root = BUILD_DIR): Promise<StaticSite> {
     });
     response.end(request.method === 'HEAD' ? undefined : body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const listening = (server.address() as AddressInfo).port;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${listening}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
