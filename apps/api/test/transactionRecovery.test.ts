@@ -14,6 +14,7 @@ import { createSignerProvider } from '#api/wallets/signer.ts';
 import { transactionTasks } from '#api/worker/transactionTasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { createHarness, type Harness } from './helpers/harness.ts';
+import { startRpcProxy } from './helpers/rpcProxy.ts';
 import { deployCounter } from './helpers/testContract.ts';
 import { counterProject, FINAL, settled, waitFor } from './helpers/transactionFlow.ts';
 
@@ -198,6 +199,88 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
       assert.equal(t.nonce, 0, 'the failures left no nonce behind');
     } finally {
       await stopLive();
+    }
+  });
+
+  it('RPC lost after nonces were allocated: kept with their nonces while it is back in time, else released', async () => {
+    const proxy = await startRpcProxy(anvil.url, await freePort());
+    try {
+      for (const comesBack of [true, false]) {
+        const p = await counterProject(h, counter, ['increment']);
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await h.call('execute-transaction', {
+            headers: p.headers,
+            body: {
+              contractActivatedFunctionId: p.ids.increment,
+              functionArgs: [String(i + 1)],
+              idempotencyKey: `lost${i}`,
+            },
+          });
+          ids.push(res.body.transaction.id);
+        }
+        // The state a sender leaves when the endpoint goes away between allocating nonces and broadcasting
+        // (it had funded the wallet already).
+        await chain.request({
+          method: 'anvil_setBalance' as never,
+          params: [p.wallet, '0x3635c9adc5dea00000'] as never,
+        });
+        await h.db.query(
+          `UPDATE transactions t SET status = 'processing', nonce = v.n, gas_limit = 100000, gas_price = 10000000000,
+             max_priority_fee_per_gas = 1000000000
+           FROM unnest($1::uuid[], $2::bigint[]) AS v(id, n) WHERE t.id = v.id`,
+          [ids, [0, 1, 2]],
+        );
+        await h.db.query(
+          `INSERT INTO wallet_nonces (system_wallet_id, network_id, next_nonce)
+           SELECT system_wallet_id, 1337, 3 FROM transactions WHERE id = $1`,
+          [ids[0]],
+        );
+        await proxy.down();
+        const stop = await inProcessWorker(proxy.url, { retryDelaysMs: comesBack ? [300, 300, 300, 300] : [50, 50] });
+        try {
+          if (comesBack) {
+            await waitFor(async () => {
+              const { rows } = await h.db.query<{ n: number }>(
+                'SELECT min(send_attempts)::int AS n FROM transactions WHERE id = ANY($1::uuid[])',
+                [ids],
+              );
+              return (rows[0]?.n ?? 0) >= 1 ? true : undefined;
+            });
+            assert.equal((await statusCounts(p.projectId)).processing, 3, 'still processing, with their nonces');
+            await proxy.up();
+          }
+          const final = await Promise.all(ids.map((id) => settled(h, p.headers, id)));
+          if (comesBack) {
+            assert.deepEqual(
+              final.map((t) => [t.status, t.nonce]),
+              [
+                ['succeeded', 0],
+                ['succeeded', 1],
+                ['succeeded', 2],
+              ],
+            );
+          } else {
+            for (const t of final) {
+              assert.equal(t.status, 'broadcast-failed');
+              assert.equal(t.nonce, null, 'the nonce is released');
+              assert.match(t.errorMessage, /unreachable after 3 attempts/);
+            }
+            await proxy.up();
+            const again = await h.call('execute-transaction', {
+              headers: p.headers,
+              body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['9'], idempotencyKey: 'after' },
+            });
+            const t = await settled(h, p.headers, again.body.transaction.id);
+            assert.equal(t.status, 'succeeded', t.errorMessage);
+            assert.equal(t.nonce, 0, 'released nonces are used again: no gap');
+          }
+        } finally {
+          await stop();
+        }
+      }
+    } finally {
+      await proxy.close();
     }
   });
 
