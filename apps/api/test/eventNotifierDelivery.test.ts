@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
 import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import type { RecordView } from '#api/eventNotifier/records.ts';
+import { sendWebhook } from '#api/eventNotifier/webhookSender.ts';
 import { freePort } from '#api/lib/ports.ts';
 import { deployEmitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
@@ -234,5 +235,34 @@ describe('event notifier end to end: anvil → worker → signed webhooks', () =
     const failed = await recordWith(s.id, (x) => x.status === 'failed', 'a failed record');
     assert.match(failed.lastNotificationFailureMessage as string, /^Connection failed: ECONNREFUSED/);
     assert.equal(r.deliveries.length, 0);
+  });
+});
+
+describe('webhook connections', () => {
+  it('are refused at connect time when the name resolves to an address the deployment does not call', async () => {
+    const r = await startReceiver();
+    try {
+      const port = new URL(r.url).port;
+      const attempt = (allowance: 'none' | 'loopback') =>
+        sendWebhook({
+          url: `http://localhost:${port}/hook`,
+          id: '0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f',
+          event: { type: 'event_notifier.event', timestamp: new Date().toISOString(), data: {} } as never,
+          secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+          timeoutMs: 2_000,
+          allowance,
+        });
+      const refused = await attempt('none');
+      assert.equal(refused.ok, false);
+      assert.match(
+        (refused as { message: string }).message,
+        /^Connection failed: localhost resolves to .*, a loopback address/,
+      );
+      assert.equal(r.deliveries.length, 0);
+      assert.deepEqual(await attempt('loopback'), { ok: true, status: 200 });
+      assert.equal(r.deliveries.length, 1);
+    } finally {
+      await r.close();
+    }
   });
 });

@@ -65,6 +65,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
               id: record.id,
               secret,
               timeoutMs: deps.settings.webhookTimeoutMs,
+              allowance: deps.settings.allowPrivateWebhookAddresses,
               event: {
                 type: 'event_notifier.event',
                 timestamp: record.created_at.toISOString(),

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { sign, type WebhookEvent } from '@mountain/webhook-sdk';
+import type { PrivateAddressAllowance } from './settings.ts';
+import { guardedLookup } from './webhookUrlPolicy.ts';
 
 /** The result of one delivery attempt. */
 export type AttemptResult =
@@ -17,12 +19,20 @@ export async function sendWebhook(options: {
   event: WebhookEvent;
   secret: string;
   timeoutMs: number;
+  /** Addresses the connection may go to (checked when connecting, after DNS). */
+  allowance: PrivateAddressAllowance;
 }): Promise<AttemptResult> {
   const body = JSON.stringify(options.event);
   const headers = await sign({ id: options.id, body, secret: options.secret });
   let response: { status: number; statusText: string; retryAfter: string | null };
   try {
-    response = await post(new URL(options.url), { ...headers, ...JSON_HEADERS }, body, options.timeoutMs);
+    response = await post(
+      new URL(options.url),
+      { ...headers, ...JSON_HEADERS },
+      body,
+      options.timeoutMs,
+      options.allowance,
+    );
   } catch (error) {
     if (error instanceof AttemptTimeout) return { ok: false, message: `No answer within ${options.timeoutMs} ms` };
     return { ok: false, message: `Connection failed: ${connectionReason(error)}` };
@@ -57,6 +67,7 @@ function post(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  allowance: PrivateAddressAllowance,
 ): Promise<{ status: number; statusText: string; retryAfter: string | null }> {
   return new Promise((resolve, reject) => {
     const https_ = url.protocol === 'https:';
@@ -66,6 +77,7 @@ function post(
         method: 'POST',
         agent: agents[https_ ? 'https:' : 'http:'],
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        ...(allowance === 'all' ? {} : { lookup: guardedLookup(allowance) }),
       },
       (response) => {
         response.resume();
@@ -93,6 +105,7 @@ function post(
 
 function connectionReason(error: unknown): string {
   for (let e = error as { code?: unknown; cause?: unknown; message?: string } | undefined; e; e = e.cause as never) {
+    if (e.code === 'EADDRREFUSED') return e.message ?? e.code;
     if (typeof e.code === 'string') return e.code;
     if (!e.cause) return e.message ?? 'unknown error';
   }

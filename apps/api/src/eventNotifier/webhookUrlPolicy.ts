@@ -1,3 +1,4 @@
+import { type LookupAddress, type LookupOptions, lookup as lookupCallback } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { PrivateAddressAllowance } from './settings.ts';
@@ -39,7 +40,7 @@ export function classifyAddress(address: string): AddressKind {
   return 'public';
 }
 
-function allowed(kind: AddressKind, allowance: PrivateAddressAllowance): boolean {
+export function allowed(kind: AddressKind, allowance: PrivateAddressAllowance): boolean {
   return kind === 'public' || allowance === 'all' || (allowance === 'loopback' && kind === 'loopback');
 }
 
@@ -67,4 +68,31 @@ export async function webhookUrlRefusal(url: string, allowance: PrivateAddressAl
     }
   }
   return undefined;
+}
+
+/**
+ * A `lookup` for outgoing webhook connections that refuses addresses the deployment does not call, so a name that
+ * resolves to a public address when checked and to a private one when connecting (DNS rebinding) is still refused.
+ */
+export function guardedLookup(allowance: PrivateAddressAllowance) {
+  return (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ): void => {
+    lookupCallback(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const refused = addresses.find((a) => !allowed(classifyAddress(a.address), allowance));
+      if (refused) {
+        const denial: NodeJS.ErrnoException = new Error(
+          `${hostname} resolves to ${refused.address}, a ${classifyAddress(refused.address)} address, which this deployment does not call`,
+        );
+        denial.code = 'EADDRREFUSED';
+        return callback(denial, []);
+      }
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0] as LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
 }
