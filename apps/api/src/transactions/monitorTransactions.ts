@@ -91,8 +91,30 @@ async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target
     return rows.length;
   }
   let waiting = 0;
+  // Successes are recorded in one statement (one commit for the whole pass, not one per transaction).
+  const succeeded = rows.flatMap((row, i) => {
+    const receipt = receipts[i];
+    return receipt?.status === 'success' ? [{ id: row.id, receipt }] : [];
+  });
+  if (succeeded.length > 0) {
+    await deps.db.query(
+      `UPDATE transactions t SET status = 'succeeded', transaction_hash = v.hash, gas_used = v.gas_used,
+         gas_price = v.gas_price, block_number = v.block_number, error_message = NULL, updated_at = clock_timestamp()
+       FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::bigint[])
+         AS v(id, hash, gas_used, gas_price, block_number)
+       WHERE t.id = v.id AND t.status = 'broadcasted'`,
+      [
+        succeeded.map((s) => s.id),
+        succeeded.map((s) => s.receipt.transactionHash),
+        succeeded.map((s) => s.receipt.gasUsed.toString()),
+        succeeded.map((s) => s.receipt.effectiveGasPrice.toString()),
+        succeeded.map((s) => s.receipt.blockNumber.toString()),
+      ],
+    );
+  }
   await mapLimit(rows, 8, async (row, i) => {
     const receipt = receipts[i];
+    if (receipt?.status === 'success') return;
     if (receipt) return recordReceipt(deps.db, client, row, receipt);
     if (row.ageMs > settings.receiptTimeoutMs) {
       return finish(deps.db, row.id, 'monitor-failed', {
