@@ -109,6 +109,7 @@ try {
     signal: stop.signal,
   });
   const started = Date.now();
+  let lastReport = started;
   await worker.start();
   stops.push(async () => {
     stop.abort();
@@ -119,6 +120,13 @@ try {
       `SELECT count(*) FILTER (WHERE status IN ('created', 'processing', 'broadcasted'))::int AS pending FROM transactions`,
     );
     if ((rows[0]?.pending ?? 0) === 0) break;
+    if (Date.now() - lastReport > 15_000) {
+      lastReport = Date.now();
+      const { rows: progress } = await db.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM transactions GROUP BY status ORDER BY status',
+      );
+      console.log(`  still draining: ${progress.map((r) => `${r.status} ${r.n}`).join(', ')}`);
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   const platformSeconds = (Date.now() - started) / 1000;

@@ -1,6 +1,7 @@
 import { type Hex, keccak256, type PublicClient } from 'viem';
 import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 import type { WorkerDeps } from '#api/worker/tasks.ts';
+import { feesWithHeadroom } from './fees.ts';
 import type { BroadcastRow } from './monitorTransactions.ts';
 import type { WalletNetwork } from './queue.ts';
 import type { TransactionSettings } from './settings.ts';
@@ -25,7 +26,7 @@ export async function resendWithHigherFee(
     [target.walletId],
   );
   const account = deps.signers.signerFor(rows[0] as SystemWalletRecord);
-  const current = await client.estimateFeesPerGas();
+  const current = await feesWithHeadroom(client);
   const maxPriorityFeePerGas = max(
     bump(BigInt(row.maxPriorityFeePerGas), settings.feeBumpPercent),
     current.maxPriorityFeePerGas,

@@ -8,6 +8,7 @@ import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 import type { WorkerDeps } from '#api/worker/tasks.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
 import { ensureDevFunds } from './devFunding.ts';
+import { feesWithHeadroom } from './fees.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
 import { enqueueMonitor, enqueueSend, type WalletNetwork } from './queue.ts';
 import type { TransactionSettings } from './settings.ts';
@@ -101,7 +102,7 @@ async function nextBatch(sender: Sender): Promise<SignedRow[] | undefined> {
     return undefined;
   }
   await ensureDevFunds(client, target.networkId, account.address);
-  const fees = await client.estimateFeesPerGas();
+  const fees = await feesWithHeadroom(client);
   // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
   const estimates = await mapLimit(waiting, 16, async (row) => {
     try {
@@ -169,7 +170,7 @@ async function fillNonceHoles(sender: Sender): Promise<void> {
   const chainNonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const { holes } = await db.transaction((tx) => resync(tx, target, chainNonce));
   if (holes.length === 0) return;
-  const fees = await client.estimateFeesPerGas();
+  const fees = await feesWithHeadroom(client);
   for (const nonce of holes) {
     const serialized = await account.signTransaction({
       chainId: target.networkId,
