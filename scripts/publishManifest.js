@@ -3,8 +3,9 @@
 // `apply` (prepack) writes the published manifest, `restore` (postpack) puts the development one back.
 import { copyFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
-const manifest = new URL('../package.json', import.meta.url);
-const backup = new URL('../package.json.development', import.meta.url);
+// npm runs pack lifecycle scripts in the package's own folder.
+const manifest = `${process.cwd()}/package.json`;
+const backup = `${process.cwd()}/package.json.development`;
 
 const command = process.argv[2];
 if (command === 'apply') {
