@@ -82,7 +82,9 @@ export function createLogDecoder(event: AbiEvent): (topics: readonly Hex[], data
         byInput.set(input, dynamic(input.type) ? topic : decodeAbiParameters([input], topic)[0]);
       });
       const values = plain.length > 0 ? decodeAbiParameters(plain, data) : [];
-      plain.forEach((input, i) => byInput.set(input, values[i]));
+      plain.forEach((input, i) => {
+        byInput.set(input, values[i]);
+      });
       const ordered = event.inputs.map((input) => byInput.get(input));
       return named ? Object.fromEntries(event.inputs.map((input, i) => [input.name as string, ordered[i]])) : ordered;
     } catch {
