@@ -34,6 +34,10 @@ describe('every route', { concurrency: 3 }, () => {
         if (route.finalPath) await page.waitForURL(`${site.origin}${route.finalPath}`);
         await waitForHydration(page);
         assert.match(((await page.locator('h1').first().textContent()) ?? '').trim(), asPattern(route.h1));
+        // The head manager may show the site title for a moment while hydrating: wait for the title to settle.
+        await page
+          .waitForFunction((expected) => document.title === expected, route.title, { timeout: 10_000 })
+          .catch(() => {});
         assert.equal(await page.title(), route.title);
 
         const anchors = await page.$$eval('h2[id], h3[id]', (headings) =>
