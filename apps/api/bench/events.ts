@@ -5,27 +5,20 @@
 // received for live events.
 
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type AbiEvent, parseAbiItem } from 'viem';
 import { startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
-import { REPO_ROOT } from '#api/config/config.ts';
-import { createDb } from '#api/db/db.ts';
-import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
-import { migrate } from '#api/db/migrate.ts';
 import { toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions.ts';
 import { freePort } from '#api/lib/ports.ts';
-import { createProject } from '#api/projects/projects.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { deployEmitter, TRANSFER_EVENT } from '../test/helpers/eventEmitter.ts';
+import { startBenchDatabase } from './benchDatabase.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const PER_TX = 1_000;
@@ -58,18 +51,7 @@ try {
   console.log(`mined ${EVENTS} Transfer events in blocks ${firstBlock}..${head} in ${seconds(Date.now() - t)}`);
 
   // Database, project, receiver.
-  const dir = path.join(REPO_ROOT, '.data', `bench-events-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  const pg = await startEmbeddedPostgres(path.join(dir, 'postgres'), await freePort());
-  stops.push(() => rmSync(dir, { recursive: true, force: true }));
-  stops.push(() => pg.stop());
-  await pg.ensureDatabase('bench');
-  const db = createDb(pg.urlFor('bench'), { max: 20 });
-  stops.push(() => db.close());
-  await migrate(db);
-  const masterKey = randomBytes(32);
-  const keys = await loadWalletKeys(db, masterKey);
-  const { project } = await createProject(db, keys, { projectName: 'Bench', keyMode: 'test' });
+  const { db, masterKey, keys, project } = await startBenchDatabase('events', stops);
 
   // The receiver runs in its own process, as a customer's server would: it answers 200 and notes when each
   // webhook-id first arrived.

@@ -7,7 +7,6 @@
 //   3. nonce gaps: the nonces of the confirmed transactions must be exactly 0..n-1.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPublicClient, encodeFunctionData, type Hex, http, type PublicClient, parseEther } from 'viem';
@@ -15,17 +14,12 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildApp } from '#api/app.ts';
 import { startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
-import { REPO_ROOT } from '#api/config/config.ts';
-import { createDb } from '#api/db/db.ts';
-import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
-import { migrate } from '#api/db/migrate.ts';
 import { freePort } from '#api/lib/ports.ts';
-import { createProject } from '#api/projects/projects.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '../test/helpers/testContract.ts';
+import { startBenchDatabase } from './benchDatabase.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -37,21 +31,10 @@ const deadline = setTimeout(() => {
 deadline.unref();
 
 const stops: (() => Promise<unknown> | unknown)[] = [];
-const dir = path.join(REPO_ROOT, '.data', `bench-tx-${process.pid}`);
 try {
-  mkdirSync(dir, { recursive: true });
-  stops.push(() => rmSync(dir, { recursive: true, force: true }));
   const anvil = await startAnvil({ port: await freePort() });
   stops.push(() => anvil.stop());
-  const pg = await startEmbeddedPostgres(path.join(dir, 'postgres'), await freePort());
-  stops.push(() => pg.stop());
-  await pg.ensureDatabase('bench');
-  const db = createDb(pg.urlFor('bench'), { max: 20 });
-  stops.push(() => db.close());
-  await migrate(db);
-  const masterKey = randomBytes(32);
-  const keys = await loadWalletKeys(db, masterKey);
-  const { apiKey } = await createProject(db, keys, { projectName: 'Bench', keyMode: 'test' });
+  const { db, masterKey, keys, apiKey } = await startBenchDatabase('tx', stops);
   const counter = await deployCounter(anvil.url);
   const chains = createChains({ 1337: anvil.url });
   const app = buildApp({ db, chains, tokenSigningKey: randomBytes(32), masterKey, bodyLimit: 65536 });
