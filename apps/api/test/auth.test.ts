@@ -1,131 +1,70 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { RouteDefinition } from '#api/http/route.ts';
-import { rotateApiKey } from '#api/projects/projects.ts';
+import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
+import { freePort } from '#api/lib/ports.ts';
 import { routes } from '#api/routes/index.ts';
-import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
-
-/** A request each operation accepts as valid, so that only credentials decide the answer. */
-function validRequest(route: RouteDefinition) {
-  const query: Record<string, string> =
-    route.operationId === 'get-transaction' ? { transactionId: '3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6' } : {};
-  return { ...(route.requestExample ? { body: route.requestExample } : {}), query };
-}
+import {
+  assertRefusal,
+  CALLERS,
+  createMatrixFixture,
+  describeOutcome,
+  MATRIX_OPERATIONS,
+  type MatrixFixture,
+} from './helpers/authMatrix.ts';
+import { bearer, createHarness, type Harness } from './helpers/harness.ts';
+import { deployCounter } from './helpers/testContract.ts';
 
 /**
- * What an authorised caller gets for the valid request: 501 for an operation not served yet; otherwise anything
- * but 401/403 (the example ids may not exist in this project, so 404 is as good a proof as success).
+ * Every operation × every kind of caller. Requests name real objects of project A (a contract on anvil, its
+ * activated function, a transaction, a subscription), so an allowed caller must get the operation's success
+ * status with A's data, and a caller acting in project B must get 404 (or only B's data from a list).
  */
-function assertAllowed(route: RouteDefinition, res: { status: number; body: unknown }): void {
-  if (route.notImplemented) assert.equal(res.status, 501, JSON.stringify(res.body));
-  else assert.ok(![401, 403].includes(res.status), `${route.operationId}: ${res.status} ${JSON.stringify(res.body)}`);
-}
-
-describe('authentication and roles, every operation', () => {
+describe('authorization matrix: every operation × every caller', () => {
+  let anvil: AnvilHandle;
   let h: Harness;
-  let key: string;
-  let revokedKey: string;
-  let projectId: number;
-  const tokens: Record<string, string> = {};
+  let f: MatrixFixture;
+  let n = 0;
+  const answered = new Map<string, number>();
 
   before(async () => {
-    h = await createHarness();
-    const created = await h.project('Matrix');
-    projectId = created.project.id;
-    revokedKey = created.apiKey;
-    key = await rotateApiKey(h.db, projectId, 'test');
-    for (const role of ['admin', 'editor', 'reader'] as const) tokens[role] = (await h.member(projectId, role)).token;
-    const outsider = await h.user();
-    tokens.nonMember = h.token(outsider.id, { projectId });
-    const member = await h.member(projectId, 'admin');
-    tokens.expired = h.token(member.userId, { expiresInSeconds: 60, now: Date.now() - 3_600_000 });
+    anvil = await startAnvil({ port: await freePort() });
+    h = await createHarness({ rpcUrls: { 1337: anvil.url } });
+    f = await createMatrixFixture(h, await deployCounter(anvil.url));
   });
-  after(() => h.close());
-
-  const cells: [
-    string,
-    (() => Record<string, string>) | Record<string, string>,
-    (r: RouteDefinition) => [number, string?],
-  ][] = [
-    ['no credentials', {}, () => [401, 'UNAUTHENTICATED']],
-    ['malformed API key', { 'x-api-key': 'not-a-key' }, () => [401, 'INVALID_API_KEY']],
-    ['unknown API key', { 'x-api-key': `mtn_test_${'A'.repeat(44)}` }, () => [401, 'INVALID_API_KEY']],
-    ['malformed bearer token', { authorization: 'Bearer abc.def.ghi' }, () => [401, 'INVALID_ACCESS_TOKEN']],
-    ['non-bearer authorization', { authorization: 'Basic dXNlcjpwYXNz' }, () => [401, 'INVALID_ACCESS_TOKEN']],
-  ];
+  after(async () => {
+    await h?.close();
+    await anvil?.stop();
+  });
 
   for (const route of routes) {
+    const operation = MATRIX_OPERATIONS[route.operationId];
     describe(route.operationId, () => {
-      for (const [name, headers, expected] of cells) {
-        it(`${name} → ${expected(route)[0]}`, async () => {
-          const res = await h.call(route.operationId, {
-            ...validRequest(route),
-            headers: headers as Record<string, string>,
-          });
-          const [status, code] = expected(route);
-          assert.equal(res.status, status);
-          assert.equal(res.body.code, code);
-        });
-      }
-
-      it('revoked (rotated) API key → 401', async () => {
-        const res = await h.call(route.operationId, { ...validRequest(route), headers: apiKey(revokedKey) });
-        assert.equal(res.status, 401);
-        assert.equal(res.body.code, 'INVALID_API_KEY');
-      });
-
-      it('expired access token → 401', async () => {
-        const res = await h.call(route.operationId, {
-          ...validRequest(route),
-          headers: bearer(tokens.expired as string),
-        });
-        assert.equal(res.status, 401);
-        assert.equal(res.body.code, 'ACCESS_TOKEN_EXPIRED');
-      });
-
-      it('token of a user who is not a member', async () => {
-        const res = await h.call(route.operationId, {
-          ...validRequest(route),
-          headers: bearer(tokens.nonMember as string),
-        });
-        if (route.auth.accessTokenOnly) {
-          assert.equal(res.status, 200, 'get-projects lists the (zero) projects of any valid user');
-          assert.deepEqual(res.body.data.projects, []);
-        } else {
-          assert.equal(res.status, 403);
-          assert.equal(res.body.code, 'NOT_A_MEMBER');
-        }
-      });
-
-      it(`project API key → ${route.auth.accessTokenOnly ? '403' : 'allowed'}`, async () => {
-        const res = await h.call(route.operationId, { ...validRequest(route), headers: apiKey(key) });
-        if (route.auth.accessTokenOnly) {
-          assert.equal(res.status, 403);
-          assert.equal(res.body.code, 'ACCESS_TOKEN_REQUIRED');
-        } else {
-          assertAllowed(route, res);
-        }
-      });
-
-      for (const role of ['reader', 'editor', 'admin'] as const) {
-        const allowed = route.auth.roles.includes(role);
-        it(`${role} token → ${allowed ? 'allowed' : '403'}`, async () => {
-          const res = await h.call(route.operationId, {
-            ...validRequest(route),
-            headers: bearer(tokens[role] as string),
-          });
-          if (allowed) {
-            assertAllowed(route, res);
-          } else {
-            assert.equal(res.status, 403);
-            assert.equal(res.body.code, 'FORBIDDEN');
-            assert.deepEqual(res.body.requiredRoles, ['admin', 'editor']);
-            assert.equal(res.body.message, 'This operation requires one of the roles: admin, editor');
-          }
+      for (const caller of CALLERS) {
+        const outcome = caller.expect(route);
+        it(`${caller.name} → ${describeOutcome(outcome)}`, async () => {
+          assert.ok(operation, `${route.operationId} has a row in the matrix`);
+          const res = await h.call(route.operationId, { ...operation.request(f, ++n), headers: caller.headers(f) });
+          if ('actsIn' in outcome) operation.check(res, f, outcome.actsIn);
+          else assertRefusal(res, outcome, route);
+          answered.set(`${route.operationId}|${caller.label}`, res.status);
         });
       }
     });
   }
+
+  it(`has all ${routes.length} × ${CALLERS.length} cells answered as expected (printed below)`, (t) => {
+    assert.equal(routes.length, 15);
+    assert.deepEqual(Object.keys(MATRIX_OPERATIONS).sort(), routes.map((r) => r.operationId).sort());
+    assert.equal(answered.size, routes.length * CALLERS.length);
+    const width = Math.max(...routes.map((r) => r.operationId.length));
+    const lines = [[''.padEnd(width), ...CALLERS.map((c) => c.label.padStart(7))].join(' ')];
+    for (const route of routes) {
+      const row = CALLERS.map((c) => String(answered.get(`${route.operationId}|${c.label}`)).padStart(7));
+      lines.push([route.operationId.padEnd(width), ...row].join(' '));
+    }
+    t.diagnostic(`authorization matrix, ${answered.size} cells (HTTP status per operation × caller):`);
+    for (const line of lines) t.diagnostic(line);
+  });
 });
 
 describe('access tokens', () => {
@@ -208,40 +147,5 @@ describe('access tokens', () => {
     });
     assert.equal(res.status, 403);
     assert.equal(res.body.code, 'FORBIDDEN');
-  });
-});
-
-describe('project isolation', () => {
-  let h: Harness;
-  before(async () => {
-    h = await createHarness();
-  });
-  after(() => h.close());
-
-  it("a project's key reads only its own project", async () => {
-    const a = await h.project('Alpha');
-    const b = await h.project('Beta');
-    const resA = await h.call('get-project-detail', { headers: apiKey(a.apiKey) });
-    const resB = await h.call('get-project-detail', { headers: apiKey(b.apiKey) });
-    assert.equal(resA.body.data.project.projectName, 'Alpha');
-    assert.equal(resB.body.data.project.projectName, 'Beta');
-    assert.notEqual(resA.body.data.mSystemWalletMainnet.address, resB.body.data.mSystemWalletMainnet.address);
-    // X-Project-Id has no effect with an API key.
-    const res = await h.call('get-project-detail', {
-      headers: { ...apiKey(a.apiKey), 'x-project-id': String(b.project.id) },
-    });
-    assert.equal(res.body.data.project.projectName, 'Alpha');
-  });
-
-  it("a member of one project cannot reach another project's data", async () => {
-    const a = await h.project('Alpha');
-    const b = await h.project('Beta');
-    const { token } = await h.member(a.project.id, 'admin');
-    const res = await h.call('get-project-detail', {
-      headers: { ...bearer(token), 'x-project-id': String(b.project.id) },
-    });
-    assert.equal(res.status, 403);
-    assert.equal(res.body.code, 'NOT_A_MEMBER');
-    assert.doesNotMatch(JSON.stringify(res.body), /Beta/);
   });
 });

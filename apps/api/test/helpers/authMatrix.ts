@@ -1,0 +1,379 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
+import type { ErrorCode } from '#api/errors/catalogue.ts';
+import type { RouteDefinition } from '#api/http/route.ts';
+import { rotateApiKey } from '#api/projects/projects.ts';
+import { setMembership } from '#api/projects/users.ts';
+import { apiKey, bearer, type CallResult, type Harness } from './harness.ts';
+import { COUNTER_FORMATTED_ABI } from './testContract.ts';
+
+export const INCREMENTED_EVENT = 'event Incremented(address indexed by, uint256 amount, uint256 total)';
+const abiEntry = (name: string) => COUNTER_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
+export const INCREMENT = abiEntry('increment');
+export const SET_LOCKED = abiEntry('setLocked');
+
+/**
+ * Project A holds one of every object (contract, activated function, transaction, subscription); project B is
+ * another project of the same deployment. Every credential the matrix uses is made here.
+ */
+export async function createMatrixFixture(h: Harness, counter: string) {
+  const a = await h.project('Project A');
+  const b = await h.project('Project B');
+  const revokedKey = a.apiKey;
+  const keyA = await rotateApiKey(h.db, a.project.id, 'test');
+  const headersA = apiKey(keyA);
+  const imported = await h.call('import-contract', {
+    headers: headersA,
+    body: { networkId: 1337, address: counter, formattedAbi: COUNTER_FORMATTED_ABI },
+  });
+  assert.equal(imported.status, 201, JSON.stringify(imported.body));
+  const contractId: number = imported.body.contract.id;
+  const activate = (formattedAbiFunction: string) =>
+    h.call('activate-contract-function', { headers: headersA, body: { contractId, formattedAbiFunction } });
+  const increment = await activate(INCREMENT);
+  assert.equal(increment.status, 201, JSON.stringify(increment.body));
+  const functionId: number = increment.body.contractActivatedFunction.id;
+  const executed = await h.call('execute-transaction', {
+    headers: headersA,
+    body: { contractActivatedFunctionId: functionId, functionArgs: ['1'], idempotencyKey: 'fixture' },
+  });
+  assert.equal(executed.status, 201, JSON.stringify(executed.body));
+  const subscribed = await h.call('create-subscription', {
+    headers: headersA,
+    body: {
+      subscriptionName: 'Increments of A',
+      networkId: 1337,
+      address: counter,
+      formattedAbiEvent: INCREMENTED_EVENT,
+      initialBlockNumber: 0,
+      scanInterval: 5,
+    },
+  });
+  assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+
+  const tokens: Record<'reader' | 'editor' | 'admin', string> = { reader: '', editor: '', admin: '' };
+  for (const role of ['reader', 'editor', 'admin'] as const) tokens[role] = (await h.member(a.project.id, role)).token;
+  const outsider = await h.user();
+  const memberOfB = await h.user();
+  await setMembership(h.db, { projectId: b.project.id, userId: memberOfB.id, role: 'admin' });
+  const expiredUser = await h.member(a.project.id, 'admin');
+  return {
+    projectA: a.project.id,
+    projectB: b.project.id,
+    keyA,
+    keyB: b.apiKey,
+    revokedKey,
+    tokens,
+    nonMemberToken: h.token(outsider.id, { projectId: a.project.id }),
+    tokenOfB: h.token(memberOfB.id),
+    expiredToken: h.token(expiredUser.userId, { expiresInSeconds: 60, now: Date.now() - 3_600_000 }),
+    contractId,
+    functionId,
+    transactionId: executed.body.transaction.id as string,
+    subscriptionId: subscribed.body.eventNotifierSubscription.id as string,
+  };
+}
+
+export type MatrixFixture = Awaited<ReturnType<typeof createMatrixFixture>>;
+
+/** In which project a caller that got through acts: A (the owner of the objects named), B, or none at all. */
+export type ActingIn = 'A' | 'B' | 'no project';
+
+export interface MatrixOperation {
+  /** A valid request naming project A's objects; `n` is unique per call (fresh addresses, idempotency keys). */
+  request(f: MatrixFixture, n: number): { body?: unknown; query?: Record<string, string> };
+  /** Asserts the answer of a caller that passed authentication and authorization. */
+  check(res: CallResult, f: MatrixFixture, actingIn: ActingIn): void;
+}
+
+const ok = (res: CallResult, status: number) => assert.equal(res.status, status, JSON.stringify(res.body));
+const ids = (items: { id: unknown }[]) => items.map((i) => i.id);
+
+/**
+ * A's object named by id is invisible from project B: 404 NOT_FOUND (the message repeats the id sent), and
+ * nothing else of A in the answer.
+ */
+export function assertNotFoundFromB(res: CallResult, f: MatrixFixture, sentId: string | number): void {
+  assert.equal(res.status, 404, JSON.stringify(res.body));
+  assert.equal(res.body.code, 'NOT_FOUND');
+  assert.match(res.body.message, new RegExp(` ${sentId} was not found$`));
+  assertNothingOfA(res.body, f, sentId);
+}
+
+/** The serialized answer names no object of A beyond the id the request itself sent. */
+export function assertNothingOfA(body: unknown, f: MatrixFixture, sentId?: string | number): void {
+  const text = JSON.stringify(body);
+  const strip = (s: string) => (sentId === undefined ? s : s.replaceAll(String(sentId), '<sent>'));
+  assert.doesNotMatch(strip(text), /Project A|Increments of A/);
+  for (const id of [f.transactionId, f.subscriptionId]) {
+    if (id !== sentId) assert.ok(!text.includes(id), `answer names ${id} of project A: ${text}`);
+  }
+  assert.ok(!new RegExp(`"projectId":${f.projectA}\\b`).test(text), `answer names project A: ${text}`);
+}
+
+function randomAddress(): string {
+  return getAddress(`0x${randomBytes(20).toString('hex')}`);
+}
+
+/** What each operation is asked, and what a successful answer must show, per operation id. */
+export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
+  'get-projects': {
+    request: () => ({}),
+    check(res, f, actingIn) {
+      ok(res, 200);
+      const expected = { A: [f.projectA], B: [f.projectB], 'no project': [] }[actingIn];
+      assert.deepEqual(ids(res.body.data.projects), expected);
+    },
+  },
+  'get-project-detail': {
+    request: () => ({}),
+    check(res, f, actingIn) {
+      ok(res, 200);
+      assert.equal(res.body.data.project.id, actingIn === 'A' ? f.projectA : f.projectB);
+    },
+  },
+  'create-subscription': {
+    request: (_f, n) => ({
+      body: {
+        subscriptionName: `Matrix ${n}`,
+        networkId: 1337,
+        address: randomAddress(),
+        formattedAbiEvent: INCREMENTED_EVENT,
+        initialBlockNumber: 0,
+        scanInterval: 5,
+      },
+    }),
+    check(res, f, actingIn) {
+      ok(res, 201);
+      assert.equal(res.body.eventNotifierSubscription.projectId, actingIn === 'A' ? f.projectA : f.projectB);
+    },
+  },
+  'get-subscriptions': {
+    request: () => ({}),
+    check(res, f, actingIn) {
+      ok(res, 200);
+      const listed = res.body.eventNotifierSubscriptions as { id: string; projectId: number }[];
+      if (actingIn === 'A') assert.ok(ids(listed).includes(f.subscriptionId));
+      else assertNothingOfA(res.body, f);
+    },
+  },
+  'update-subscription-webhook': {
+    request: (f, n) => ({ body: { id: f.subscriptionId, webhookMaxRetries: n % 10 } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
+      ok(res, 200);
+      assert.equal(res.body.eventNotifierSubscription.id, f.subscriptionId);
+    },
+  },
+  'get-records': {
+    request: (f) => ({ body: { subscriptionId: f.subscriptionId } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
+      ok(res, 200);
+      assert.ok(Array.isArray(res.body.eventNotifierRecords));
+    },
+  },
+  'resend-failed-webhook': {
+    request: (f) => ({ body: { subscriptionId: f.subscriptionId, force: false } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
+      ok(res, 200);
+      assert.equal(res.body.record.subscriptionId, f.subscriptionId);
+    },
+  },
+  'get-contracts': {
+    request: () => ({}),
+    check(res, f, actingIn) {
+      ok(res, 200);
+      const contracts = res.body.contracts as { id: number; projectId: number }[];
+      if (actingIn === 'A') assert.ok(ids(contracts).includes(f.contractId));
+      else assert.ok(contracts.every((c) => c.projectId === f.projectB && c.id !== f.contractId));
+    },
+  },
+  'import-contract': {
+    request: () => ({ body: { networkId: 1337, address: randomAddress(), formattedAbi: COUNTER_FORMATTED_ABI } }),
+    check(res, f, actingIn) {
+      ok(res, 201);
+      assert.equal(res.body.contract.projectId, actingIn === 'A' ? f.projectA : f.projectB);
+    },
+  },
+  'activate-contract-function': {
+    request: (f) => ({ body: { contractId: f.contractId, formattedAbiFunction: SET_LOCKED } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.contractId);
+      ok(res, 201);
+      assert.equal(res.body.contractActivatedFunction.contractId, f.contractId);
+    },
+  },
+  'deactivate-contract-function': {
+    request: (f) => ({ body: { contractId: f.contractId, formattedAbiFunction: SET_LOCKED } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.contractId);
+      ok(res, 201);
+      // The first deactivation changes the row; later ones report that there was nothing to change.
+      assert.match(
+        res.body.message,
+        new RegExp(
+          `^Function setLocked\\(bool\\) of contract ${f.contractId} (is deactivated|was not active; nothing changed)$`,
+        ),
+      );
+    },
+  },
+  'get-contract-activated-functions': {
+    request: (f) => ({ body: { contractId: f.contractId } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.contractId);
+      ok(res, 200);
+      assert.ok(ids(res.body.contractActivatedFunctions).includes(f.functionId));
+    },
+  },
+  'execute-transaction': {
+    request: (f, n) => ({
+      body: { contractActivatedFunctionId: f.functionId, functionArgs: ['1'], idempotencyKey: `matrix-${n}` },
+    }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.functionId);
+      ok(res, 201);
+      assert.equal(res.body.transaction.projectId, f.projectA);
+      assert.equal(res.body.transaction.contractActivatedFunctionId, f.functionId);
+    },
+  },
+  'get-transaction': {
+    request: (f) => ({ query: { transactionId: f.transactionId } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.transactionId);
+      ok(res, 200);
+      assert.equal(res.body.transaction.id, f.transactionId);
+    },
+  },
+  'get-transactions': {
+    request: () => ({}),
+    check(res, f, actingIn) {
+      ok(res, 200);
+      const listed = res.body.data.transactions as { id: string; projectId: number }[];
+      if (actingIn === 'A') assert.ok(ids(listed).includes(f.transactionId));
+      else assertNothingOfA(res.body, f);
+    },
+  },
+};
+
+/** An error answer the matrix expects. */
+export interface Refusal {
+  status: number;
+  code: ErrorCode;
+}
+
+export type Outcome = Refusal | { actsIn: ActingIn };
+
+export interface Caller {
+  name: string;
+  /** A short column label for the printed matrix. */
+  label: string;
+  headers(f: MatrixFixture): Record<string, string>;
+  expect(route: RouteDefinition): Outcome;
+}
+
+const refuse = (status: number, code: ErrorCode): Refusal => ({ status, code });
+const tokenOnly = (route: RouteDefinition, otherwise: Outcome): Outcome =>
+  route.auth.accessTokenOnly ? refuse(403, 'ACCESS_TOKEN_REQUIRED') : otherwise;
+const memberOfA = (role: 'reader' | 'editor' | 'admin') => (route: RouteDefinition) =>
+  route.auth.accessTokenOnly || route.auth.roles.includes(role) ? { actsIn: 'A' as const } : refuse(403, 'FORBIDDEN');
+
+/** Every kind of caller (SPEC §6 and the README's authentication rules), and what it gets from each operation. */
+export const CALLERS: Caller[] = [
+  { name: 'no credentials', label: 'none', headers: () => ({}), expect: () => refuse(401, 'UNAUTHENTICATED') },
+  {
+    name: 'malformed API key',
+    label: 'badKey',
+    headers: () => apiKey('not-a-key'),
+    expect: () => refuse(401, 'INVALID_API_KEY'),
+  },
+  {
+    name: 'unknown API key',
+    label: 'unkKey',
+    headers: () => apiKey(`mtn_test_${'A'.repeat(44)}`),
+    expect: () => refuse(401, 'INVALID_API_KEY'),
+  },
+  {
+    name: 'revoked (rotated) API key',
+    label: 'revKey',
+    headers: (f) => apiKey(f.revokedKey),
+    expect: () => refuse(401, 'INVALID_API_KEY'),
+  },
+  {
+    name: 'malformed bearer token',
+    label: 'badTok',
+    headers: () => bearer('abc.def.ghi'),
+    expect: () => refuse(401, 'INVALID_ACCESS_TOKEN'),
+  },
+  {
+    name: 'non-bearer authorization',
+    label: 'basic',
+    headers: () => ({ authorization: 'Basic dXNlcjpwYXNz' }),
+    expect: () => refuse(401, 'INVALID_ACCESS_TOKEN'),
+  },
+  {
+    name: 'expired access token',
+    label: 'expTok',
+    headers: (f) => bearer(f.expiredToken),
+    expect: () => refuse(401, 'ACCESS_TOKEN_EXPIRED'),
+  },
+  {
+    name: 'token of a user in no project',
+    label: 'noMbr',
+    headers: (f) => bearer(f.nonMemberToken),
+    expect: (route) => (route.auth.accessTokenOnly ? { actsIn: 'no project' } : refuse(403, 'NOT_A_MEMBER')),
+  },
+  { name: 'reader token', label: 'reader', headers: (f) => bearer(f.tokens.reader), expect: memberOfA('reader') },
+  { name: 'editor token', label: 'editor', headers: (f) => bearer(f.tokens.editor), expect: memberOfA('editor') },
+  { name: 'admin token', label: 'admTok', headers: (f) => bearer(f.tokens.admin), expect: memberOfA('admin') },
+  {
+    name: 'admin (project API key)',
+    label: 'admKey',
+    headers: (f) => apiKey(f.keyA),
+    expect: (route) => tokenOnly(route, { actsIn: 'A' }),
+  },
+  {
+    name: "another project's API key",
+    label: 'keyB',
+    headers: (f) => apiKey(f.keyB),
+    expect: (route) => tokenOnly(route, { actsIn: 'B' }),
+  },
+  {
+    name: "another project's API key with X-Project-Id of A",
+    label: 'keyB+A',
+    headers: (f) => ({ ...apiKey(f.keyB), 'x-project-id': String(f.projectA) }),
+    expect: (route) => tokenOnly(route, { actsIn: 'B' }),
+  },
+  {
+    name: 'token of an admin of another project only',
+    label: 'tokB',
+    headers: (f) => bearer(f.tokenOfB),
+    expect: () => ({ actsIn: 'B' }),
+  },
+  {
+    name: 'token of an admin of another project only, X-Project-Id of A',
+    label: 'tokB+A',
+    headers: (f) => ({ ...bearer(f.tokenOfB), 'x-project-id': String(f.projectA) }),
+    expect: (route) => (route.auth.accessTokenOnly ? { actsIn: 'B' } : refuse(403, 'NOT_A_MEMBER')),
+  },
+];
+
+export function describeOutcome(outcome: Outcome): string {
+  return 'actsIn' in outcome
+    ? outcome.actsIn === 'no project'
+      ? 'allowed, no project'
+      : `allowed in project ${outcome.actsIn}`
+    : `${outcome.status} ${outcome.code}`;
+}
+
+/** Asserts a refusal: status, code, and for FORBIDDEN the roles the operation requires. */
+export function assertRefusal(res: CallResult, expected: Refusal, route: RouteDefinition): void {
+  assert.equal(res.status, expected.status, JSON.stringify(res.body));
+  assert.equal(res.body.code, expected.code);
+  if (expected.code === 'FORBIDDEN') {
+    assert.deepEqual(res.body.requiredRoles, [...route.auth.roles]);
+    assert.equal(res.body.message, `This operation requires one of the roles: ${route.auth.roles.join(', ')}`);
+  }
+}
