@@ -1,49 +1,37 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { buildApp } from '#api/app.ts';
-import { loggerOptions } from '#api/runtime/logger.ts';
+import { redactUrls } from '#api/runtime/logger.ts';
 import { createHarness, type Harness } from './helpers/harness.ts';
+import { captureLogs } from './helpers/logCapture.ts';
 
 describe('request logs', () => {
+  const logs = captureLogs('info');
   let h: Harness;
   before(async () => {
-    h = await createHarness();
+    h = await createHarness({ logger: logs.logger });
   });
   after(() => h.close());
 
   it('are JSON lines with the request id, and never hold a key or a token', async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).trim().split('\n'));
-        done();
-      },
-    });
-    const app = buildApp(h.deps, { logger: { ...(loggerOptions('info') as object), stream } });
     const { project, apiKey } = await h.project();
     const { token } = await h.member(project.id, 'reader');
-    try {
-      await app.inject({
-        method: 'GET',
-        url: '/public-api/v3/project/get-project-detail',
-        headers: { 'x-api-key': apiKey, 'x-request-id': 'trace-42' },
-      });
-      await app.inject({
-        method: 'GET',
-        url: '/public-api/v3/project/get-project-detail',
-        headers: { authorization: `Bearer ${token}` },
-      });
-      await app.inject({
-        method: 'POST',
-        url: '/public-api/v3/contract/import-contract',
-        headers: { 'x-api-key': `${apiKey.slice(0, -1)}x`, 'content-type': 'application/json' },
-        payload: '{"networkId":',
-      });
-    } finally {
-      await app.close();
-    }
-    const entries = lines.map((line) => JSON.parse(line));
+    await h.app.inject({
+      method: 'GET',
+      url: '/public-api/v3/project/get-project-detail',
+      headers: { 'x-api-key': apiKey, 'x-request-id': 'trace-42' },
+    });
+    await h.app.inject({
+      method: 'GET',
+      url: '/public-api/v3/project/get-project-detail',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await h.app.inject({
+      method: 'POST',
+      url: '/public-api/v3/contract/import-contract',
+      headers: { 'x-api-key': `${apiKey.slice(0, -1)}x`, 'content-type': 'application/json' },
+      payload: '{"networkId":',
+    });
+    const entries = logs.entries();
     assert.ok(
       entries.some((e) => e.reqId === 'trace-42' && e.res?.statusCode === 200),
       'request id is logged',
@@ -52,9 +40,29 @@ describe('request logs', () => {
       entries.every((e) => typeof e.reqId === 'string' || e.msg?.includes('Server')),
       'every request line has an id',
     );
-    const all = lines.join('\n');
+    const all = logs.text();
     for (const secret of [apiKey, apiKey.slice(21), token, token.split('.')[2] as string]) {
       assert.ok(!all.includes(secret), 'no credential in the logs');
     }
+  });
+});
+
+describe('URLs in logs', () => {
+  it('keep only scheme, host and port: no path, query or userinfo, where provider keys live', () => {
+    const cases: [string, string][] = [
+      ['URL: https://eth-mainnet.example.com/v2/abcKEY123', 'URL: https://eth-mainnet.example.com/[redacted]'],
+      ['wss://user:pass@rpc.example.org:8546/ws?apikey=s3cret', 'wss://[redacted]@rpc.example.org:8546/[redacted]'],
+      ['"msg":"failed: http://127.0.0.1:8545\\nRequest body"', '"msg":"failed: http://127.0.0.1:8545\\nRequest body"'],
+      ['"url":"http://10.0.0.1/hook?token=abc"}', '"url":"http://10.0.0.1/[redacted]"}'],
+      [
+        'see http://host.example/ and https://a.example#frag',
+        'see http://host.example/ and https://a.example/[redacted]',
+      ],
+      [
+        '"url":"/public-api/v3/transaction/get-transaction?transactionId=1"',
+        '"url":"/public-api/v3/transaction/get-transaction?transactionId=1"',
+      ],
+    ];
+    for (const [input, expected] of cases) assert.equal(redactUrls(input), expected);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions, InjectOptions } from 'fastify';
 import { API_PREFIX, type AppDeps, buildApp } from '#api/app.ts';
 import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { createChains } from '#api/chain/chains.ts';
@@ -40,6 +40,8 @@ export async function createHarness(
     rpcUrls?: Partial<Record<NetworkId, string>>;
     /** Also run a job worker on the test database, as a worker process would. */
     worker?: boolean;
+    /** The app's logger (pino options); silent when absent. */
+    logger?: FastifyServerOptions['logger'];
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
@@ -53,7 +55,7 @@ export async function createHarness(
     masterKey,
     bodyLimit: 64 * 1024,
   };
-  const app: FastifyInstance = buildApp(deps);
+  const app: FastifyInstance = buildApp(deps, options.logger ? { logger: options.logger } : {});
   await app.ready();
   const workerStop = new AbortController();
   const worker = options.worker
