@@ -5,7 +5,16 @@ import type { Db } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { authenticate, type Principal } from '#api/http/authenticate.ts';
+import { registerContentEncodingCheck } from '#api/http/contentEncoding.ts';
+import { type CorsSettings, DEFAULT_CORS, registerCors } from '#api/http/cors.ts';
+import {
+  createRateLimiter,
+  DEFAULT_RATE_LIMIT,
+  type RateLimiter,
+  type RateLimitSettings,
+} from '#api/http/rateLimit.ts';
 import type { RouteDefinition } from '#api/http/route.ts';
+import { registerSecurityHeaders } from '#api/http/securityHeaders.ts';
 import { compileValidator, fieldErrors } from '#api/http/validation.ts';
 import { registerHealthRoutes } from '#api/routes/health.ts';
 import { routes } from '#api/routes/index.ts';
@@ -22,6 +31,10 @@ export interface AppDeps {
   bodyLimit: number;
   /** Event notifier settings; the development defaults when absent. */
   eventNotifier?: EventNotifierSettings;
+  /** Per-credential and failed-authentication limits; `DEFAULT_RATE_LIMIT` when absent. */
+  rateLimit?: RateLimitSettings;
+  /** Which origins browsers may call the API from; any when absent. */
+  cors?: CorsSettings;
 }
 
 declare module 'fastify' {
@@ -50,6 +63,8 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerSecurityHeaders(app);
+  registerCors(app, deps.cors ?? DEFAULT_CORS);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request.id, deps.bodyLimit);
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
@@ -62,18 +77,20 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
   });
 
   registerHealthRoutes(app, deps);
+  const limiter = createRateLimiter(deps.db, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
   app.register(
     async (api) => {
       // The API speaks JSON only; Fastify would otherwise accept text/plain bodies too.
       api.removeContentTypeParser('text/plain');
-      for (const route of routes) registerRoute(api, route, deps);
+      registerContentEncodingCheck(api);
+      for (const route of routes) registerRoute(api, route, deps, limiter);
     },
     { prefix: API_PREFIX },
   );
   return app;
 }
 
-function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDeps): void {
+function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDeps, limiter: RateLimiter): void {
   app.route({
     method: route.method,
     url: route.url,
@@ -83,8 +100,15 @@ function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDe
       response: { [route.response.status]: route.response.schema },
     },
     // Credentials are checked before the body is even read: an anonymous caller learns nothing about validation.
-    onRequest: async (request) => {
-      request.principal = await authenticate(request, route.auth, deps);
+    // Then the request counts against its credential's rate limit, or a refused one against its address's.
+    onRequest: async (request, reply) => {
+      try {
+        request.principal = await authenticate(request, route.auth, deps);
+      } catch (error) {
+        if (error instanceof ApiError) await limiter.refused(request, reply);
+        throw error;
+      }
+      await limiter.admit(request.principal, reply);
     },
     handler: async (request, reply) => {
       if (route.notImplemented) throw new ApiError('NOT_IMPLEMENTED', { operationId: route.operationId });

@@ -7,6 +7,8 @@ import {
   type EventNotifierSettings,
   type PrivateAddressAllowance,
 } from '#api/eventNotifier/settings.ts';
+import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
+import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimit.ts';
 import { NETWORK_IDS, type NetworkId } from './networks.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -29,6 +31,10 @@ export interface Config {
   readonly bodyLimit: number;
   /** Event scanning and webhook delivery. */
   readonly eventNotifier: EventNotifierSettings;
+  /** Per-credential and failed-authentication rate limits. */
+  readonly rateLimit: RateLimitSettings;
+  /** Origins browsers may call the API from. */
+  readonly cors: CorsSettings;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +83,8 @@ export function loadConfig(env: Env = process.env): Config {
   const tokenSigningKey = parseKey('TOKEN_SIGNING_KEY', secrets.tokenSigningKey, problems);
 
   const eventNotifier = parseEventNotifier(env, nodeEnv, problems);
+  const rateLimit = parseRateLimit(env, problems);
+  const cors = parseCors(env, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -91,7 +99,35 @@ export function loadConfig(env: Env = process.env): Config {
     rpcUrls: Object.freeze(rpcUrls),
     bodyLimit,
     eventNotifier,
+    rateLimit,
+    cors,
   });
+}
+
+function parseRateLimit(env: Env, problems: string[]): RateLimitSettings {
+  const int = (name: string, fallback: number, min: number) =>
+    env[name] === undefined ? fallback : parseInteger(name, env[name] as string, problems, min, 1_000_000_000);
+  const perMinute = int('RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT.perMinute, 0);
+  return Object.freeze({
+    perMinute,
+    burst: int('RATE_LIMIT_BURST', perMinute || DEFAULT_RATE_LIMIT.burst, 1),
+    authFailuresPerMinute: int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', DEFAULT_RATE_LIMIT.authFailuresPerMinute, 0),
+  });
+}
+
+function parseCors(env: Env, problems: string[]): CorsSettings {
+  const value = env.CORS_ALLOWED_ORIGINS?.trim();
+  if (value === undefined || value === '' || value === '*') return DEFAULT_CORS;
+  const origins = value.split(',').map((o) => o.trim());
+  for (const origin of origins) {
+    // An origin is scheme, host and port only, exactly as browsers send it in the Origin header.
+    let valid = false;
+    try {
+      valid = /^https?:$/.test(new URL(origin).protocol) && new URL(origin).origin === origin;
+    } catch {}
+    if (!valid) problems.push(`CORS_ALLOWED_ORIGINS: "${origin}" is not an origin such as https://app.example.com`);
+  }
+  return Object.freeze({ allowedOrigins: Object.freeze(origins) });
 }
 
 function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): EventNotifierSettings {

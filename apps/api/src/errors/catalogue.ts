@@ -113,6 +113,17 @@ export const ERROR_CATALOGUE = {
     message: 'Content-Type {contentType} is not supported: send application/json',
     description: 'Request bodies must be JSON.',
   },
+  UNSUPPORTED_CONTENT_ENCODING: {
+    status: 415,
+    message: 'Content-Encoding {encoding} is not supported: send the body uncompressed',
+    description: 'Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.',
+  },
+  RATE_LIMITED: {
+    status: 429,
+    message: 'Too many requests: retry after {retryAfter} seconds',
+    description:
+      'The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header.',
+  },
   INTERNAL_ERROR: {
     status: 500,
     message: 'An internal error occurred (request id {requestId})',

@@ -37,12 +37,19 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
   ]);
   if (route.body || route.querystring) codes.add('VALIDATION_FAILED');
   if (route.body)
-    for (const c of ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE'] as const) codes.add(c);
+    for (const c of [
+      'INVALID_JSON',
+      'PAYLOAD_TOO_LARGE',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'UNSUPPORTED_CONTENT_ENCODING',
+    ] as const)
+      codes.add(c);
   if (route.auth.accessTokenOnly) codes.add('ACCESS_TOKEN_REQUIRED');
   else for (const c of ['PROJECT_REQUIRED', 'INVALID_PROJECT_ID', 'NOT_A_MEMBER'] as const) codes.add(c);
   if (route.auth.roles.length < ANY_ROLE.length) codes.add('FORBIDDEN');
   for (const c of route.errors) codes.add(c);
   if (route.notImplemented) codes.add('NOT_IMPLEMENTED');
+  codes.add('RATE_LIMITED');
   codes.add('INTERNAL_ERROR');
   codes.add('SERVICE_UNAVAILABLE');
   return [...codes];
@@ -58,6 +65,8 @@ function exampleError(code: ErrorCode, route: RouteDefinition): Json {
     contentType: 'text/plain',
     requestId: 'req-9f2c',
     operationId: route.operationId,
+    retryAfter: 12,
+    encoding: 'gzip',
     reason: 'The request conflicts with an existing resource',
     summary: 'body.networkId must be one of 1, 137, 42161, 11155111, 80002, 421614, 1337',
   };
@@ -74,10 +83,39 @@ function exampleError(code: ErrorCode, route: RouteDefinition): Json {
   return error.toBody() as unknown as Json;
 }
 
+const RATE_LIMIT_HEADERS: Json = Object.fromEntries(
+  ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'].map((name) => [
+    name,
+    { $ref: `#/components/headers/${name}` },
+  ]),
+);
+
+/** The rate limit headers (IETF draft "RateLimit header fields for HTTP"), described once. */
+const HEADERS: Json = {
+  'RateLimit-Limit': {
+    description:
+      'How many requests the credential may send at once (its bucket, refilled continuously). Sent on every answer to an authenticated request, errors included, and with the address’s quota on refused ones.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'RateLimit-Remaining': {
+    description: 'How many requests are left right now.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the full limit is available again.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before sending the request again.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+};
+
 function operation(route: RouteDefinition): Json {
   const responses: Json = {
     [route.response.status]: {
       description: route.response.description,
+      headers: RATE_LIMIT_HEADERS,
       content: { 'application/json': { schema: refify(route.response.schema), example: route.response.example } },
     },
   };
@@ -89,6 +127,10 @@ function operation(route: RouteDefinition): Json {
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[status] = {
       description: codes.map((c) => `\`${c}\`: ${ERROR_CATALOGUE[c].description}`).join('\n\n'),
+      // Error answers carry the RateLimit headers too; they are listed once, on 429, to keep the document small.
+      ...(status === 429
+        ? { headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { $ref: '#/components/headers/Retry-After' } } }
+        : {}),
       content: {
         'application/json': {
           schema: { $ref: '#/components/schemas/Error' },
@@ -177,6 +219,7 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): Json {
           description: 'A user access token. The user’s role in the project decides what it may do.',
         },
       },
+      headers: HEADERS,
       schemas,
     },
   };

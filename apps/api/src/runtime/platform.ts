@@ -43,6 +43,8 @@ export async function startRoles(
         masterKey: config.masterKey,
         bodyLimit: config.bodyLimit,
         eventNotifier: config.eventNotifier,
+        rateLimit: config.rateLimit,
+        cors: config.cors,
       },
       options.logger !== undefined ? { logger: options.logger } : {},
     );

@@ -4,6 +4,8 @@ import { API_PREFIX, type AppDeps, buildApp } from '#api/app.ts';
 import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { NetworkId } from '#api/config/networks.ts';
+import type { CorsSettings } from '#api/http/cors.ts';
+import type { RateLimitSettings } from '#api/http/rateLimit.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { createUser, type Role, setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
@@ -42,6 +44,9 @@ export async function createHarness(
     worker?: boolean;
     /** The app's logger (pino options); silent when absent. */
     logger?: FastifyServerOptions['logger'];
+    /** Rate limits; the generous defaults when absent. */
+    rateLimit?: RateLimitSettings;
+    cors?: CorsSettings;
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
@@ -54,6 +59,8 @@ export async function createHarness(
     tokenSigningKey,
     masterKey,
     bodyLimit: 64 * 1024,
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(options.cors ? { cors: options.cors } : {}),
   };
   const app: FastifyInstance = buildApp(deps, options.logger ? { logger: options.logger } : {});
   await app.ready();

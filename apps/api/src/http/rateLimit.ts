@@ -1,0 +1,83 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Db } from '#api/db/db.ts';
+import { ApiError } from '#api/errors/ApiError.ts';
+import type { Principal } from './authenticate.ts';
+import { type BucketDecision, type BucketPolicy, createTokenBuckets } from './tokenBuckets.ts';
+
+export interface RateLimitSettings {
+  /** Requests per minute of one credential (an API key, or a user in a project); 0 turns the limit off. */
+  readonly perMinute: number;
+  /** How many requests one credential may send at once: the size of its bucket. */
+  readonly burst: number;
+  /** Requests refused by authentication per minute from one client address; 0 turns this limit off. */
+  readonly authFailuresPerMinute: number;
+}
+
+/** High enough that no benchmark or test of one credential meets it; operators lower it (README). */
+export const DEFAULT_RATE_LIMIT: RateLimitSettings = Object.freeze({
+  perMinute: 60_000,
+  burst: 60_000,
+  authFailuresPerMinute: 600,
+});
+
+/** The headers every limited answer carries (IETF draft "RateLimit header fields for HTTP"). */
+function setHeaders(reply: FastifyReply, decision: BucketDecision): void {
+  reply.header('ratelimit-limit', String(decision.limit));
+  reply.header('ratelimit-remaining', String(decision.remaining));
+  reply.header('ratelimit-reset', String(decision.resetSeconds));
+}
+
+function refuse(decision: BucketDecision): ApiError {
+  return new ApiError(
+    'RATE_LIMITED',
+    { retryAfter: decision.retryAfterSeconds },
+    { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
+  );
+}
+
+function credentialKey(principal: Principal): string {
+  switch (principal.kind) {
+    case 'apiKey':
+      return `key:${principal.apiKeyId}`;
+    case 'accessToken':
+      return `user:${principal.userId}:${principal.projectId}`;
+    case 'user':
+      return `user:${principal.userId}`;
+  }
+}
+
+/**
+ * Per-credential rate limiting, shared by every API process through PostgreSQL (see tokenBuckets.ts), plus a
+ * limit on requests that authentication refuses, per client address: those have no credential to count against.
+ */
+export function createRateLimiter(db: Db, settings: RateLimitSettings) {
+  const buckets = createTokenBuckets(db);
+  const credential: BucketPolicy = { capacity: settings.burst, perSecond: settings.perMinute / 60 };
+  const refused: BucketPolicy = {
+    capacity: settings.authFailuresPerMinute,
+    perSecond: settings.authFailuresPerMinute / 60,
+  };
+
+  return {
+    /** Counts an authenticated request; throws `RATE_LIMITED` when its credential's bucket is empty. */
+    async admit(principal: Principal, reply: FastifyReply): Promise<void> {
+      if (settings.perMinute === 0) return;
+      const decision = await buckets.consume(credentialKey(principal), credential);
+      setHeaders(reply, decision);
+      if (!decision.allowed) throw refuse(decision);
+    },
+    /**
+     * Counts a request that authentication refused (401, 403, or no project chosen) against its client address.
+     * Past the limit, such requests answer 429 instead; requests with valid credentials are never held back.
+     */
+    async refused(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      if (settings.authFailuresPerMinute === 0) return;
+      const decision = await buckets.consume(`refused:${request.ip}`, refused);
+      setHeaders(reply, decision);
+      if (!decision.allowed) throw refuse(decision);
+    },
+    prune: buckets.prune,
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;
