@@ -43,9 +43,13 @@ describe('authorization matrix: every operation × every caller', () => {
         const outcome = caller.expect(route);
         it(`${caller.name} → ${describeOutcome(outcome)}`, async () => {
           assert.ok(operation, `${route.operationId} has a row in the matrix`);
-          const res = await h.call(route.operationId, { ...operation.request(f, ++n), headers: caller.headers(f) });
+          const headers = caller.headers(f);
+          const res = await h.call(route.operationId, { ...operation.request(f, ++n), headers });
           if ('actsIn' in outcome) operation.check(res, f, outcome.actsIn);
           else assertRefusal(res, outcome, route);
+          // No answer repeats a credential it was sent.
+          const credentials = Object.values(headers).flatMap((v) => v.split(' ').filter((part) => part.length >= 12));
+          for (const credential of credentials) assert.ok(!JSON.stringify(res.body).includes(credential));
           answered.set(`${route.operationId}|${caller.label}`, res.status);
         });
       }
