@@ -241,6 +241,41 @@ describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listin
     );
   });
 
+  it('wakes the sender once per run, not per request; a wake whose job was lost is requested again after 10 s', async () => {
+    await settled(h, p.headers, (await execute('increment', ['1'], 'wake-first')).body.transaction.id);
+    const sender = `SELECT s.system_wallet_id AS "walletId" FROM transaction_senders s
+      JOIN system_wallets w ON w.id = s.system_wallet_id WHERE lower(w.address) = lower($1) AND s.network_id = 1337`;
+    const { rows } = await h.db.query<{ walletId: number }>(sender, [p.wallet]);
+    assert.equal(rows.length, 1, 'the (wallet, network) has its wake flag row');
+    const walletId = rows[0]?.walletId;
+    const requestedAt = async () =>
+      (
+        await h.db.query<{ at: Date | null }>(
+          'SELECT wake_requested_at AS at FROM transaction_senders WHERE system_wallet_id = $1 AND network_id = 1337',
+          [walletId],
+        )
+      ).rows[0]?.at;
+    assert.equal(await requestedAt(), null, 'the sender cleared the request when it ran');
+
+    // A pending wake whose job is gone (as if lost): a fresh request does not queue another job…
+    await h.db.query(
+      'UPDATE transaction_senders SET wake_requested_at = now() WHERE system_wallet_id = $1 AND network_id = 1337',
+      [walletId],
+    );
+    const stranded = (await execute('increment', ['1'], 'wake-stranded')).body.transaction.id;
+    await new Promise((r) => setTimeout(r, 1_500));
+    const waiting = await h.call('get-transaction', { headers: p.headers, query: { transactionId: stranded } });
+    assert.equal(waiting.body.transaction.status, 'created', 'no job was queued while a wake was pending');
+    // …but once the request is 10 s old without a sender clearing it, the next acceptance requests it again.
+    await h.db.query(
+      `UPDATE transaction_senders SET wake_requested_at = now() - interval '11 seconds'
+       WHERE system_wallet_id = $1 AND network_id = 1337`,
+      [walletId],
+    );
+    const next = (await execute('increment', ['1'], 'wake-again')).body.transaction.id;
+    for (const id of [stranded, next]) assert.equal((await settled(h, p.headers, id)).status, 'succeeded');
+  });
+
   it('get-transaction is project-scoped; a deactivated function cannot be executed', async () => {
     const mine = (await execute('increment', ['1'], 'scoped')).body.transaction.id;
     const stranger = apiKey((await h.project('Stranger')).apiKey);

@@ -8,7 +8,15 @@ export type Queryable = Pick<pg.PoolClient, 'query'>;
 
 export interface Db {
   readonly pool: pg.Pool;
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * One statement. Give `name` to statements on hot paths: Postgres then parses and plans them once per connection
+   * instead of at every call (a name must always go with the same text).
+   */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+    name?: string,
+  ): Promise<pg.QueryResult<R>>;
   /** Runs `fn` inside one transaction; rolls back when it throws. */
   transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -45,9 +53,9 @@ export function createDb(connectionString: string, options: { max?: number } = {
   pool.on('connect', (client) => client.on('error', () => {}));
   return {
     pool,
-    async query(text, values) {
+    async query(text, values, name) {
       try {
-        return await pool.query(text, values);
+        return await (name ? pool.query({ name, text, values: values ?? [] }) : pool.query(text, values));
       } catch (error) {
         throw translateDbError(error);
       }

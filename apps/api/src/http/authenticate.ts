@@ -51,6 +51,7 @@ async function byApiKey(key: string, db: Db): Promise<Principal> {
   const { rows } = await db.query<{ id: number; project_id: number; secret_hash: Buffer }>(
     'SELECT id, project_id, secret_hash FROM api_keys WHERE lookup_id = $1 AND revoked_at IS NULL',
     [parsed.lookupId],
+    'auth-api-key',
   );
   const row = rows[0];
   if (!row || !keyMatches(key.trim(), row.secret_hash)) throw new ApiError('INVALID_API_KEY');
@@ -76,6 +77,7 @@ async function byAccessToken(
   const { rows } = await deps.db.query<{ project_id: number; role: Role }>(
     `SELECT m.project_id, m.role FROM users u LEFT JOIN memberships m ON m.user_id = u.id WHERE u.id = $1`,
     [userId],
+    'auth-user-memberships',
   );
   if (rows.length === 0) throw new ApiError('INVALID_ACCESS_TOKEN');
   if (auth.accessTokenOnly) return { kind: 'user', userId };

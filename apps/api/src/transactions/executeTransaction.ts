@@ -7,7 +7,7 @@ import { parseActivatedFunction, parseFormattedAbi } from '#api/contracts/abi.ts
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
-import { SEND_JOB_SQL, sendJobKey } from './queue.ts';
+import { ensureSender, sendJobKey, WAKE_SENDER_SQL } from './queue.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
 
 export interface ExecuteRequest {
@@ -83,6 +83,7 @@ async function lookup(db: Db, projectId: number, body: ExecuteRequest) {
           JOIN system_wallets wt ON wt.id = p.wallet_testnet_id
           WHERE f.id = $1 AND c.project_id = $2) f) AS fn`,
     [body.contractActivatedFunctionId, projectId, body.idempotencyKey],
+    'execute-lookup',
   );
   return rows[0] ?? { existing: null, fn: null };
 }
@@ -141,8 +142,10 @@ export async function executeTransaction(
     abi: parseFormattedAbi(fn.formattedAbi),
   });
 
-  // One statement, so one round trip and atomic without BEGIN/COMMIT: the row and its sending job commit together.
+  // One statement, so one round trip and atomic without BEGIN/COMMIT: the row and its sender's wake-up commit
+  // together.
   const target = { walletId: wallet.id, networkId: fn.networkId };
+  await ensureSender(deps.db, target);
   const { rows } = await deps.db.query<Transaction>(
     `WITH inserted AS (
        INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
@@ -150,7 +153,7 @@ export async function executeTransaction(
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (project_id, idempotency_key) DO NOTHING
        RETURNING *
-     ), queued AS (${SEND_JOB_SQL('$10', '$11')} FROM inserted)
+     ), ${WAKE_SENDER_SQL('$3', '$4', '$10', '$11')}
      SELECT ${TRANSACTION_COLUMNS} FROM inserted WHERE (SELECT count(*) FROM queued) >= 0`,
     [
       projectId,
@@ -165,6 +168,7 @@ export async function executeTransaction(
       JSON.stringify(target),
       sendJobKey(target),
     ],
+    'execute-insert',
   );
   const inserted = rows[0];
   if (inserted) return inserted;

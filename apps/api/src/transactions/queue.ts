@@ -24,12 +24,49 @@ export function enqueueSend(client: Queryable, target: WalletNetwork, runAt?: Da
 
 export const sendJobKey = (target: WalletNetwork) => `${SEND_TASK}:${target.walletId}:${target.networkId}`;
 
+/** After this long without a sender clearing it, a wake request is made again (its job may have been lost). */
+export const WAKE_STALE_AFTER = "interval '10 seconds'";
+
 /**
- * The same as enqueueSend, as SQL to embed in a statement (payload and job key as the given parameters), so that
- * accepting a transaction and queueing its sending take one round trip.
+ * SQL to embed in the statement that accepts a transaction (wallet, network, payload and job key as the given
+ * parameters): wakes the sender only if no wake is pending. Under load most acceptances find one pending and write
+ * nothing more than their own row; the one that sets the flag queues the job in the same statement, so the flag is
+ * never set without its job. `transaction_senders` must already hold the (wallet, network) row: see ensureSender.
  */
-export const SEND_JOB_SQL = (payload: string, jobKey: string) =>
-  `SELECT graphile_worker.add_job('${SEND_TASK}', ${payload}::json, job_key => ${jobKey}, max_attempts => 25)`;
+export const WAKE_SENDER_SQL = (walletId: string, networkId: string, payload: string, jobKey: string) =>
+  `woken AS (
+     UPDATE transaction_senders SET wake_requested_at = now()
+     WHERE system_wallet_id = ${walletId} AND network_id = ${networkId} AND EXISTS (SELECT 1 FROM inserted)
+       AND (wake_requested_at IS NULL OR wake_requested_at < now() - ${WAKE_STALE_AFTER})
+     RETURNING 1
+   ), queued AS (
+     SELECT graphile_worker.add_job('${SEND_TASK}', ${payload}::json, job_key => ${jobKey}, max_attempts => 25)
+     FROM woken
+   )`;
+
+const ensuredSenders = new Set<string>();
+
+/** Creates the wake flag row of a (wallet, network) once; remembered per process, rows are never deleted. */
+export async function ensureSender(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
+  const key = sendJobKey(target);
+  if (ensuredSenders.has(key)) return;
+  await db.query(
+    'INSERT INTO transaction_senders (system_wallet_id, network_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+    [target.walletId, target.networkId],
+  );
+  ensuredSenders.add(key);
+}
+
+/**
+ * Called by the sender when it starts: later acceptances must queue a new job, because this run may already have
+ * read past their rows.
+ */
+export async function clearWakeRequest(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
+  await db.query(
+    'UPDATE transaction_senders SET wake_requested_at = NULL WHERE system_wallet_id = $1 AND network_id = $2 AND wake_requested_at IS NOT NULL',
+    [target.walletId, target.networkId],
+  );
+}
 
 /** Asks for the receipt monitor of one (wallet, network) to run. */
 export function enqueueMonitor(client: Queryable, target: WalletNetwork, runAt?: Date): Promise<void> {

@@ -10,7 +10,7 @@ import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
 import { ensureDevFunds } from './devFunding.ts';
 import { feesWithHeadroom } from './fees.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
-import { enqueueMonitor, enqueueSend, type WalletNetwork } from './queue.ts';
+import { clearWakeRequest, enqueueMonitor, enqueueSend, type WalletNetwork } from './queue.ts';
 import type { TransactionSettings } from './settings.ts';
 import { tryWalletLock } from './walletLock.ts';
 
@@ -34,6 +34,7 @@ export async function sendTransactions(deps: WorkerDeps, settings: TransactionSe
     return;
   }
   try {
+    await clearWakeRequest(deps.db, target);
     await sendWhileWaiting(deps, settings, target);
   } finally {
     await lock.release();
