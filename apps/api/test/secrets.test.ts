@@ -79,6 +79,8 @@ describe('secrets at rest and in logs', () => {
   };
   let dump = '';
   let statuses: number[] = [];
+  /** Every answer of the scenario, by operation. */
+  const answers: [string, string][] = [];
 
   before(async () => {
     anvil = await startAnvil({ port: await freePort() });
@@ -87,6 +89,12 @@ describe('secrets at rest and in logs', () => {
     logs.captureConsole();
     try {
       h = await createHarness({ rpcUrls: { 1337: anvil.url, 11155111: deadRpc }, logger: logs.logger });
+      const call = h.call;
+      h.call = async (operationId, options) => {
+        const res = await call(operationId, options);
+        answers.push([operationId, JSON.stringify(res.body)]);
+        return res;
+      };
       h.deps.eventNotifier = FAST_SETTINGS;
       const worker = await startTestWorker(h);
       try {
@@ -333,6 +341,18 @@ describe('secrets at rest and in logs', () => {
       entries.some((e) => e.level >= 50 && e.err),
       'the 503 is logged with its error',
     );
+  });
+
+  it('answers show keys masked, the webhook secret only when the subscription is created, no other secret', async () => {
+    const secrets = (await allSecrets()).filter(([name]) => !name.startsWith('webhook'));
+    for (const [operationId, body] of answers) {
+      assertAbsent(body, `the answer of ${operationId}`, secrets);
+      if (operationId !== 'create-subscription') {
+        assertAbsent(body, `the answer of ${operationId}`, [['webhook secret body', [s.webhookSecret.slice(6)]]]);
+      }
+    }
+    assert.ok(answers.some(([op, body]) => op === 'get-projects' && body.includes(`"apiKey":"mtn_test_`)));
+    assert.ok(answers.some(([op, body]) => op === 'create-subscription' && body.includes(s.webhookSecret)));
   });
 
   it('API keys are stored only as SHA-256 hashes', async () => {
