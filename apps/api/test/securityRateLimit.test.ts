@@ -40,7 +40,7 @@ describe('rate limiting per credential', () => {
     assert.equal(limited.status, 429);
     assert.equal(limited.body.code, 'RATE_LIMITED');
     assert.equal(limited.body.error, 'Too Many Requests');
-    assert.equal(limited.body.message, 'Too many requests: retry after 1 seconds');
+    assert.equal(limited.body.message, 'Too many requests: retry after 1 s');
     assert.equal(header(limited, 'retry-after'), '1');
     assert.equal(header(limited, 'ratelimit-limit'), '3');
     assert.equal(header(limited, 'ratelimit-remaining'), '0');

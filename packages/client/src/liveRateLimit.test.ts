@@ -28,7 +28,7 @@ describe('rate limits of the real server', () => {
       assert.equal(error.name, 'RateLimitError');
       assert.equal(error.status, 429);
       assert.equal(error.code, 'RATE_LIMITED');
-      assert.equal(error.message, 'Too many requests: retry after 1 seconds');
+      assert.equal(error.message, 'Too many requests: retry after 1 s');
       assert.equal(error.retryAfter, 1);
       assert.match(error.requestId ?? '', /\S/);
       return true;

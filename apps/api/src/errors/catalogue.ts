@@ -120,7 +120,7 @@ export const ERROR_CATALOGUE = {
   },
   RATE_LIMITED: {
     status: 429,
-    message: 'Too many requests: retry after {retryAfter} seconds',
+    message: 'Too many requests: retry after {retryAfter} s',
     description:
       'The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header.',
   },
