@@ -10,13 +10,15 @@ export interface RpcProxyOptions {
 }
 
 /**
- * A JSON-RPC proxy on loopback in front of anvil that can refuse wide eth_getLogs ranges, slow them down, or
- * disappear altogether (`down()` closes the port: connections are refused) and come back (`up()`).
+ * A JSON-RPC proxy on loopback in front of anvil that can refuse wide eth_getLogs ranges, slow them down, hang
+ * (`stall(ms)`: every request waits, unanswered, until then), or disappear altogether (`down()` closes the port:
+ * connections are refused) and come back (`up()`).
  */
 export async function startRpcProxy(target: string, port: number, options: RpcProxyOptions = {}) {
   const settings = { ...options };
   const refused: [number, number][] = [];
   const served: [number, number][] = [];
+  let stalledUntil = 0;
   type Call = { id: unknown; method: string; params: { fromBlock: string; toBlock: string }[] };
   /** One JSON-RPC call: refused, or forwarded to anvil (after the delay, for eth_getLogs). */
   async function answer(call: Call): Promise<unknown> {
@@ -50,6 +52,7 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       try {
+        if (Date.now() < stalledUntil) await new Promise((r) => setTimeout(r, stalledUntil - Date.now()));
         const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         // Batches (viem may send them) are answered call by call, so each can be refused on its own.
         const result = Array.isArray(message) ? await Promise.all(message.map(answer)) : await answer(message);
@@ -74,5 +77,8 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
       server = undefined;
     });
   await up();
-  return { url: `http://127.0.0.1:${port}`, settings, refused, served, up, down, close: down };
+  const stall = (ms: number) => {
+    stalledUntil = Date.now() + ms;
+  };
+  return { url: `http://127.0.0.1:${port}`, settings, refused, served, up, down, stall, close: down };
 }
