@@ -316,3 +316,63 @@ describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listin
     assert.match(res.body.message, /set RPC_URL_11155111/);
   });
 });
+
+describe('transactions on a mainnet network', () => {
+  // A second anvil with chain id 1 stands in for Ethereum mainnet: the same code path, the other system wallet.
+  let mainnet: AnvilHandle;
+  let h: Harness;
+
+  before(async () => {
+    mainnet = await startAnvil({ port: await freePort(), chainId: 1 });
+    h = await createHarness({ rpcUrls: { 1: mainnet.url }, worker: true });
+  });
+  after(async () => {
+    await h?.close();
+    await mainnet?.stop();
+  });
+
+  it('sends from the mainnet system wallet, which the operator funds (no development top-up off chain 1337)', async () => {
+    const counter = await deployCounter(mainnet.url);
+    const { apiKey: key } = await h.project('Mainnet');
+    const headers = apiKey(key);
+    const contract = await h.call('import-contract', {
+      headers,
+      body: { networkId: 1, address: counter, formattedAbi: COUNTER_FORMATTED_ABI },
+    });
+    const activated = await h.call('activate-contract-function', {
+      headers,
+      body: { contractId: contract.body.contract.id, formattedAbiFunction: 'function increment(uint256 amount)' },
+    });
+    const detail = (await h.call('get-project-detail', { headers })).body.data;
+    const chain = createPublicClient({ transport: http(mainnet.url) }) as PublicClient;
+    const execute = (idempotencyKey: string) =>
+      h.call('execute-transaction', {
+        headers,
+        body: {
+          contractActivatedFunctionId: activated.body.contractActivatedFunction.id,
+          functionArgs: ['2'],
+          idempotencyKey,
+        },
+      });
+
+    // Unfunded: accepted (the simulation needs no balance), then refused by the node for want of funds.
+    const unfunded = await execute('unfunded');
+    assert.equal(unfunded.status, 201, JSON.stringify(unfunded.body));
+    const failed = await settled(h, headers, unfunded.body.transaction.id);
+    assert.equal(failed.status, 'broadcast-failed');
+    assert.match(failed.errorMessage, /fund|balance/i);
+    assert.equal(await chain.getBalance({ address: detail.mSystemWalletMainnet.address }), 0n);
+
+    // Funded by its operator: sent from the mainnet wallet, never the testnet one.
+    await chain.request({
+      method: 'anvil_setBalance' as never,
+      params: [detail.mSystemWalletMainnet.address, '0xde0b6b3a7640000'] as never,
+    });
+    const done = await settled(h, headers, (await execute('funded')).body.transaction.id);
+    assert.equal(done.status, 'succeeded', done.errorMessage);
+    const sent = await chain.getTransaction({ hash: done.transactionHash });
+    assert.equal(sent.from.toLowerCase(), detail.mSystemWalletMainnet.address.toLowerCase());
+    assert.notEqual(sent.from.toLowerCase(), detail.mSystemWalletTestnet.address.toLowerCase());
+    assert.equal(sent.chainId, 1);
+  });
+});

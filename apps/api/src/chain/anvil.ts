@@ -15,8 +15,22 @@ export function anvilBinary(): string {
 }
 
 /** Starts a local chain 1337 on loopback and resolves once it answers JSON-RPC. */
-export async function startAnvil(options: { port: number; blockTime?: number; args?: string[] }): Promise<AnvilHandle> {
-  const args = ['--chain-id', '1337', '--host', '127.0.0.1', '--port', String(options.port), '--silent'];
+export async function startAnvil(options: {
+  port: number;
+  blockTime?: number;
+  args?: string[];
+  /** 1337 unless given: another id stands in for a live network in tests. */
+  chainId?: number;
+}): Promise<AnvilHandle> {
+  const args = [
+    '--chain-id',
+    String(options.chainId ?? 1337),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--silent',
+  ];
   if (options.blockTime) args.push('--block-time', String(options.blockTime));
   const child: ChildProcess = spawn(anvilBinary(), [...args, ...(options.args ?? [])], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${options.port}`;
