@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { redactUrls } from '#api/runtime/logger.ts';
+import { addJob } from '#api/worker/jobs.ts';
+import { createWorker } from '#api/worker/worker.ts';
 import { createHarness, type Harness } from './helpers/harness.ts';
 import { captureLogs } from './helpers/logCapture.ts';
+import { createTestDatabase } from './helpers/testDatabase.ts';
 
 describe('request logs', () => {
   const logs = captureLogs('info');
@@ -64,5 +67,39 @@ describe('URLs in logs', () => {
       ],
     ];
     for (const [input, expected] of cases) assert.equal(redactUrls(input), expected);
+  });
+});
+
+describe('worker output', () => {
+  it('a failed job is reported without the path of a URL in its error', async () => {
+    const database = await createTestDatabase();
+    const logs = captureLogs();
+    const stop = new AbortController();
+    const worker = createWorker({
+      pool: database.db.pool,
+      tasks: {
+        'test.rpc-down': async () => {
+          throw new Error('HTTP request failed.\n\nURL: https://rpc.example/v2/ProviderKey123456\nVersion: viem');
+        },
+      },
+      signal: stop.signal,
+    });
+    logs.captureConsole();
+    try {
+      await worker.start();
+      await addJob(database.db, 'test.rpc-down', {}, { maxAttempts: 1 });
+      const deadline = Date.now() + 15_000;
+      while (!logs.consoleLines.some((l) => l.includes('test.rpc-down')) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      logs.restoreConsole();
+      stop.abort();
+      await worker.stop();
+      await database.drop();
+    }
+    const reported = logs.consoleLines.filter((l) => l.includes('test.rpc-down')).join('\n');
+    assert.match(reported, /^\[worker\] .*URL: https:\/\/rpc\.example\/\[redacted\]/ms);
+    assert.ok(!reported.includes('ProviderKey123456'), reported);
   });
 });

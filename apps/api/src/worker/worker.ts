@@ -1,5 +1,6 @@
 import { Logger, type Runner, run, type TaskList } from 'graphile-worker';
 import type pg from 'pg';
+import { redactUrls } from '#api/runtime/logger.ts';
 
 export interface Worker {
   start(): Promise<void>;
@@ -37,9 +38,11 @@ export function createWorker(options: {
   };
 }
 
-// graphile-worker logs every job at info level; the platform logs what matters itself.
+// graphile-worker logs every job at info level; the platform logs what matters itself. A failed job's message
+// quotes its error, and RPC client errors quote the endpoint's URL (with any provider key): see redactUrls.
 function quietLogger(signal: AbortSignal | undefined): Logger {
   return new Logger(() => (level: string, message: string) => {
-    if ((level === 'error' || level === 'warning') && !signal?.aborted) console.error(`[worker] ${message}`);
+    if ((level === 'error' || level === 'warning') && !signal?.aborted)
+      console.error(`[worker] ${redactUrls(message)}`);
   });
 }

@@ -14,7 +14,8 @@ export interface LogEntry {
 
 /**
  * The API's real logger configuration (`loggerOptions`) at `level`, writing into memory instead of stdout, and
- * what the process prints with `console` meanwhile (the job worker reports its failures there).
+ * what the process prints with `console` while `captureConsole()` holds it (the job worker reports its failures
+ * there), instead of printing it.
  */
 export function captureLogs(level = 'info') {
   const lines: string[] = [];
@@ -26,12 +27,9 @@ export function captureLogs(level = 'info') {
     },
   });
   const saved = { error: console.error, warn: console.warn, log: console.log, info: console.info };
-  const record =
-    (original: (...args: unknown[]) => void) =>
-    (...args: unknown[]) => {
-      consoleLines.push(args.map((a) => (a instanceof Error ? `${a.stack}` : String(a))).join(' '));
-      original(...args);
-    };
+  const record = (...args: unknown[]) => {
+    consoleLines.push(args.map((a) => (a instanceof Error ? `${a.stack}` : String(a))).join(' '));
+  };
   return {
     logger: { ...(loggerOptions(level) as object), stream } as FastifyServerOptions['logger'],
     lines,
@@ -41,10 +39,10 @@ export function captureLogs(level = 'info') {
     /** Everything logged or printed, as one text to search. */
     text: () => [...lines, ...consoleLines].join('\n'),
     captureConsole() {
-      console.error = record(saved.error);
-      console.warn = record(saved.warn);
-      console.log = record(saved.log);
-      console.info = record(saved.info);
+      console.error = record;
+      console.warn = record;
+      console.log = record;
+      console.info = record;
     },
     restoreConsole() {
       Object.assign(console, saved);
