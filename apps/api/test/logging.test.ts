@@ -87,7 +87,7 @@ describe('worker output', () => {
     logs.captureConsole();
     try {
       await worker.start();
-      await addJob(database.db, 'test.rpc-down', {}, { maxAttempts: 1 });
+      await addJob(database.db.pool, 'test.rpc-down', {}, { maxAttempts: 1 });
       const deadline = Date.now() + 15_000;
       while (!logs.consoleLines.some((l) => l.includes('test.rpc-down')) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
