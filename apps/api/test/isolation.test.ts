@@ -333,5 +333,61 @@ describe('object-level isolation: project B cannot read or change project A’s 
     assert.equal(imported.status, 201, 'no 409: A’s import of the address is not visible to B');
     assert.notEqual(imported.body.contract.id, a.contractId);
     assert.notEqual(imported.body.contract.projectId, a.projectId);
+    const activated = await h.call('activate-contract-function', {
+      headers,
+      body: { contractId: imported.body.contract.id, formattedAbiFunction: INCREMENT },
+    });
+    assert.equal(activated.status, 201);
+    assert.notEqual(activated.body.contractActivatedFunction.id, a.ids.increment);
+    const executed = await h.call('execute-transaction', {
+      headers,
+      body: {
+        contractActivatedFunctionId: activated.body.contractActivatedFunction.id,
+        functionArgs: ['3'],
+        idempotencyKey: 'shared-key',
+      },
+    });
+    assert.equal(executed.status, 201, 'A’s idempotency key is not a conflict in B');
+    assert.notEqual(executed.body.transaction.id, transaction.id);
+    assert.equal(executed.body.transaction.status, 'created');
+    const mine = await h.call('get-transaction', { headers: a.headers, query: { transactionId: transaction.id } });
+    assert.equal(mine.body.transaction.status, 'succeeded', 'A’s transaction with that key is untouched');
+  });
+
+  it('an id of A gets the very answer of an id that never existed (no way to tell them apart)', async () => {
+    const [, headers] = callersInB[0] as [string, Record<string, string>];
+    const never = '00000000-0000-4000-8000-00000000dead';
+    const pairs: [
+      string,
+      (id: string | number) => { body?: unknown; query?: Record<string, string> },
+      string,
+      string | number,
+    ][] = [
+      ['get-transaction', (id) => ({ query: { transactionId: String(id) } }), transaction.id, never],
+      ['get-records', (id) => ({ body: { subscriptionId: id } }), subscription.id, never],
+      ['update-subscription-webhook', (id) => ({ body: { id, webhookEnabled: false } }), subscription.id, never],
+      ['resend-failed-webhook', (id) => ({ body: { subscriptionId: id, force: true } }), subscription.id, never],
+      ['get-contract-activated-functions', (id) => ({ body: { contractId: id } }), a.contractId, 999_999],
+      [
+        'activate-contract-function',
+        (id) => ({ body: { contractId: id, formattedAbiFunction: SET_LOCKED } }),
+        a.contractId,
+        999_999,
+      ],
+      [
+        'execute-transaction',
+        (id) => ({ body: { contractActivatedFunctionId: id, functionArgs: ['1'], idempotencyKey: `probe-${id}` } }),
+        a.ids.increment as number,
+        999_999,
+      ],
+    ];
+    for (const [operationId, request, idOfA, neverId] of pairs) {
+      const ofA = await h.call(operationId, { ...request(idOfA), headers });
+      const ofNone = await h.call(operationId, { ...request(neverId), headers });
+      assert.equal(ofA.status, 404, operationId);
+      const normalise = (body: object, id: string | number) => JSON.stringify(body).replaceAll(String(id), '<id>');
+      assert.equal(normalise(ofA.body, idOfA), normalise(ofNone.body, neverId), operationId);
+      assert.deepEqual(Object.keys(ofA.headers).sort(), Object.keys(ofNone.headers).sort(), operationId);
+    }
   });
 });
