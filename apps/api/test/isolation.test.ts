@@ -360,7 +360,7 @@ describe('object-level isolation: project B cannot read or change project A’s 
     const pairs: [
       string,
       (id: string | number) => { body?: unknown; query?: Record<string, string> },
-      string,
+      string | number,
       string | number,
     ][] = [
       ['get-transaction', (id) => ({ query: { transactionId: String(id) } }), transaction.id, never],
