@@ -249,6 +249,11 @@ describe('secrets at rest and in logs', () => {
       return list.find((x: { id: string; scanStatus: string }) => x.id === down.id && x.scanStatus === 'failed');
     });
     assert.match(failedScan.lastScanFailureMessage, /Could not reach the RPC of network 11155111/);
+    // Readiness is public: it names the chain that is down, not its URL.
+    const ready = await h.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(ready.statusCode, 503);
+    assert.match(ready.json().checks['chain:11155111'], /^unreachable: /);
+    answers.push(['readyz', ready.body]);
   }
 
   /** Every row of every table (the job queue's too), as Postgres prints it: bytea as \x hex. */
