@@ -3,7 +3,7 @@
 // answers is checked here. Blocks that are not programs (answers, payloads, ABIs) are compared with what the server
 // really answers. See "Executable samples" in apps/docs/README.md.
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -227,6 +227,34 @@ const steps: Record<string, Step> = {
       assert.deepEqual(JSON.parse(code), res.body);
     },
   },
+  'admin-cli': {
+    kind: 'run',
+    concurrent: true,
+    env: (c) => ({
+      DATABASE_URL: (c.h.db.pool as unknown as { options: { connectionString: string } }).options.connectionString,
+      MASTER_KEY: c.h.masterKey.toString('base64'),
+      TOKEN_SIGNING_KEY: c.h.tokenSigningKey.toString('base64'),
+    }),
+    check: async (out, c) => {
+      ok(out);
+      const printed = out.stdout.split('\n').filter((l) => !l.startsWith('>') && l.trim() !== '');
+      assert.equal(printed[0], 'project 2 "Payments" created');
+      assert.match(printed[1] ?? '', /^API key \(shown once, store it now\): mtn_test_[A-Za-z0-9]{44}$/);
+      assert.match(printed[2] ?? '', /^user \d+ <dev@example\.com> created$/);
+      assert.match(printed[3] ?? '', /^user \d+ is editor of project 2$/);
+      assert.match(printed[4] ?? '', /^access token for user \d+, expires /);
+      const token = printed[5] as string;
+      const projects = await c.h.call('get-projects', { headers: bearer(token) });
+      assert.deepEqual(
+        projects.body.data.projects.map((p: { projectName: string }) => p.projectName),
+        ['Payments'],
+      );
+      const key = (printed[1] as string).split(': ')[1] as string;
+      const detail = await c.h.call('get-project-detail', { headers: apiKey(key) });
+      assert.equal(detail.status, 200, JSON.stringify(detail.body));
+      assert.equal(detail.body.data.project.projectName, 'Payments');
+    },
+  },
   'first-call-fetch': {
     kind: 'run',
     concurrent: true,
@@ -259,34 +287,6 @@ const steps: Record<string, Step> = {
       assert.deepEqual(lines(out), [`${c.projectId} Demo project`]);
     },
   },
-  'admin-cli': {
-    kind: 'run',
-    concurrent: true,
-    env: (c) => ({
-      DATABASE_URL: (c.h.db.pool as unknown as { options: { connectionString: string } }).options.connectionString,
-      MASTER_KEY: c.h.masterKey.toString('base64'),
-      TOKEN_SIGNING_KEY: c.h.tokenSigningKey.toString('base64'),
-    }),
-    check: async (out, c) => {
-      ok(out);
-      const printed = out.stdout.split('\n').filter((l) => !l.startsWith('>') && l.trim() !== '');
-      assert.equal(printed[0], 'project 2 "Payments" created');
-      assert.match(printed[1] ?? '', /^API key \(shown once, store it now\): mtn_test_[A-Za-z0-9]{44}$/);
-      assert.match(printed[2] ?? '', /^user \d+ <dev@example\.com> created$/);
-      assert.match(printed[3] ?? '', /^user \d+ is editor of project 2$/);
-      assert.match(printed[4] ?? '', /^access token for user \d+, expires /);
-      const token = printed[5] as string;
-      const projects = await c.h.call('get-projects', { headers: bearer(token) });
-      assert.deepEqual(
-        projects.body.data.projects.map((p: { projectName: string }) => p.projectName),
-        ['Payments'],
-      );
-      const key = (printed[1] as string).split(': ')[1] as string;
-      const detail = await c.h.call('get-project-detail', { headers: apiKey(key) });
-      assert.equal(detail.status, 200, JSON.stringify(detail.body));
-      assert.equal(detail.body.data.project.projectName, 'Payments');
-    },
-  },
   'import-contract': {
     kind: 'run',
     check: (out, c) => {
@@ -310,6 +310,7 @@ const steps: Record<string, Step> = {
   },
   'client-errors': {
     kind: 'run',
+    concurrent: true,
     check: (out) => {
       ok(out);
       assert.deepEqual(lines(out), ['Already imported']);
@@ -317,6 +318,7 @@ const steps: Record<string, Step> = {
   },
   'client-request-options': {
     kind: 'run',
+    concurrent: true,
     check: (out) => {
       ok(out);
       assert.deepEqual(lines(out), [`1337 ${DOCS_TOKEN_ADDRESS}`]);
@@ -826,6 +828,8 @@ describe('docs samples', () => {
 
   before(async () => {
     dir = workDir();
+    typecheck = typecheckSamples(dir);
+    typecheck.catch(() => {}); // awaited by its test; this only keeps an early failure from going unhandled
     c.anvil = await startAnvil({ port: await freePort() });
     c.token = await deployDocsToken(c.anvil.url);
     c.h = await createHarness({ rpcUrls: { 1337: c.anvil.url }, worker: true });
@@ -853,6 +857,12 @@ describe('docs samples', () => {
     await apiServerClose().catch(() => {});
     await c.anvil?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  let typecheck: Promise<Output>;
+  it('every TypeScript sample compiles under the repository’s strict TypeScript settings', async () => {
+    const out = await typecheck;
+    assert.equal(out.code, 0, `tsc found errors in the samples:\n${out.stdout}${out.stderr}`);
   });
 
   it('every code block of the getting-started, SDK and services pages is tagged, and every tag has a check', () => {
@@ -1039,4 +1049,24 @@ function typeExports(specifier: string): string[] {
   const dir = specifier === '@mountain/webhook-sdk' ? 'packages/webhooks' : 'packages/client';
   const index = readFileSync(path.join(REPO_ROOT, dir, 'src/index.ts'), 'utf8');
   return [...index.matchAll(/type (\w+)/g)].map((m) => m[1] as string);
+}
+
+/** Starts `tsc` on every TypeScript sample, each written as its own module with the repository's settings. */
+function typecheckSamples(dir: string): Promise<Output> {
+  const folder = path.join(dir, 'typecheck');
+  mkdirSync(folder, { recursive: true });
+  for (const s of allSamples())
+    if (s.kind === 'run' && s.lang === 'ts') writeFileSync(path.join(folder, `${s.tag}.ts`), s.code);
+  writeFileSync(path.join(folder, 'package.json'), '{ "type": "module", "private": true }\n');
+  const base = path.relative(folder, path.join(REPO_ROOT, 'tsconfig.base.json'));
+  writeFileSync(
+    path.join(folder, 'tsconfig.json'),
+    JSON.stringify({
+      extends: base,
+      compilerOptions: { noEmit: true, rewriteRelativeImportExtensions: false },
+      include: ['*.ts'],
+    }),
+  );
+  const tsc = path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+  return runFile(tsc, {}, { cwd: folder, timeoutMs: 90_000, args: ['-p', '.'] });
 }

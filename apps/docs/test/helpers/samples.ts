@@ -92,17 +92,23 @@ export interface Output {
   stderr: string;
 }
 
-function commandFor(file: string): [string, string[]] {
-  return file.endsWith('.sh') ? ['bash', ['-e', file]] : [process.execPath, ['--import', 'tsx', file]];
+function commandFor(file: string, extra: string[] = []): [string, string[]] {
+  if (file.endsWith('.sh')) return ['bash', ['-e', file]];
+  if (file.endsWith('.ts')) return [process.execPath, ['--import', 'tsx', file]];
+  return [process.execPath, [file, ...extra]];
 }
 
 /** Runs a sample to its end (at most `timeoutMs`) with `env` added to the environment. */
 export function runFile(
   file: string,
   env: Record<string, string>,
-  { cwd = path.dirname(file), timeoutMs = 30_000 }: { cwd?: string; timeoutMs?: number } = {},
+  {
+    cwd = path.dirname(file),
+    timeoutMs = 30_000,
+    args: extra = [],
+  }: { cwd?: string; timeoutMs?: number; args?: string[] } = {},
 ): Promise<Output> {
-  const [command, args] = commandFor(file);
+  const [command, args] = commandFor(file, extra);
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: { ...process.env, ...env } });
     let stdout = '';
