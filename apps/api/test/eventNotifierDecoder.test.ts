@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
+import { randomBytes, randomInt } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { type AbiEvent, decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, parseAbiItem } from 'viem';
+import {
+  type AbiEvent,
+  decodeEventLog,
+  encodeAbiParameters,
+  encodeEventTopics,
+  type Hex,
+  parseAbiItem,
+  toEventSelector,
+} from 'viem';
 import { createLogDecoder, toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 
 const A = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
@@ -55,5 +64,40 @@ describe('the scanner’s log decoder agrees with viem’s decodeEventLog', () =
     assert.equal(decode(other.topics, other.data), undefined);
     const truncated = encodeLog(transfer, [A, B, 1n]);
     assert.equal(decode(truncated.topics, '0x1234'), undefined);
+  });
+
+  it('agrees on 3,000 random logs of static layouts, dirty words included (decoded directly, not by viem)', () => {
+    const layouts = [
+      'event S(address indexed a, uint8 indexed b, int16 c, uint48 d, uint56 e, int256 f, bool g, address h)',
+      'event T(int8 indexed a, bool indexed b, int64 x)',
+      'event U(uint256, int48 indexed, address)',
+    ].map((s) => parseAbiItem(s) as AbiEvent);
+    // Clean words (what a compiler emits) and dirty ones (any 32 bytes): both must decode, or fail, like viem.
+    const word = () => {
+      const kind = randomInt(4);
+      if (kind === 0) return randomBytes(32).toString('hex');
+      if (kind === 1) return `${'f'.repeat(randomInt(64))}${'0'.repeat(64)}`.slice(-64).padStart(64, 'f');
+      if (kind === 2) return String(randomInt(2)).padStart(64, '0');
+      return randomBytes(randomInt(1, 33)).toString('hex').padStart(64, '0');
+    };
+    let decoded = 0;
+    for (let i = 0; i < 3_000; i++) {
+      const event = layouts[i % layouts.length] as AbiEvent;
+      const indexedCount = event.inputs.filter((p) => (p as { indexed?: boolean }).indexed).length;
+      const topics = [toEventSelector(event), ...Array.from({ length: indexedCount }, () => `0x${word()}`)] as Hex[];
+      const plainCount = event.inputs.length - indexedCount;
+      const data = `0x${Array.from({ length: plainCount }, word).join('')}` as Hex;
+      let expected: unknown;
+      try {
+        expected = toDecodedLog(decodeEventLog({ abi: [event], topics: topics as never, data, strict: true }).args);
+      } catch {
+        expected = undefined;
+      }
+      const got = createLogDecoder(event)(topics, data);
+      assert.deepEqual(got === undefined ? undefined : toDecodedLog(got), expected, `${event.name} ${topics} ${data}`);
+      if (got !== undefined) decoded++;
+    }
+    // Both outcomes must be exercised: logs that decode, and logs skipped for a malformed word.
+    assert.ok(decoded > 100 && decoded < 2_900, `decoded ${decoded} of 3,000`);
   });
 });

@@ -7,6 +7,7 @@ import {
   toEventSelector,
   toEventSignature,
 } from 'viem';
+import { checksumAddress } from '#api/chain/checksumAddress.ts';
 
 /** Raised when `formattedAbiEvent` is not one human-readable event; the message says what is wrong. */
 export class AbiEventError extends Error {
@@ -60,11 +61,44 @@ function toJson(value: unknown): unknown {
 /** The decoded arguments of one log, as viem's decodeEventLog gives them: by name, or by position if unnamed. */
 export type LogArgs = Record<string, unknown> | unknown[];
 
+/** Decodes one 32-byte ABI word (64 hex digits) of a static type; `INVALID` when the word is not a valid value. */
+type WordDecoder = (word: string) => unknown;
+const INVALID = Symbol('invalid');
+
+/**
+ * Word decoders for the static types most events carry (address, bool, uintN, intN), with viem's exact results:
+ * checksummed addresses from the low 20 bytes, numbers up to 48 bits (safe integers only) and bigints above,
+ * booleans only from 0 or 1.
+ * Other types return undefined and go through viem's decoder.
+ */
+function wordDecoder(type: string): WordDecoder | undefined {
+  if (type === 'address') return (word) => checksumAddress(word.slice(24));
+  if (type === 'bool') {
+    return (word) => {
+      const value = BigInt(`0x${word}`);
+      return value === 0n ? false : value === 1n ? true : INVALID;
+    };
+  }
+  const integer = /^(u?)int(\d*)$/.exec(type);
+  if (!integer) return undefined;
+  const bits = Number(integer[2] || 256);
+  const signed = integer[1] === '';
+  return (word) => {
+    const raw = BigInt(`0x${word}`);
+    const value = signed ? BigInt.asIntN(256, raw) : raw;
+    if (bits > 48) return value;
+    // viem refuses a small type's word whose value is past 2^53 (the log is then skipped in strict mode).
+    const small = Number(value);
+    return Number.isSafeInteger(small) ? small : INVALID;
+  };
+}
+
 /**
  * A decoder for one event, built once per scan: the selector and parameter lists are computed here instead of for
- * every log (viem's decodeEventLog re-derives them per call, which dominates a large backfill). Values are decoded
- * with viem's ABI decoder; indexed parameters of dynamic type (string, bytes, arrays, tuples) are their topic
- * hash, as in viem. Returns undefined for a log that does not match the event's layout (viem's `strict` mode).
+ * every log (viem's decodeEventLog re-derives them per call, which dominates a large backfill). Static words of
+ * common types are decoded directly (see wordDecoder); anything else with viem's ABI decoder. Indexed parameters of
+ * dynamic type (string, bytes, arrays, tuples) are their topic hash, as in viem. Returns undefined for a log that
+ * does not match the event's layout (viem's `strict` mode).
  */
 export function createLogDecoder(event: AbiEvent): (topics: readonly Hex[], data: Hex) => LogArgs | undefined {
   const selector = toEventSelector(event);
@@ -73,20 +107,44 @@ export function createLogDecoder(event: AbiEvent): (topics: readonly Hex[], data
   const named = event.inputs.length > 0 && event.inputs.every((input) => input.name);
   const dynamic = (type: string) =>
     type === 'string' || type === 'bytes' || type.endsWith(']') || type.startsWith('tuple');
+  const topicDecoders = indexed.map((input): WordDecoder => {
+    if (dynamic(input.type)) return (word) => `0x${word}`;
+    return wordDecoder(input.type) ?? ((word) => decodeAbiParameters([input], `0x${word}`)[0]);
+  });
+  // The data part word by word when every parameter in it has a direct decoder.
+  const plainDecoders = plain.map((input) => wordDecoder(input.type));
+  const direct = plainDecoders.every((d) => d !== undefined) ? (plainDecoders as WordDecoder[]) : undefined;
+  const positions = new Map(event.inputs.map((input, i) => [input, i]));
+  const indexedAt = indexed.map((input) => positions.get(input) as number);
+  const plainAt = plain.map((input) => positions.get(input) as number);
+  const names = event.inputs.map((input) => input.name as string);
+
   return (topics, data) => {
     if (topics[0] !== selector || topics.length !== indexed.length + 1) return undefined;
     try {
-      const byInput = new Map<AbiParameter, unknown>();
-      indexed.forEach((input, i) => {
+      const ordered: unknown[] = new Array(event.inputs.length);
+      for (let i = 0; i < indexed.length; i++) {
         const topic = topics[i + 1] as Hex;
-        byInput.set(input, dynamic(input.type) ? topic : decodeAbiParameters([input], topic)[0]);
-      });
-      const values = plain.length > 0 ? decodeAbiParameters(plain, data) : [];
-      plain.forEach((input, i) => {
-        byInput.set(input, values[i]);
-      });
-      const ordered = event.inputs.map((input) => byInput.get(input));
-      return named ? Object.fromEntries(event.inputs.map((input, i) => [input.name as string, ordered[i]])) : ordered;
+        if (topic.length !== 66) return undefined;
+        const value = (topicDecoders[i] as WordDecoder)(topic.slice(2));
+        if (value === INVALID) return undefined;
+        ordered[indexedAt[i] as number] = value;
+      }
+      if (direct) {
+        if (direct.length > 0 && data.length < 2 + 64 * direct.length) return undefined;
+        for (let i = 0; i < direct.length; i++) {
+          const value = (direct[i] as WordDecoder)(data.slice(2 + 64 * i, 66 + 64 * i));
+          if (value === INVALID) return undefined;
+          ordered[plainAt[i] as number] = value;
+        }
+      } else {
+        const values = decodeAbiParameters(plain, data);
+        for (let i = 0; i < plain.length; i++) ordered[plainAt[i] as number] = values[i];
+      }
+      if (!named) return ordered;
+      const args: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) args[names[i] as string] = ordered[i];
+      return args;
     } catch {
       return undefined;
     }
