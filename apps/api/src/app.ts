@@ -5,6 +5,7 @@ import type { Db } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { authenticate, type Principal } from '#api/http/authenticate.ts';
+import { answerClientError, registerProtocolChecks } from '#api/http/clientErrors.ts';
 import { registerContentEncodingCheck } from '#api/http/contentEncoding.ts';
 import { type CorsSettings, DEFAULT_CORS, registerCors } from '#api/http/cors.ts';
 import {
@@ -57,12 +58,15 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
     },
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false } },
+    http: { requireHostHeader: false },
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(compileValidator);
   app.setSchemaErrorFormatter((errors, dataVar) => validationError(fieldErrors(errors, dataVar)));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerProtocolChecks(app);
   registerSecurityHeaders(app);
   registerCors(app, deps.cors ?? DEFAULT_CORS);
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -1,5 +1,6 @@
-import AjvModule, { type ErrorObject } from 'ajv';
+import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
 import type { FieldError } from '#api/errors/ApiError.ts';
 
@@ -10,6 +11,12 @@ import type { FieldError } from '#api/errors/ApiError.ts';
 function createAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, removeAdditional: false, useDefaults: true, coerceTypes, strict: true });
   addFormats(ajv);
+  // Narrower than ajv-formats where its form would reach code that cannot take it: a `uuid` is the plain
+  // 8-4-4-4-12 form (not `urn:uuid:…`, which PostgreSQL refuses), and a `uri` must also be one the WHATWG URL
+  // parser takes (`http://` or a port above 65535 pass the RFC 3986 pattern but not `new URL`).
+  ajv.addFormat('uuid', /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i);
+  const uri = fullFormats.uri as (text: string) => boolean;
+  ajv.addFormat('uri', (text: string) => uri(text) && URL.canParse(text));
   ajv.addKeyword({ keyword: 'example' });
   return ajv;
 }
@@ -23,7 +30,77 @@ const strict = createAjv(false);
 const coercing = createAjv(true);
 
 export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }) {
-  return (httpPart === 'body' ? strict : coercing).compile(schema);
+  if (httpPart === 'body') return withoutNul(strict.compile(schema));
+  return decimalIntegers(schema, coercing.compile(schema));
+}
+
+type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/** Runs `validate` after `check`, whose errors come first and replace the validator's own at the same places. */
+function combined(validate: ValidateFunction, check: (data: unknown) => ErrorObject[]): Validator {
+  const checked: Validator = (data) => {
+    const errors = check(data);
+    const valid = validate(data);
+    for (const error of valid ? [] : (validate.errors ?? [])) {
+      if (!errors.some((e) => e.instancePath === error.instancePath)) errors.push(error);
+    }
+    checked.errors = errors.length > 0 ? errors : null;
+    return errors.length === 0;
+  };
+  return checked;
+}
+
+/**
+ * No string in a body may contain NUL (U+0000): PostgreSQL text cannot store it, and no field of the API needs it.
+ * Walks the parsed body without recursion, so a deeply nested one cannot exhaust the stack.
+ */
+function withoutNul(validate: ValidateFunction): Validator {
+  return combined(validate, (data) => {
+    const errors: ErrorObject[] = [];
+    if (typeof data !== 'object' || data === null) return errors;
+    const stack: [unknown, string][] = [[data, '']];
+    while (stack.length > 0) {
+      const [value, path] = stack.pop() as [unknown, string];
+      if (typeof value === 'string') {
+        if (value.includes('\u0000')) {
+          errors.push({
+            instancePath: path,
+            schemaPath: '#',
+            keyword: 'nul',
+            params: {},
+            message: 'must not contain NUL (\\u0000) characters',
+          });
+        }
+      } else if (value !== null && typeof value === 'object') {
+        for (const [key, child] of Object.entries(value)) {
+          stack.push([child, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`]);
+        }
+      }
+    }
+    return errors.reverse();
+  });
+}
+
+/**
+ * Query-string integers must be written in decimal digits. Coercion alone takes anything `Number()` takes:
+ * `Infinity` (which then passes `minimum`), `0x10`, `1e3`, ` 5`.
+ */
+function decimalIntegers(schema: object, validate: ValidateFunction): Validator {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const integers = Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
+  if (integers.length === 0) return validate;
+  return combined(validate, (data) => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    return integers
+      .filter((name) => typeof values[name] === 'string' && !/^-?\d+$/.test(values[name]))
+      .map((name) => ({
+        instancePath: `/${name}`,
+        schemaPath: `#/properties/${name}/type`,
+        keyword: 'type',
+        params: { type: 'integer' },
+        message: 'must be an integer written in decimal digits',
+      }));
+  });
 }
 
 /** Turns validation errors into one entry per wrong field, with the field's path (`body.formattedAbi[2]`). */

@@ -801,7 +801,7 @@ export interface operations {
                     address: string;
                     /** @description Human-readable ABI of the event, e.g. `event Transfer(address indexed from, …)`. */
                     formattedAbiEvent: string;
-                    /** @description First block to scan. */
+                    /** @description First block to scan (at most 2^53 - 1). */
                     initialBlockNumber: number;
                     /** @description Seconds between scans (5 to 86400). */
                     scanInterval: number;

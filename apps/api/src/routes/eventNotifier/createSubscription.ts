@@ -25,7 +25,11 @@ export default defineRoute({
       networkId: NetworkIdSchema,
       address: RequestAddress,
       formattedAbiEvent: AbiString('Human-readable ABI of the event, e.g. `event Transfer(address indexed from, …)`.'),
-      initialBlockNumber: Type.Integer({ minimum: 0, description: 'First block to scan.' }),
+      initialBlockNumber: Type.Integer({
+        minimum: 0,
+        maximum: Number.MAX_SAFE_INTEGER,
+        description: 'First block to scan (at most 2^53 - 1).',
+      }),
       scanInterval: Type.Integer({ minimum: 5, maximum: 86_400, description: 'Seconds between scans (5 to 86400).' }),
       webhookURL: Type.Optional(WebhookUrl),
       webhookMaxRetries: Type.Optional(WebhookMaxRetries),
