@@ -155,6 +155,15 @@ async function failingSubscription(c: Context) {
 }
 
 const steps: Record<string, Step> = {
+  'reader-env': {
+    kind: 'shape',
+    // The variables the reader exports are the ones every sample reads (and this test sets).
+    check: (code, c) => {
+      const names = [...code.matchAll(/^export (\w+)=/gm)].map((m) => m[1]);
+      assert.deepEqual(names, Object.keys(c.env).slice(0, 3));
+      assert.match(code, new RegExp(`MOUNTAIN_API_URL='${client.DEFAULT_BASE_URL}'`));
+    },
+  },
   'base-url': {
     kind: 'shape',
     check: (code) => {
@@ -711,7 +720,8 @@ console.log('tampered answered', (await post(body.replace('"value":"1000"', '"va
   },
   'dedupe-sql': {
     kind: 'run',
-    check: () => {},
+    // The statements ran with the webhook-ids msg_1, msg_1, msg_2: only the repeated one inserts nothing.
+    check: (out) => assert.deepEqual(JSON.parse(out.stdout), [1, 0, 1]),
   },
   'get-subscriptions': {
     kind: 'run',
@@ -929,8 +939,7 @@ describe('docs samples', () => {
       assert.ok(sample, `no block tagged ${step.kind}=${id}`);
       if (id === 'create-subscription') await captureDelivery();
       if (step.kind === 'shape') return step.check(sample.code, c);
-      if (sample.lang === 'sql') return runSql(sample);
-      const out = await (step.concurrent ? launch(id) : execute(id));
+      const out = await (sample.lang === 'sql' ? runSql(sample) : step.concurrent ? launch(id) : execute(id));
       await step.check(out, c);
     });
   }
@@ -959,8 +968,11 @@ describe('docs samples', () => {
     c.delivery = { ...(pick() as Delivery), secret: res.body.eventNotifierSubscription.webhookSecret };
   }
 
-  /** Runs the SQL sample's statements in the test database, in a transaction that is rolled back. */
-  async function runSql(sample: Sample) {
+  /**
+   * Runs the SQL sample in the test database inside a transaction that is rolled back: the table, then the
+   * insert for three deliveries; prints the number of rows each insert returned.
+   */
+  async function runSql(sample: Sample): Promise<Output> {
     const [create, insert] = sample.code
       .split('\n')
       .filter((l) => l.trim() !== '' && !l.startsWith('--'))
@@ -972,10 +984,10 @@ describe('docs samples', () => {
     try {
       await connection.query('BEGIN');
       await connection.query(create as string);
-      const first = await connection.query(insert as string, ['msg_1']);
-      const again = await connection.query(insert as string, ['msg_1']);
-      const other = await connection.query(insert as string, ['msg_2']);
-      assert.deepEqual([first.rowCount, again.rowCount, other.rowCount], [1, 0, 1]);
+      const counts = [];
+      for (const id of ['msg_1', 'msg_1', 'msg_2'])
+        counts.push((await connection.query(insert as string, [id])).rowCount);
+      return { code: 0, stdout: JSON.stringify(counts), stderr: '' };
     } finally {
       await connection.query('ROLLBACK');
       await connection.end();
