@@ -1,12 +1,4 @@
-import {
-  type AbiEvent,
-  type AbiParameter,
-  decodeAbiParameters,
-  type Hex,
-  parseAbiItem,
-  toEventSelector,
-  toEventSignature,
-} from 'viem';
+import { type AbiEvent, decodeAbiParameters, type Hex, parseAbiItem, toEventSelector, toEventSignature } from 'viem';
 import { checksumAddress } from '#api/chain/checksumAddress.ts';
 
 /** Raised when `formattedAbiEvent` is not one human-readable event; the message says what is wrong. */
