@@ -1,11 +1,14 @@
 // Per-credential rate limiting (429 + Retry-After, RateLimit-* headers), shared by every API process through
 // PostgreSQL, and the limit on requests refused by authentication per client address.
 import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '#api/app.ts';
+import { REPO_ROOT } from '#api/config/config.ts';
 import { createRateLimiter } from '#api/http/rateLimit.ts';
+import { freePort } from '#api/lib/ports.ts';
 import { setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
 import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
@@ -200,6 +203,71 @@ describe('rate limits shared by several API processes on one database', () => {
       rows.map((r) => r.bucket),
       ['key:busy'],
     );
+  });
+});
+
+/** `main.ts --role api` as its own process, configured by the environment as in production. */
+async function spawnApi(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts', '--role', 'api'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', API_PORT: String(port), ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`api did not start within 60 s: ${stderr}`)), 60_000);
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('mountain api running')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`api exited with ${code}: ${stderr}`));
+    });
+  });
+  return { url: `http://127.0.0.1:${port}${DETAIL}`, child };
+}
+
+describe('two API processes (main.ts --role api) configured with RATE_LIMIT_*', () => {
+  let h: Harness;
+  const children: ChildProcess[] = [];
+
+  before(async () => {
+    h = await createHarness();
+  });
+  after(async () => {
+    for (const child of children) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await h.close();
+  });
+
+  it('share one limit per key: the burst is spent across both, then both answer 429', async () => {
+    const env = {
+      DATABASE_URL: String(h.db.pool.options.connectionString),
+      MASTER_KEY: h.masterKey.toString('base64'),
+      TOKEN_SIGNING_KEY: h.tokenSigningKey.toString('base64'),
+      RATE_LIMIT_PER_MINUTE: '6',
+      RATE_LIMIT_BURST: '4',
+    };
+    const [one, two] = await Promise.all([spawnApi(env), spawnApi(env)]);
+    children.push(one.child, two.child);
+    const { apiKey: key } = await h.project('Two processes');
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const res = await fetch(i % 2 ? two.url : one.url, { headers: apiKey(key) });
+      statuses.push(res.status);
+      if (res.status === 429) assert.ok(Number(res.headers.get('retry-after')) >= 1);
+      assert.equal(res.headers.get('ratelimit-limit'), '4');
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429, 429, 429]);
   });
 });
 
