@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  checkHealth,
+  type FuzzEnvironment,
+  formatReport,
+  fuzzSettings,
+  type OperationResult,
+  runOperation,
+  startFuzzEnvironment,
+} from './helpers/fuzz.ts';
+
+// The bounded form of `npm run fuzz`: the same generators and checks, fewer cases per operation.
+const { seed, runs } = fuzzSettings(40);
+
+describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, () => {
+  let env: FuzzEnvironment;
+  const results: OperationResult[] = [];
+  before(async () => {
+    env = await startFuzzEnvironment();
+  });
+  after(() => env?.close());
+
+  it('covers every operation of the OpenAPI document', () => {
+    assert.equal(env.operations.length, 15);
+  });
+
+  for (const operationId of [
+    'get-projects',
+    'get-project-detail',
+    'create-subscription',
+    'get-subscriptions',
+    'update-subscription-webhook',
+    'get-records',
+    'resend-failed-webhook',
+    'get-contracts',
+    'import-contract',
+    'activate-contract-function',
+    'deactivate-contract-function',
+    'get-contract-activated-functions',
+    'execute-transaction',
+    'get-transaction',
+    'get-transactions',
+  ]) {
+    it(`${operationId}: 4xx in the error shape for invalid input, no 5xx, as documented, nothing written`, async () => {
+      const op = env.operations.find((o) => o.operationId === operationId);
+      assert.ok(op, `${operationId} is in the document`);
+      const result = await runOperation(env, op, { seed, runs });
+      results.push(result);
+      assert.equal(result.cases, runs);
+      assert.deepEqual(result.failures, [], formatReport([result]));
+      assert.ok(result.byKind.invalid + result.byKind.edge >= runs / 2, 'mostly invalid and edge-case requests');
+      if (result.byKind.valid >= 3) assert.ok(result.validSucceeded > 0, 'realistic valid requests still succeed');
+    });
+  }
+
+  it('/healthz and /readyz still answer 200', async () => {
+    assert.deepEqual(await checkHealth(env), []);
+    console.log(`seed ${seed}, ${runs} per operation\n${formatReport(results)}`);
+  });
+});
