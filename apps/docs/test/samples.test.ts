@@ -159,6 +159,19 @@ async function failingSubscription(c: Context) {
 }
 
 const steps: Record<string, Step> = {
+  'start-output': {
+    kind: 'shape',
+    // Line by line what scripts/start.ts prints, with each interpolated value standing for anything.
+    check: (code) => {
+      const source = readFileSync(path.join(REPO_ROOT, 'scripts/start.ts'), 'utf8');
+      const from = source.indexOf('Mountain is running.');
+      const template = source.slice(from, source.indexOf('`);', from));
+      const page = code.trimEnd().split('\n');
+      const printed = template.split('\n');
+      assert.equal(page.length, printed.length, 'as many lines as npm start prints');
+      page.forEach((line, i) => assert.match(line, templateLine(printed[i] as string), `line ${i + 1}`));
+    },
+  },
   'reader-env': {
     kind: 'shape',
     // The variables the reader exports are the ones every sample reads (and this test sets).
@@ -182,6 +195,18 @@ const steps: Record<string, Step> = {
       c.h.validator.assertResponse('get-project-detail', 200, body);
       assert.equal(body.data.project.id, c.projectId);
       c.values.projectDetail = body;
+    },
+  },
+  'key-format': {
+    kind: 'shape',
+    check: (code, c) => {
+      const [test, live] = code
+        .trim()
+        .split('\n')
+        .map((line) => new RegExp(`^${line.replace(/<(\d+) character \w+>/g, '[A-Za-z0-9]{$1}')}$`));
+      assert.match(c.key, test as RegExp);
+      assert.match(c.key.replace(/^mtn_test_/, 'mtn_live_'), live as RegExp);
+      assert.match(c.values.projectDetail.data.project.apiKey, new RegExp(`^${c.key.slice(0, 21)}\\*{8}$`));
     },
   },
   'first-call-curl': {
@@ -1086,4 +1111,20 @@ function typecheckSamples(dir: string): Promise<Output> {
   );
   const tsc = path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
   return runFile(tsc, {}, { cwd: folder, timeoutMs: 90_000, args: ['-p', '.'] });
+}
+
+/** A regular expression for one line of a template literal: `${…}` (nested ones included) matches any text. */
+function templateLine(line: string): RegExp {
+  let pattern = '';
+  for (let i = 0; i < line.length; i++) {
+    if (line.startsWith('${', i)) {
+      let depth = 0;
+      for (; i < line.length; i++) {
+        if (line[i] === '{') depth++;
+        else if (line[i] === '}' && --depth === 0) break;
+      }
+      pattern += '.+';
+    } else pattern += (line[i] as string).replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+  }
+  return new RegExp(`^${pattern}$`);
 }
