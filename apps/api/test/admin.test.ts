@@ -77,6 +77,47 @@ describe('admin CLI', () => {
     assert.equal(projects.body.meta.totalItems, 1);
   });
 
+  it("stops and resumes a subscription's scanning (set-scan)", async () => {
+    const created = admin('create-project', '--name', 'Scanning');
+    const key = /(mtn_test_\w+)/.exec(created.out)?.[1] as string;
+    const res = await app.inject({
+      method: 'POST',
+      url: '/public-api/v3/event-notifier/create-subscription',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      payload: {
+        subscriptionName: 'Paused',
+        networkId: 1337,
+        address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+        formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
+        initialBlockNumber: 0,
+        scanInterval: 5,
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const id = res.json().eventNotifierSubscription.id as string;
+    const state = async () => {
+      const list = await get('/event-notifier/get-subscriptions', { 'x-api-key': key });
+      const s = list.body.eventNotifierSubscriptions.find((x: { id: string }) => x.id === id);
+      const jobs = await database.db.query(
+        `SELECT run_at FROM graphile_worker.jobs WHERE key = $1 AND locked_at IS NULL`,
+        [`event-notifier:scan:${id}`],
+      );
+      return { scanEnabled: s.scanEnabled, nextScanAt: s.nextScanAt, queued: jobs.rows.length };
+    };
+
+    const stopped = admin('set-scan', '--subscription', id, '--enabled', 'false');
+    assert.equal(stopped.code, 0, stopped.err);
+    assert.match(stopped.out, /scanning stopped/);
+    assert.deepEqual(await state(), { scanEnabled: false, nextScanAt: null, queued: 1 });
+
+    const resumed = admin('set-scan', '--subscription', id, '--enabled', 'true');
+    assert.equal(resumed.code, 0, resumed.err);
+    const after = await state();
+    assert.equal(after.scanEnabled, true);
+    assert.ok(Date.parse(after.nextScanAt) <= Date.now(), 'due at once');
+    assert.equal(after.queued, 1, 'one scan job queued (the key collapses it with the queued one)');
+  });
+
   const usageErrors: [string[], RegExp][] = [
     [[], /a command is required/],
     [['frobnicate'], /unknown command "frobnicate"/],
@@ -99,6 +140,17 @@ describe('admin CLI', () => {
     [['add-member', '--project', '99999', '--user', 'dup@example.com', '--role', 'reader'], /no such project or user/],
     [['issue-token', '--user', 'dup@example.com', '--expires-in', '90d'], /at most 30d/],
     [['issue-token', '--bogus'], /Unknown option '--bogus'/],
+    [['set-scan', '--enabled', 'true'], /--subscription is required/],
+    [['set-scan', '--subscription', 'abc', '--enabled', 'true'], /--subscription must be a subscription id/],
+    [['set-scan', '--subscription', '3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6'], /--enabled is required/],
+    [
+      ['set-scan', '--subscription', '3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6', '--enabled', 'yes'],
+      /--enabled must be one of true, false/,
+    ],
+    [
+      ['set-scan', '--subscription', '3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6', '--enabled', 'false'],
+      /no subscription "3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6"/,
+    ],
   ];
   for (const [args, message] of usageErrors) {
     it(`${args.join(' ') || '(nothing)'} → ${message.source === '^$' ? 'ok' : 'usage error'}`, () => {

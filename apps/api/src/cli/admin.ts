@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { loadConfig } from '#api/config/config.ts';
 import { DatabaseError, UniqueViolationError } from '#api/db/db.ts';
+import { setScanEnabled } from '#api/eventNotifier/subscriptions.ts';
 import { createProject, rotateApiKey } from '#api/projects/projects.ts';
 import { createUser, findUserId, ROLES, type Role, setMembership } from '#api/projects/users.ts';
 import { openDatabase } from '#api/runtime/database.ts';
@@ -22,6 +23,8 @@ Commands:
   issue-token --user <email|id> [--project <id>] [--expires-in 24h]
       Prints an access token (expiry as 30m, 24h, 7d or seconds; at most 30d). With --project the token
       is limited to that project.
+  set-scan --subscription <uuid> --enabled true|false
+      Stops an event notifier subscription's scanning, or resumes it from where it stopped (at once).
 
 The database is DATABASE_URL, or the embedded one of npm start (started for the command if not running).`;
 
@@ -38,6 +41,8 @@ const OPTIONS = {
   user: { type: 'string' },
   role: { type: 'string' },
   'expires-in': { type: 'string' },
+  subscription: { type: 'string' },
+  enabled: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -68,6 +73,15 @@ function expiresIn(text: string): number {
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function scanInput(values: Values): { subscriptionId: string; enabled: boolean } {
+  const subscriptionId = required(values, 'subscription');
+  if (!UUID.test(subscriptionId)) throw new UsageError(`--subscription must be a subscription id (a uuid)`);
+  const enabled = oneOf(required(values, 'enabled'), ['true', 'false'] as const, 'enabled');
+  return { subscriptionId, enabled: enabled === 'true' };
+}
+
 export async function runAdmin(argv: string[], print: (line: string) => void): Promise<void> {
   let parsed: { values: Values; positionals: string[] };
   try {
@@ -82,7 +96,7 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     if (!command && !values.help) throw new UsageError('a command is required');
     return;
   }
-  const commands = ['create-project', 'rotate-key', 'create-user', 'add-member', 'issue-token'];
+  const commands = ['create-project', 'rotate-key', 'create-user', 'add-member', 'issue-token', 'set-scan'];
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
 
@@ -104,6 +118,7 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
   const email = command === 'create-user' ? required(values, 'email') : undefined;
   if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new UsageError(`--email is not an email address`);
   const userRef = ['add-member', 'issue-token'].includes(command) ? required(values, 'user') : undefined;
+  const scan = command === 'set-scan' ? scanInput(values) : undefined;
 
   const database = await openDatabase(config);
   const { db } = database;
@@ -149,6 +164,13 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
         });
         print(`access token for user ${id}, expires ${new Date(claims.exp * 1000).toISOString()}:`);
         print(token);
+        break;
+      }
+      case 'set-scan': {
+        const { subscriptionId, enabled } = scan as { subscriptionId: string; enabled: boolean };
+        const changed = await setScanEnabled(db, subscriptionId, enabled);
+        if (!changed) throw new UsageError(`no subscription "${subscriptionId}"`);
+        print(`subscription ${subscriptionId}: scanning ${enabled ? 'resumed' : 'stopped'}`);
         break;
       }
     }

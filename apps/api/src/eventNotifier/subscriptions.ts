@@ -172,3 +172,21 @@ export async function updateWebhook(
     return toSubscriptionView(rows[0] as SubscriptionRow);
   });
 }
+
+/**
+ * Operators' switch (admin CLI `set-scan`): stops a subscription's scanning, or resumes it at once from
+ * `lastScannedBlock + 1`. A scan already running finishes its range and then queues nothing more. False when no
+ * subscription has that id.
+ */
+export async function setScanEnabled(db: Db, id: string, enabled: boolean): Promise<boolean> {
+  return db.transaction(async (client) => {
+    const { rowCount } = await client.query(
+      `UPDATE event_notifier_subscriptions
+          SET scan_enabled = $2, next_scan_at = CASE WHEN $2 THEN now() END
+        WHERE id = $1`,
+      [id, enabled],
+    );
+    if (rowCount && enabled) await queueScan(client, id);
+    return Boolean(rowCount);
+  });
+}
