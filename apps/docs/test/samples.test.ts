@@ -70,6 +70,10 @@ type Step =
     }
   | { kind: 'shape'; check: (code: string, c: Context) => void | Promise<void> };
 
+/** The URL of the test database (the admin CLI and the SQL sample use it as a reader would use theirs). */
+const databaseUrl = (c: Context) =>
+  (c.h.db.pool as unknown as { options: { connectionString: string } }).options.connectionString;
+
 const json = (out: Output): Json => {
   const [document] = jsonDocuments(out.stdout);
   assert.ok(document, `no JSON in the output:\n${out.stdout}\n${out.stderr}`);
@@ -269,7 +273,7 @@ const steps: Record<string, Step> = {
     kind: 'run',
     concurrent: true,
     env: (c) => ({
-      DATABASE_URL: (c.h.db.pool as unknown as { options: { connectionString: string } }).options.connectionString,
+      DATABASE_URL: databaseUrl(c),
       MASTER_KEY: c.h.masterKey.toString('base64'),
       TOKEN_SIGNING_KEY: c.h.tokenSigningKey.toString('base64'),
     }),
@@ -862,7 +866,6 @@ describe('docs samples', () => {
   const c = { env: {}, values: {} } as Context;
   let dir: string;
   let capture: Receiver;
-  let apiServerClose: () => Promise<void> = async () => {};
   const samples = allSamples();
   const byId = new Map(samples.filter((s) => s.kind === 'run' || s.kind === 'shape').map((s) => [s.tag, s]));
 
@@ -874,7 +877,6 @@ describe('docs samples', () => {
     c.token = await deployDocsToken(c.anvil.url);
     c.h = await createHarness({ rpcUrls: { 1337: c.anvil.url }, worker: true });
     await c.h.app.listen({ host: '127.0.0.1', port: 0 });
-    apiServerClose = () => c.h.app.close();
     const { port } = c.h.app.server.address() as AddressInfo;
     const { project, apiKey: key } = await c.h.project('Demo project');
     c.projectId = project.id;
@@ -893,8 +895,7 @@ describe('docs samples', () => {
   after(async () => {
     await capture?.close();
     await (c.values.failingReceiver as Receiver | undefined)?.close();
-    await c.h?.close();
-    await apiServerClose().catch(() => {});
+    await c.h?.close(); // also stops the API listening on loopback
     await c.anvil?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -1008,7 +1009,7 @@ describe('docs samples', () => {
       .filter((l) => l.trim() !== '' && !l.startsWith('--'))
       .map((l) => l.replace(/;$/, ''));
     const connection = new pg.Client({
-      connectionString: (c.h.db.pool as unknown as { options: { connectionString: string } }).options.connectionString,
+      connectionString: databaseUrl(c),
     });
     await connection.connect();
     try {
