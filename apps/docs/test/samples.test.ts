@@ -1085,6 +1085,46 @@ describe('SDK pages describe exactly the public API', () => {
     }
     assert.deepEqual(unknown, []);
   });
+
+  it('lists every client method with the operation it calls, as the OpenAPI document has it', () => {
+    const overview = readFileSync(path.join(DOCS_ROOT, 'sdks-tools/public-api-client/overview.md'), 'utf8');
+    const rows = [...overview.matchAll(/^\| `(\w+)\([^)]*\)` +\| `(GET|POST) ([^`]+)`/gm)];
+    const document = JSON.parse(readFileSync(path.join(DOCS_ROOT, '../static/openapi/public-api-v3.json'), 'utf8'));
+    const operations = new Map<string, string>();
+    for (const [route, methods] of Object.entries(
+      document.paths as Record<string, Record<string, { operationId: string }>>,
+    )) {
+      for (const [method, op] of Object.entries(methods))
+        operations.set(op.operationId, `${method.toUpperCase()} ${route}`);
+    }
+    const kebab = (name: string) => name.replace(/[A-Z]/g, (l) => `-${l.toLowerCase()}`);
+    for (const [, method, verb, route] of rows) {
+      assert.equal(`${verb} ${route}`, operations.get(kebab(method as string)), `${method}()`);
+    }
+    const helpers = new Set(['constructor', 'baseUrl', 'iterateTransactions', 'waitForTransaction']);
+    const methods = Object.getOwnPropertyNames(client.MountainClient.prototype).filter((m) => !helpers.has(m));
+    assert.deepEqual(rows.map((r) => r[1]).sort(), methods.sort());
+    assert.equal(methods.length, operations.size);
+  });
+
+  it('names only client options the constructor accepts', () => {
+    const page = readFileSync(path.join(DOCS_ROOT, 'sdks-tools/public-api-client/getting-started.md'), 'utf8');
+    const table = page.slice(
+      page.indexOf('| Client option |'),
+      page.indexOf('\n\n', page.indexOf('| Client option |')),
+    );
+    const names = [...table.matchAll(/^\| ([^|]+)\|/gm)].flatMap((row) =>
+      [...(row[1] as string).matchAll(/`(\w+)`/g)].map((m) => m[1] as string),
+    );
+    assert.ok(names.length >= 7, names.join(', '));
+    for (const name of names) {
+      assert.doesNotThrow(() => new client.MountainClient({ apiKey: 'mtn_test_x', [name]: undefined }), name);
+    }
+    assert.throws(
+      () => new client.MountainClient({ apiKey: 'mtn_test_x', maxRetry: 1 } as never),
+      /Unknown MountainClient option: maxRetry/,
+    );
+  });
 });
 
 /** Type-only exports of a package's index.ts (they have no runtime value to import). */
