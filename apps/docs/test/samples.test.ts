@@ -173,7 +173,7 @@ const steps: Record<string, Step> = {
       const page = code.trimEnd().split('\n');
       const printed = template.split('\n');
       assert.equal(page.length, printed.length, 'as many lines as npm start prints');
-      page.forEach((line, i) => assert.match(line, templateLine(printed[i] as string), `line ${i + 1}`));
+      for (const [i, line] of page.entries()) assert.match(line, templateLine(printed[i] as string), `line ${i + 1}`);
     },
   },
   'reader-env': {
