@@ -190,6 +190,21 @@ const EDGE_STRINGS = [
   '\u2028\u2029',
   '\uffff\ufffe',
   'İıǅ',
+  // Text that looks like numbers, addresses or hex: what argument parsers meet.
+  '-1',
+  '1e3',
+  '1.5',
+  '0x',
+  '0xZZ',
+  '0x0',
+  ` ${2 ** 53}`,
+  '115792089237316195423570985008687907853269984665640564039457584007913129639936',
+  '-57896044618658097711785492504343953926634992332820282019728792003956564819969',
+  '0x5FbDB2315678afecb367f032d93F642f64180aa',
+  '[]',
+  '[[1,2],[3]]',
+  '{"x":1}',
+  'true ',
 ];
 const NUMBERS = [
   0,
@@ -310,8 +325,28 @@ function stringValid(schema: Schema, realistic: boolean): fc.Arbitrary<string> {
   if (schema.format === 'uuid') return fc.uuid();
   if (schema.format === 'uri') {
     // Loopback IP literals only: a valid URL must not send the server to resolve random names.
+    // Private, link-local and oddly written addresses too: the server refuses those it does not call.
     return fc
-      .tuple(fc.constantFrom('http', 'https'), fc.constantFrom('127.0.0.1', '127.0.0.1:9', '[::1]:9'), fc.webSegment())
+      .tuple(
+        fc.constantFrom('http', 'https'),
+        fc.constantFrom(
+          '127.0.0.1',
+          '127.0.0.1:9',
+          '[::1]:9',
+          '0.0.0.0',
+          '10.0.0.1',
+          '169.254.169.254',
+          '[fe80::1]',
+          '[::ffff:10.0.0.1]',
+          '[::]',
+          '2130706433',
+          '0x7f000001',
+          '0177.0.0.1',
+          'user:pass@127.0.0.1',
+          'localhost:9',
+        ),
+        fc.webSegment(),
+      )
       .map(([scheme, host, segment]) => `${scheme}://${host}/${segment}`);
   }
   if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
@@ -466,7 +501,8 @@ interface Draft {
   body?: string | Buffer;
   contentType?: string | null;
   headers?: [string, string][];
-  auth?: 'default' | 'none' | 'custom';
+  /** `bearer`: the admin's access token even where an API key is the default. */
+  auth?: 'default' | 'none' | 'custom' | 'bearer';
   version?: string;
   rawFraming?: boolean;
 }
@@ -884,6 +920,17 @@ function draftsFor(op: Operation, fixtures: Fixtures, bodyLimit: number): fc.Arb
         },
       ),
       fc.constant<Draft>({ what: 'API key twice', kind: 'invalid', auth: 'custom', headers: [] }),
+      // The project header of access tokens, parsed by the server itself.
+      fc
+        .constantFrom('0', '-1', '1e3', '2147483648', '9999999999', '99999999999', '١', ' 1', '1,2', '1, 1', 'NaN', '')
+        .map(
+          (value): Draft => ({
+            what: `access token, X-Project-Id ${JSON.stringify(value)}`,
+            kind: 'edge',
+            auth: 'bearer',
+            headers: [['x-project-id', value]],
+          }),
+        ),
       fc.constant<Draft>({ what: 'API key with spaces around', kind: 'edge', auth: 'custom', headers: [] }),
     ),
   );
@@ -930,6 +977,7 @@ function finish(
     : ['x-api-key', credentials.apiKey];
   if (draft.what === 'API key twice') headers.push(authHeader, authHeader);
   else if (draft.what === 'API key with spaces around') headers.push([authHeader[0], `  ${authHeader[1]}  `]);
+  else if (draft.auth === 'bearer') headers.push(['authorization', `Bearer ${credentials.token}`]);
   else if (draft.auth !== 'none' && draft.auth !== 'custom') headers.push(authHeader);
   const isBodyOp = op.body !== undefined;
   const bodyText = draft.body ?? (isBodyOp && !draft.rawFraming ? '{}' : undefined);
