@@ -18,7 +18,7 @@ describe('a cluster of 2 API and 2 worker processes', { timeout: 300_000 }, () =
       apis: 2,
       workers: 2,
       databaseUrl: database.url,
-      env: { WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_BACKOFF_BASE_MS: '200', WEBHOOK_BACKOFF_MAX_MS: '2000' },
+      env: { WEBHOOK_BACKOFF_BASE_MS: '200', WEBHOOK_BACKOFF_MAX_MS: '2000' },
     });
   });
   after(async () => {
@@ -39,7 +39,7 @@ describe('a cluster of 2 API and 2 worker processes', { timeout: 300_000 }, () =
       const report = await checkInvariants(cluster, projects, tally.accepted, receiver, {
         fromBlock,
         exactlyOnceDelivery: true,
-        settleMs: 60_000,
+        settleMs: 90_000,
       });
       assert.deepEqual(report.violations, []);
       assert.equal(report.figures.byStatus.succeeded, tally.accepted.size);
@@ -71,7 +71,7 @@ describe('a cluster of 2 API and 2 worker processes', { timeout: 300_000 }, () =
       assert.notEqual(worker1?.pid(), killedWorker);
       assert.notEqual(api1?.pid(), killedApi);
       const tally = await load;
-      assert.ok(tally.accepted.size > 100, `accepted ${tally.accepted.size}`);
+      assert.ok(tally.accepted.size > 30, `accepted ${tally.accepted.size}`);
       assert.equal(tally.status4xx, 0);
 
       const report = await checkInvariants(cluster, projects, tally.accepted, receiver, {
@@ -80,8 +80,55 @@ describe('a cluster of 2 API and 2 worker processes', { timeout: 300_000 }, () =
       });
       assert.deepEqual(report.violations, []);
       assert.equal(report.figures.lost, 0);
-      assert.equal(report.figures.byStatus.succeeded, tally.accepted.size);
+      // Requests cut off by the kill may have been accepted too: at least every 2xx one succeeded.
+      assert.ok((report.figures.byStatus.succeeded ?? 0) >= tally.accepted.size);
       assert.equal(report.figures.eventsMissing + report.figures.eventsDuplicated, 0);
+      assert.deepEqual(await checkRecovery(cluster, projects[0] as (typeof projects)[number]), []);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('a PostgreSQL restart under load', { timeout: 300_000 }, () => {
+  let cluster: Cluster;
+
+  before(async () => {
+    cluster = await startCluster({
+      name: 'pg-restart',
+      apis: 1,
+      workers: 1,
+      env: { WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_BACKOFF_BASE_MS: '200', WEBHOOK_BACKOFF_MAX_MS: '2000' },
+    });
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  it('the worker process keeps running and finishes every job, including those whose result it could not store', async () => {
+    const receiver = await startWebhookReceiver();
+    try {
+      const fromBlock = await blockNumber(cluster.anvilUrl);
+      const projects = [await setUpProject(cluster, 'Restart', receiver.url)];
+      // The load ends while PostgreSQL is down: no later execution wakes the sender or the monitor again.
+      const load = runExecutions(cluster, projects, { rate: 20, durationMs: 9_000 });
+      await new Promise((r) => setTimeout(r, 5_000));
+      await cluster.restartPostgres(5_000);
+      const tally = await load;
+      assert.ok(tally.accepted.size > 10, `accepted ${tally.accepted.size}`);
+      const report = await checkInvariants(cluster, projects, tally.accepted, receiver, {
+        fromBlock,
+        settleMs: 60_000,
+      });
+      assert.deepEqual(
+        cluster
+          .all()
+          .filter((p) => !p.running())
+          .map((p) => `${p.name}: ${p.log()}`),
+        [],
+        'every process survived',
+      );
+      assert.deepEqual(report.violations, []);
       assert.deepEqual(await checkRecovery(cluster, projects[0] as (typeof projects)[number]), []);
     } finally {
       await receiver.close();

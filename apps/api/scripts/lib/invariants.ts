@@ -183,11 +183,19 @@ export async function checkInvariants(
         violations.push(`wallet ${project.wallet}: nonce ${n} unused`);
       }
     }
-    for (const r of projectRows) {
-      if (r.nonce !== null && r.nonce >= latest) {
-        nonceGaps++;
-        violations.push(`row ${r.id} holds nonce ${r.nonce}, beyond the chain's ${latest}`);
-      }
+    const beyond = projectRows.filter((r) => r.nonce !== null && r.nonce >= latest);
+    if (beyond.length > 0) {
+      nonceGaps += beyond.length;
+      // What the node holds for the wallet: transactions waiting behind a missing nonce show up as queued.
+      const pool = await rpc<{ pending: Record<string, unknown>; queued: Record<string, unknown> }>(
+        cluster.anvilUrl,
+        'txpool_inspect',
+      ).catch(() => undefined);
+      const inPool = (kind: 'pending' | 'queued') =>
+        Object.entries(pool?.[kind] ?? {}).find(([a]) => a.toLowerCase() === wallet)?.[1] as object | undefined;
+      violations.push(
+        `wallet ${project.wallet}: ${beyond.length} rows (${beyond.map((r) => `${r.status} nonce ${r.nonce}`).join(', ')}) hold nonces at or beyond the chain's ${latest}; the node's pool for it: pending ${Object.keys(inPool('pending') ?? {}).join(' ') || 'none'}, queued ${Object.keys(inPool('queued') ?? {}).join(' ') || 'none'}`,
+      );
     }
   }
 

@@ -30,6 +30,16 @@ export function queueDelivery(client: Queryable, subscriptionId: string, runAt?:
   });
 }
 
-export function queueSweep(client: Queryable, runAt?: Date): Promise<void> {
-  return addJob(client, TASK.sweep, {}, { jobKey: 'event-notifier:sweep', ...(runAt ? { runAt } : {}) });
+/** Queues the sweep; `keepQueued` leaves an already queued sweep at its time (and only adds one if none is). */
+export function queueSweep(client: Queryable, runAt?: Date, keepQueued = false): Promise<void> {
+  return addJob(
+    client,
+    TASK.sweep,
+    {},
+    {
+      jobKey: 'event-notifier:sweep',
+      ...(runAt ? { runAt } : {}),
+      ...(keepQueued ? { jobKeyMode: 'preserve_run_at' as const } : {}),
+    },
+  );
 }

@@ -1,4 +1,5 @@
 import type { Task, TaskList } from 'graphile-worker';
+import { requeueOrphaned } from '#api/transactions/queue.ts';
 import type { WorkerDeps } from '#api/worker/tasks.ts';
 import { deliverDue } from './delivery.ts';
 import { queueSweep, type SubscriptionJob, TASK } from './queue.ts';
@@ -17,6 +18,13 @@ export function eventNotifierTasks(deps: WorkerDeps): TaskList {
   queueSweep(deps.db.pool).catch((error) => {
     if (!deps.signal.aborted) console.error(`[event-notifier] could not queue the sweep: ${(error as Error).message}`);
   });
+  // The sweep re-queues itself when it ends; should that fail (the database gone at that moment), its job stays
+  // locked. So every worker also makes sure, now and then, that a sweep is queued.
+  const keepSweeping = setInterval(() => {
+    if (!deps.signal.aborted) queueSweep(deps.db.pool, undefined, true).catch(() => {});
+  }, settings.sweepIntervalMs * 6);
+  keepSweeping.unref();
+  deps.signal.addEventListener('abort', () => clearInterval(keepSweeping), { once: true });
 
   const scan: Task = async (payload) => {
     await scanSubscription({ ...common, chains: deps.chains }, (payload as SubscriptionJob).subscriptionId);
@@ -27,7 +35,10 @@ export function eventNotifierTasks(deps: WorkerDeps): TaskList {
   const sweepTask: Task = async () => {
     try {
       // Grace: a healthy queue runs due jobs within a few poll intervals; later than this, the job was lost.
-      await sweep(deps.db, Math.max(15_000, settings.sweepIntervalMs * 3));
+      const graceMs = Math.max(15_000, settings.sweepIntervalMs * 3);
+      await sweep(deps.db, graceMs);
+      // The same for transactions: wallets with unfinished work that no sender or monitor is doing.
+      await requeueOrphaned(deps.db, graceMs);
     } finally {
       if (!deps.signal.aborted) await queueSweep(deps.db.pool, new Date(Date.now() + settings.sweepIntervalMs));
     }

@@ -7,6 +7,7 @@ import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import type { OpenedDatabase } from './database.ts';
+import { surviveDatabaseLoss } from './databaseLoss.ts';
 import type { Shutdown } from './shutdown.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -33,6 +34,10 @@ export async function startRoles(
     const worker = createWorker({ pool: database.db.pool, tasks, signal: shutdown.signal });
     await worker.start();
     shutdown.add('worker', () => worker.stop());
+    shutdown.add(
+      'database loss handler',
+      surviveDatabaseLoss((message) => console.error(message)),
+    );
   }
   if (role === 'api' || role === 'all') {
     const app = buildApp(

@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '#api/db/db.ts';
 import { addJob } from '#api/worker/jobs.ts';
+import { walletLockHeld } from './walletLock.ts';
 
 /** Job names of the transaction pipeline; their processors live in transactionTasks.ts. */
 export const SEND_TASK = 'transaction-send';
@@ -94,4 +95,34 @@ export async function requeueUnfinished(db: Db): Promise<number> {
     await enqueueMonitor(db.pool, target);
   }
   return rows.length;
+}
+
+/**
+ * Re-queues the sender and monitor of wallets whose unfinished transactions nobody is working on: untouched for
+ * `graceMs`, and no process holds the wallet's send (or monitor) lock. This is what finishes the work of a job
+ * that a killed worker, or a worker that lost its database connection, left locked in the queue, while no new
+ * execution comes to wake the wallet. Returns how many jobs it queued.
+ */
+export async function requeueOrphaned(db: Db, graceMs: number): Promise<number> {
+  const { rows } = await db.query<{ walletId: number; networkId: number; sending: boolean; monitoring: boolean }>(
+    `SELECT system_wallet_id AS "walletId", network_id AS "networkId",
+            bool_or(status IN ('created', 'processing')) AS sending, bool_or(status = 'broadcasted') AS monitoring
+       FROM transactions WHERE status IN ('created', 'processing', 'broadcasted')
+      GROUP BY system_wallet_id, network_id
+     HAVING max(updated_at) < clock_timestamp() - $1 * interval '1 millisecond'`,
+    [graceMs],
+  );
+  let queued = 0;
+  for (const row of rows) {
+    const target = { walletId: row.walletId, networkId: row.networkId };
+    if (row.sending && !(await walletLockHeld(db, 'send', target))) {
+      await enqueueSend(db.pool, target);
+      queued++;
+    }
+    if (row.monitoring && !(await walletLockHeld(db, 'monitor', target))) {
+      await enqueueMonitor(db.pool, target);
+      queued++;
+    }
+  }
+  return queued;
 }

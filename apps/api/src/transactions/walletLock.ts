@@ -20,12 +20,11 @@ export async function tryWalletLock(
   });
   client.on('error', () => {});
   await client.connect();
-  // Two int4 keys: the kind and wallet in one, the network in the other.
-  const key1 = (kind === 'send' ? 0x7400_0000 : 0x7500_0000) + target.walletId;
+  const [key1, key2] = walletLockKeys(kind, target);
   try {
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
       key1,
-      target.networkId,
+      key2,
     ]);
     if (!rows[0]?.locked) {
       await client.end();
@@ -41,4 +40,24 @@ export async function tryWalletLock(
       await client.end().catch(() => {});
     },
   };
+}
+
+/** The lock's two int4 keys: the kind and wallet in one, the network in the other. */
+export function walletLockKeys(kind: 'send' | 'monitor', target: { walletId: number; networkId: number }) {
+  return [(kind === 'send' ? 0x7400_0000 : 0x7500_0000) + target.walletId, target.networkId] as const;
+}
+
+/** Whether some process holds the lock right now (read from pg_locks, without taking it). */
+export async function walletLockHeld(
+  db: Pick<Db, 'query'>,
+  kind: 'send' | 'monitor',
+  target: { walletId: number; networkId: number },
+): Promise<boolean> {
+  const [key1, key2] = walletLockKeys(kind, target);
+  const { rows } = await db.query(
+    `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::bigint::oid
+        AND objid = $2::bigint::oid AND objsubid = 2`,
+    [key1, key2],
+  );
+  return rows.length > 0;
 }

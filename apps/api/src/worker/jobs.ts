@@ -8,6 +8,8 @@ export interface JobOptions {
   /** Jobs of one queue run one at a time, in order. */
   queueName?: string;
   priority?: number;
+  /** `preserve_run_at`: when a job with the key is queued, keep its run time instead of moving it. */
+  jobKeyMode?: 'replace' | 'preserve_run_at';
 }
 
 /**
@@ -21,7 +23,7 @@ export async function addJob(
   options: JobOptions = {},
 ): Promise<void> {
   await client.query(
-    `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, priority => $7)`,
+    `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, priority => $7, job_key_mode => $8)`,
     [
       task,
       JSON.stringify(payload),
@@ -30,6 +32,7 @@ export async function addJob(
       options.maxAttempts ?? null,
       options.jobKey ?? null,
       options.priority ?? null,
+      options.jobKeyMode ?? null,
     ],
   );
 }

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
+import { freePort } from '#api/lib/ports.ts';
+import { MONITOR_TASK, requeueOrphaned, SEND_TASK } from '#api/transactions/queue.ts';
+import { tryWalletLock } from '#api/transactions/walletLock.ts';
+import { createHarness, type Harness } from './helpers/harness.ts';
+import { deployCounter } from './helpers/testContract.ts';
+import { counterProject } from './helpers/transactionFlow.ts';
+
+// A job that a killed worker, or a worker that lost its database connection while storing the job's outcome,
+// leaves locked in the queue is not run again for hours. The periodic sweep finds wallets with unfinished
+// transactions that nobody is working on and queues their sender or monitor again.
+describe('the sweep of orphaned transaction work', () => {
+  let anvil: AnvilHandle;
+  let h: Harness;
+  let counter: `0x${string}`;
+
+  before(async () => {
+    anvil = await startAnvil({ port: await freePort() });
+    h = await createHarness({ rpcUrls: { 1337: anvil.url } });
+    counter = await deployCounter(anvil.url);
+  });
+  after(async () => {
+    await h?.close();
+    await anvil?.stop();
+  });
+
+  const jobs = async (walletId: number) =>
+    (
+      await h.db.query<{ task: string }>(
+        `SELECT task_identifier AS task FROM graphile_worker.jobs WHERE key = ANY($1) ORDER BY 1`,
+        [[`${SEND_TASK}:${walletId}:1337`, `${MONITOR_TASK}:${walletId}:1337`]],
+      )
+    ).rows.map((r) => r.task);
+
+  it('queues the sender and monitor of a wallet whose jobs were lost, unless a process holds its lock', async () => {
+    const p = await counterProject(h, counter, ['increment']);
+    for (let i = 0; i < 2; i++) {
+      const res = await h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `orphan${i}` },
+      });
+      assert.equal(res.status, 201);
+    }
+    const { rows } = await h.db.query<{ wallet: number }>(
+      'SELECT DISTINCT system_wallet_id AS wallet FROM transactions WHERE project_id = $1',
+      [p.projectId],
+    );
+    const walletId = rows[0]?.wallet as number;
+    const target = { walletId, networkId: 1337 };
+    // One transaction waits to be sent, one waits for its receipt; their jobs are gone.
+    await h.db.query(
+      `UPDATE transactions SET status = 'broadcasted', nonce = 0, transaction_hash = '0x' || repeat('1', 64)
+        WHERE id = (SELECT id FROM transactions WHERE project_id = $1 ORDER BY created_at LIMIT 1)`,
+      [p.projectId],
+    );
+    await h.db.query(`DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1`, [`%:${walletId}:1337`]);
+    assert.deepEqual(await jobs(walletId), []);
+
+    assert.equal(await requeueOrphaned(h.db, 60_000), 0, 'recently touched: a sender may still be on it');
+    await h.db.query(`UPDATE transactions SET updated_at = now() - interval '2 minutes' WHERE project_id = $1`, [
+      p.projectId,
+    ]);
+
+    const send = await tryWalletLock(h.db, 'send', target);
+    const monitor = await tryWalletLock(h.db, 'monitor', target);
+    try {
+      assert.equal(await requeueOrphaned(h.db, 60_000), 0, 'both locks held: a live process is on it');
+    } finally {
+      await send?.release();
+    }
+    assert.equal(await requeueOrphaned(h.db, 60_000), 1, 'the sender is free');
+    assert.deepEqual(await jobs(walletId), [SEND_TASK]);
+    await monitor?.release();
+    assert.equal(await requeueOrphaned(h.db, 60_000), 2);
+    assert.deepEqual(await jobs(walletId), [SEND_TASK, MONITOR_TASK].sort());
+  });
+});
