@@ -51,6 +51,8 @@ describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, (
       assert.deepEqual(result.failures, [], formatReport([result]));
       assert.ok(result.byKind.invalid + result.byKind.edge >= runs / 2, 'mostly invalid and edge-case requests');
       if (result.byKind.valid >= 3) assert.ok(result.validSucceeded > 0, 'realistic valid requests still succeed');
+      if (operationId === 'execute-transaction' && result.validSucceeded > 0)
+        assert.ok(result.chainCalls > 0, 'accepted executions were simulated on the chain (the RPC count works)');
     });
   }
 

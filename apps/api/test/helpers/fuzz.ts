@@ -3,6 +3,7 @@
 // (what is valid) and by the rules every answer must keep: no 5xx, a 4xx in the error shape for invalid input,
 // every answer as documented, nothing written by a refused request. Used by `npm run fuzz` and test/fuzz.test.ts.
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
@@ -1043,10 +1044,40 @@ const WATCHED_TABLES = [
   'graphile_worker._private_jobs',
 ];
 
+/** Forwards JSON-RPC to anvil and counts the requests, so a test can tell whether a request reached the chain. */
+async function startCountingProxy(target: string) {
+  let calls = 0;
+  const server = http.createServer((req, res) => {
+    calls++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      try {
+        const upstream = await fetch(target, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.concat(chunks),
+        });
+        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+      } catch {
+        res.writeHead(502).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    calls: () => calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 export interface FuzzEnvironment {
   h: Harness;
   anvil: AnvilHandle;
   port: number;
+  /** JSON-RPC requests the API has sent to the chain so far. */
+  chainCalls(): number;
   operations: Operation[];
   fixtures: Fixtures;
   credentials: Credentials;
@@ -1062,9 +1093,10 @@ export interface FuzzEnvironment {
  */
 export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
   const anvil = await startAnvil({ port: await freePort() });
+  const chain = await startCountingProxy(anvil.url);
   let h: Harness | undefined;
   try {
-    h = await createHarness({ rpcUrls: { 1337: anvil.url } });
+    h = await createHarness({ rpcUrls: { 1337: chain.url } });
     const harness = h;
     const counter = await deployCounter(anvil.url);
     const p = await counterProject(harness, counter, ['increment']);
@@ -1121,6 +1153,7 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       h: harness,
       anvil,
       port,
+      chainCalls: chain.calls,
       operations: loadOperations(),
       fixtures,
       credentials: { apiKey: p.headers['x-api-key'] as string, token: admin.token },
@@ -1135,11 +1168,13 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       },
       async close() {
         await harness.close();
+        await chain.close();
         await anvil.stop();
       },
     };
   } catch (error) {
     await h?.close();
+    await chain.close();
     await anvil.stop();
     throw error;
   }
@@ -1165,6 +1200,8 @@ export interface OperationResult {
   answers: Record<'2xx' | '4xx' | 'other', number>;
   /** Realistic valid requests that got a 2xx. */
   validSucceeded: number;
+  /** JSON-RPC requests sent to the chain while serving this operation's cases (never for invalid ones). */
+  chainCalls: number;
   failures: Failure[];
 }
 
@@ -1195,8 +1232,10 @@ export async function runOperation(
     byKind: { invalid: 0, edge: 0, valid: 0 },
     answers: { '2xx': 0, '4xx': 0, other: 0 },
     validSucceeded: 0,
+    chainCalls: 0,
     failures: [],
   };
+  const chainCallsAtStart = env.chainCalls();
   let before = await env.snapshot();
   for (const c of cases) {
     result.byKind[c.kind]++;
@@ -1210,6 +1249,7 @@ export async function runOperation(
         ...(status !== undefined ? { status } : {}),
         ...(answer !== undefined ? { answer: answer.slice(0, 300) } : {}),
       });
+    const chainCallsBefore = env.chainCalls();
     let response: Awaited<ReturnType<typeof sendRaw>>;
     try {
       response = await sendRaw(env.port, c);
@@ -1258,6 +1298,8 @@ export async function runOperation(
         if (!ok) fail(`400 names ${JSON.stringify(named)}, not ${expected.join(' or ')}`, status, text);
       }
     }
+    if (c.kind === 'invalid' && env.chainCalls() !== chainCallsBefore)
+      fail('invalid request reached the chain', status, text);
     if (c.kind === 'valid' && status >= 200 && status < 300) result.validSucceeded++;
     const after = await env.snapshot();
     if (status >= 400 || c.kind === 'invalid') {
@@ -1266,6 +1308,7 @@ export async function runOperation(
     }
     before = after;
   }
+  result.chainCalls = env.chainCalls() - chainCallsAtStart;
   return result;
 }
 
@@ -1281,7 +1324,19 @@ export async function checkHealth(env: FuzzEnvironment): Promise<string[]> {
 
 /** The per-operation table and, below it, the failures (at most `limit`). */
 export function formatReport(results: OperationResult[], limit = 40): string {
-  const header = ['operation', 'cases', 'invalid', 'edge', 'valid', 'valid 2xx', '2xx', '4xx', 'other', 'failures'];
+  const header = [
+    'operation',
+    'cases',
+    'invalid',
+    'edge',
+    'valid',
+    'valid 2xx',
+    '2xx',
+    '4xx',
+    'other',
+    'RPC calls',
+    'failures',
+  ];
   const rows = results.map((r) => [
     r.operationId,
     r.cases,
@@ -1292,10 +1347,11 @@ export function formatReport(results: OperationResult[], limit = 40): string {
     r.answers['2xx'],
     r.answers['4xx'],
     r.answers.other,
+    r.chainCalls,
     r.failures.length,
   ]);
   const total = (i: number) => rows.reduce((s, r) => s + Number(r[i]), 0);
-  rows.push(['total', ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map(total)]);
+  rows.push(['total', ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(total)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (cells: (string | number)[]) =>
     cells
