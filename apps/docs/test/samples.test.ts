@@ -579,7 +579,7 @@ const steps: Record<string, Step> = {
     check: (out) => {
       assert.match(
         out.stdout,
-        /Transfer \{\n\s*to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',\n\s*from: '0x[0-9a-fA-F]{40}',\n\s*value: '1000'\n\}/,
+        /Transfer \{\n\s*from: '0x[0-9a-fA-F]{40}',\n\s*to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',\n\s*value: '1000'\n\}/,
       );
     },
   },

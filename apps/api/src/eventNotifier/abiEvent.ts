@@ -33,8 +33,8 @@ export function eventSignature(event: AbiEvent): string {
 }
 
 /**
- * The decoded arguments as JSON: big integers become decimal strings so no precision is lost; arguments without
- * a name are keyed by their position.
+ * The decoded arguments as JSON: integers become decimal strings so no precision is lost; arguments without a
+ * name are keyed by their position.
  */
 export function toDecodedLog(args: unknown): Record<string, unknown> {
   if (Array.isArray(args)) return Object.fromEntries(args.map((value, i) => [String(i), toJson(value)]));
@@ -42,7 +42,8 @@ export function toDecodedLog(args: unknown): Record<string, unknown> {
 }
 
 function toJson(value: unknown): unknown {
-  if (typeof value === 'bigint') return value.toString();
+  // Every integer type is a decimal string, whatever its size (viem gives numbers up to 48 bits, bigints above).
+  if (typeof value === 'bigint' || typeof value === 'number') return value.toString();
   if (Array.isArray(value)) return value.map(toJson);
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toJson(v)]));

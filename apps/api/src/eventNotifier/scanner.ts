@@ -134,7 +134,7 @@ async function storeChunk(
              (subscription_id, block_timestamp, transaction_hash, block_number, transaction_index, log_index,
               decoded_log, next_attempt_at)
            SELECT $1, to_timestamp(t), h, b, ti, li, d, now()
-             FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, ti int4, li int4, d jsonb)
+             FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, ti int4, li int4, d json)
            ON CONFLICT (subscription_id, transaction_hash, log_index) DO NOTHING`,
           [subscription.id, JSON.stringify(rows)],
         )
