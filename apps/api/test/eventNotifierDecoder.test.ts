@@ -100,4 +100,17 @@ describe('the scanner’s log decoder agrees with viem’s decodeEventLog', () =
     // Both outcomes must be exercised: logs that decode, and logs skipped for a malformed word.
     assert.ok(decoded > 100 && decoded < 2_900, `decoded ${decoded} of 3,000`);
   });
+
+  it('stores every integer as a decimal string, small ones included, in parameter order', () => {
+    const event = parseAbiItem('event Mixed(uint256 big, int8 small, (uint8 a, int64 b) t, uint16[] xs)') as AbiEvent;
+    const { topics, data } = encodeLog(event, [10n ** 30n, -5, { a: 7, b: -9n }, [1, 2]]);
+    const stored = toDecodedLog(createLogDecoder(event)(topics, data));
+    assert.deepEqual(stored, {
+      big: '1000000000000000000000000000000',
+      small: '-5',
+      t: { a: '7', b: '-9' },
+      xs: ['1', '2'],
+    });
+    assert.deepEqual(Object.keys(stored), ['big', 'small', 't', 'xs']);
+  });
 });
