@@ -5,6 +5,7 @@ import {
   type FuzzEnvironment,
   formatReport,
   fuzzSettings,
+  generateCases,
   type OperationResult,
   runOperation,
   startFuzzEnvironment,
@@ -23,6 +24,30 @@ describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, (
 
   it('covers every operation of the OpenAPI document', () => {
     assert.equal(env.operations.length, 15);
+  });
+
+  it('derives the requests from the document: every body property and query parameter is mutated; one seed, one set', () => {
+    const options = {
+      seed,
+      runs: 300,
+      fixtures: env.fixtures,
+      credentials: env.credentials,
+      bodyLimit: env.h.deps.bodyLimit,
+    };
+    for (const op of env.operations) {
+      const cases = generateCases(op, options);
+      const named = new Set(cases.flatMap((c) => c.fields ?? []));
+      const expected = [
+        ...Object.keys(op.body?.properties ?? {}).map((p) => `body.${p}`),
+        ...op.query.map((p) => `querystring.${p.name}`),
+      ];
+      for (const field of expected) assert.ok(named.has(field), `${op.operationId}: no invalid case for ${field}`);
+      const again = generateCases(op, options);
+      assert.deepEqual(
+        again.map((c) => [c.what, c.target]),
+        cases.map((c) => [c.what, c.target]),
+      );
+    }
   });
 
   for (const operationId of [

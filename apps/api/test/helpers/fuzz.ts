@@ -580,7 +580,7 @@ function draftsFor(op: Operation, fixtures: Fixtures, bodyLimit: number): fc.Arb
     // One property mutated: wrong type, boundaries, lengths, patterns, formats, unicode.
     const mutatedProperty = fc.tuple(fc.constantFrom(...properties), realisticBody).chain(([[name, schema], base]) =>
       mutations(schema, name, fixtures).map((value) => ({
-        what: `body.${name}: ${describe(value)}`,
+        what: `body.${name}: ${brief(value)}`,
         fields: [`body.${name}`],
         body: toJson({ ...(base as object), [name]: value }),
       })),
@@ -959,7 +959,7 @@ function draftsFor(op: Operation, fixtures: Fixtures, bodyLimit: number): fc.Arb
   return fc.oneof(...weighted);
 }
 
-function describe(value: unknown): string {
+function brief(value: unknown): string {
   if (value instanceof RawJson) return value.text.slice(0, 40);
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 30)}… (${text.length} chars)` : text;
