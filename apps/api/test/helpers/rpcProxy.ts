@@ -20,32 +20,51 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
   const served: [number, number][] = [];
   let stalledUntil = 0;
   type Call = { id: unknown; method: string; params: { fromBlock: string; toBlock: string }[] };
-  /** One JSON-RPC call: refused, or forwarded to anvil (after the delay, for eth_getLogs). */
-  async function answer(call: Call): Promise<unknown> {
-    if (call.method === 'eth_getLogs') {
-      const { fromBlock, toBlock } = call.params[0] as { fromBlock: string; toBlock: string };
-      const range: [number, number] = [Number(fromBlock), Number(toBlock)];
-      if (settings.maxLogRange !== undefined && range[1] - range[0] + 1 > settings.maxLogRange) {
-        refused.push(range);
-        return {
-          jsonrpc: '2.0',
-          id: call.id,
-          error: { code: -32005, message: `query exceeds max block range ${settings.maxLogRange}` },
-        };
+  type Answer = { id?: unknown; result?: unknown; error?: unknown };
+  /** The refusal of a call (an eth_getLogs range wider than allowed), or undefined to forward it. */
+  function refusal(call: Call): Answer | undefined {
+    if (call.method !== 'eth_getLogs') return undefined;
+    const { fromBlock, toBlock } = call.params[0] as { fromBlock: string; toBlock: string };
+    const range: [number, number] = [Number(fromBlock), Number(toBlock)];
+    if (settings.maxLogRange !== undefined && range[1] - range[0] + 1 > settings.maxLogRange) {
+      refused.push(range);
+      return {
+        id: call.id,
+        error: { code: -32005, message: `query exceeds max block range ${settings.maxLogRange}` },
+      };
+    }
+    served.push(range);
+    return undefined;
+  }
+  /**
+   * Answers a batch: refused calls here, the others forwarded to anvil as one batch, in their order (so that
+   * transactions sent in nonce order reach the node in nonce order, as over a direct connection).
+   */
+  async function answerBatch(calls: Call[]): Promise<Answer[]> {
+    const answers: (Answer | undefined)[] = calls.map(refusal);
+    const forwarded = calls.filter((_, i) => answers[i] === undefined);
+    if (forwarded.length > 0) {
+      if (settings.getLogsDelayMs && forwarded.some((c) => c.method === 'eth_getLogs')) {
+        await new Promise((r) => setTimeout(r, settings.getLogsDelayMs));
       }
-      served.push(range);
-      if (settings.getLogsDelayMs) await new Promise((r) => setTimeout(r, settings.getLogsDelayMs));
+      const upstream = await fetch(target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(forwarded),
+      });
+      const results = (await upstream.json()) as Answer[];
+      let next = 0;
+      calls.forEach((call, i) => {
+        if (answers[i] !== undefined) return;
+        const result = results.find((r) => r.id === call.id) ?? results[next];
+        next++;
+        if (call.method === 'eth_getLogs' && settings.stripLogTimestamps && Array.isArray(result?.result)) {
+          for (const log of result.result as Record<string, unknown>[]) delete log.blockTimestamp;
+        }
+        answers[i] = result;
+      });
     }
-    const upstream = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(call),
-    });
-    const result = (await upstream.json()) as { result?: unknown };
-    if (call.method === 'eth_getLogs' && settings.stripLogTimestamps && Array.isArray(result.result)) {
-      for (const log of result.result as Record<string, unknown>[]) delete log.blockTimestamp;
-    }
-    return result;
+    return answers.map((a) => ({ jsonrpc: '2.0', ...a }));
   }
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -55,7 +74,7 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
         if (Date.now() < stalledUntil) await new Promise((r) => setTimeout(r, stalledUntil - Date.now()));
         const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         // Batches (viem may send them) are answered call by call, so each can be refused on its own.
-        const result = Array.isArray(message) ? await Promise.all(message.map(answer)) : await answer(message);
+        const result = Array.isArray(message) ? await answerBatch(message) : (await answerBatch([message]))[0];
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
       } catch {
         res.writeHead(502).end();
