@@ -103,7 +103,11 @@ try {
     `\nexecutions sent ${tally.sent}: accepted ${tally.accepted.size}, 4xx ${tally.status4xx}, 5xx ${tally.status5xx}, connection errors ${tally.connectionErrors} (expected while a process or PostgreSQL is down)`,
   );
 
+  console.log(`answers by status: ${JSON.stringify(tally.statuses)}`);
+  // An outage (PostgreSQL or the RPC down) is answered 503 with Retry-After; anything else 5xx is a defect.
+  const unexpected = Object.entries(tally.statuses).filter(([k]) => k.startsWith('5') && !k.startsWith('503'));
   const report = await checkInvariants(cluster, projects, tally.accepted, receiver, { fromBlock });
+  for (const [status, n] of unexpected) report.violations.push(`${n} executions answered ${status}`);
   const recovery = await checkRecovery(cluster, projects[0] as (typeof projects)[number]);
   console.log(`\nfaults injected (${faults.length}):`);
   for (const f of faults) console.log(`  ${f}`);

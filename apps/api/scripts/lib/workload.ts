@@ -141,6 +141,8 @@ export interface ExecutionTally {
   status5xx: number;
   connectionErrors: number;
   latenciesMs: number[];
+  /** Answers by HTTP status, with the error code for errors (e.g. `503 SERVICE_UNAVAILABLE`). */
+  statuses: Record<string, number>;
 }
 
 /**
@@ -160,6 +162,7 @@ export async function runExecutions(
     status5xx: 0,
     connectionErrors: 0,
     latenciesMs: [],
+    statuses: {},
   };
   const maxInFlight = options.maxInFlight ?? 200;
   const inFlight = new Set<Promise<void>>();
@@ -184,6 +187,8 @@ export async function runExecutions(
     }).then(
       (res) => {
         tally.latenciesMs.push(performance.now() - t0);
+        const key = res.status >= 400 ? `${res.status} ${res.body?.code ?? ''}`.trim() : String(res.status);
+        tally.statuses[key] = (tally.statuses[key] ?? 0) + 1;
         if (res.status >= 200 && res.status < 300) tally.accepted.set(res.body.transaction.id, project.projectId);
         else if (res.status >= 500) tally.status5xx++;
         else tally.status4xx++;
