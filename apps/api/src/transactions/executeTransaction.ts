@@ -7,7 +7,7 @@ import { parseActivatedFunction, parseFormattedAbi } from '#api/contracts/abi.ts
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
-import { ensureSender, sendJobKey, WAKE_SENDER_SQL } from './queue.ts';
+import { ensureSender, wakeSender } from './queue.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
 
 export interface ExecuteRequest {
@@ -142,19 +142,16 @@ export async function executeTransaction(
     abi: parseFormattedAbi(fn.formattedAbi),
   });
 
-  // One statement, so one round trip and atomic without BEGIN/COMMIT: the row and its sender's wake-up commit
-  // together.
+  // The row in one statement, then its sender's wake-up in another (see wakeSender for why not together). A process
+  // dying between the two leaves the row for the sweep, which wakes senders of untouched rows.
   const target = { walletId: wallet.id, networkId: fn.networkId };
   await ensureSender(deps.db, target);
   const { rows } = await deps.db.query<Transaction>(
-    `WITH inserted AS (
-       INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
-         function_args, to_address, data, idempotency_key, request_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (project_id, idempotency_key) DO NOTHING
-       RETURNING *
-     ), ${WAKE_SENDER_SQL('$3', '$4', '$10', '$11')}
-     SELECT ${TRANSACTION_COLUMNS} FROM inserted WHERE (SELECT count(*) FROM queued) >= 0`,
+    `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
+       function_args, to_address, data, idempotency_key, request_hash)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (project_id, idempotency_key) DO NOTHING
+     RETURNING ${TRANSACTION_COLUMNS}`,
     [
       projectId,
       fn.id,
@@ -165,11 +162,10 @@ export async function executeTransaction(
       data,
       body.idempotencyKey,
       hash,
-      JSON.stringify(target),
-      sendJobKey(target),
     ],
     'execute-insert',
   );
+  if (rows[0]) await wakeSender(deps.db, target);
   const inserted = rows[0];
   if (inserted) return inserted;
   // Another request with this key committed first.

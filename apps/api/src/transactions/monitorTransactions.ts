@@ -6,6 +6,7 @@ import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import type { WorkerDeps } from '#api/worker/tasks.ts';
+import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
 import { enqueueMonitor, type WalletNetwork } from './queue.ts';
 import { resendWithHigherFee } from './resendWithHigherFee.ts';
 import type { TransactionSettings } from './settings.ts';
@@ -91,6 +92,9 @@ async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target
     return rows.length;
   }
   let waiting = 0;
+  if (rows.some((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS)) {
+    await unstickDevChain(client, target.networkId);
+  }
   // Successes are recorded in one statement (one commit for the whole pass, not one per transaction).
   const succeeded = rows.flatMap((row, i) => {
     const receipt = receipts[i];

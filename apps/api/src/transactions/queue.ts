@@ -29,33 +29,45 @@ export const sendJobKey = (target: WalletNetwork) => `${SEND_TASK}:${target.wall
 export const WAKE_STALE_AFTER = "interval '10 seconds'";
 
 /**
- * SQL to embed in the statement that accepts a transaction (wallet, network, payload and job key as the given
- * parameters): wakes the sender only if no wake is pending. Under load most acceptances find one pending and write
- * nothing more than their own row; the one that sets the flag queues the job in the same statement, so the flag is
- * never set without its job. `transaction_senders` must already hold the (wallet, network) row: see ensureSender.
+ * Wakes the sender of a (wallet, network) after a transaction was stored, unless a wake is already pending: under
+ * load most acceptances find one pending and write nothing. Setting the flag and queueing the job are one
+ * statement, so the flag is never set without its job. It must run after the transaction's row committed (its own
+ * statement): then either its snapshot sees the sender's clearing of the flag and it queues a new run, or it
+ * predates the clearing, and the row committed before the sender's first read. Embedded in the insert, a statement
+ * whose snapshot predated the clearing could commit after the sender's last read and strand its row.
+ * `transaction_senders` must already hold the (wallet, network) row: see ensureSender.
  */
-export const WAKE_SENDER_SQL = (walletId: string, networkId: string, payload: string, jobKey: string) =>
-  `woken AS (
-     UPDATE transaction_senders SET wake_requested_at = now()
-     WHERE system_wallet_id = ${walletId} AND network_id = ${networkId} AND EXISTS (SELECT 1 FROM inserted)
-       AND (wake_requested_at IS NULL OR wake_requested_at < now() - ${WAKE_STALE_AFTER})
-     RETURNING 1
-   ), queued AS (
-     SELECT graphile_worker.add_job('${SEND_TASK}', ${payload}::json, job_key => ${jobKey}, max_attempts => 25)
-     FROM woken
-   )`;
+export async function wakeSender(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
+  await db.query(
+    `WITH woken AS (
+       UPDATE transaction_senders SET wake_requested_at = now()
+       WHERE system_wallet_id = $1 AND network_id = $2
+         AND (wake_requested_at IS NULL OR wake_requested_at < now() - ${WAKE_STALE_AFTER})
+       RETURNING 1
+     )
+     SELECT graphile_worker.add_job('${SEND_TASK}', $3::json, job_key => $4, max_attempts => 25) FROM woken`,
+    [target.walletId, target.networkId, JSON.stringify(target), sendJobKey(target)],
+    'wake-sender',
+  );
+}
 
-const ensuredSenders = new Set<string>();
+// Per database handle: a process may hold several (tests, benches), each with its own rows.
+const ensuredSenders = new WeakMap<object, Set<string>>();
 
 /** Creates the wake flag row of a (wallet, network) once; remembered per process, rows are never deleted. */
 export async function ensureSender(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
   const key = sendJobKey(target);
-  if (ensuredSenders.has(key)) return;
+  let ensured = ensuredSenders.get(db);
+  if (ensured?.has(key)) return;
   await db.query(
     'INSERT INTO transaction_senders (system_wallet_id, network_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
     [target.walletId, target.networkId],
   );
-  ensuredSenders.add(key);
+  if (!ensured) {
+    ensured = new Set();
+    ensuredSenders.set(db, ensured);
+  }
+  ensured.add(key);
 }
 
 /**

@@ -7,7 +7,7 @@ import { mapLimit } from '#api/lib/mapLimit.ts';
 import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 import type { WorkerDeps } from '#api/worker/tasks.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
-import { ensureDevFunds } from './devFunding.ts';
+import { ensureDevFunds } from './devChain.ts';
 import { feesWithHeadroom } from './fees.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
 import { clearWakeRequest, enqueueMonitor, enqueueSend, type WalletNetwork } from './queue.ts';

@@ -7,6 +7,8 @@ export interface RpcProxyOptions {
   getLogsDelayMs?: number;
   /** Drop `blockTimestamp` from eth_getLogs answers, as providers that predate the field do. */
   stripLogTimestamps?: boolean;
+  /** Answer `anvil_getAutomine` with this instead of asking anvil (to present anvil's stalled automine). */
+  reportAutomine?: boolean;
 }
 
 /**
@@ -21,8 +23,11 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
   let stalledUntil = 0;
   type Call = { id: unknown; method: string; params: { fromBlock: string; toBlock: string }[] };
   type Answer = { id?: unknown; result?: unknown; error?: unknown };
-  /** The refusal of a call (an eth_getLogs range wider than allowed), or undefined to forward it. */
+  /** The proxy's own answer to a call (a refused eth_getLogs range, a reported automine), or undefined to forward it. */
   function refusal(call: Call): Answer | undefined {
+    if (call.method === 'anvil_getAutomine' && settings.reportAutomine !== undefined) {
+      return { id: call.id, result: settings.reportAutomine };
+    }
     if (call.method !== 'eth_getLogs') return undefined;
     const { fromBlock, toBlock } = call.params[0] as { fromBlock: string; toBlock: string };
     const range: [number, number] = [Number(fromBlock), Number(toBlock)];
