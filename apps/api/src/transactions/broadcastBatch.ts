@@ -1,7 +1,6 @@
 import { type Address, type Hex, keccak256, type LocalAccount, type PublicClient } from 'viem';
 import { isUnreachable, shortError } from '#api/chain/chainErrors.ts';
 import type { Db } from '#api/db/db.ts';
-import { mapLimit } from '#api/lib/mapLimit.ts';
 import { invalidateNonce } from './nonces.ts';
 import type { WalletNetwork } from './queue.ts';
 
@@ -15,6 +14,9 @@ export interface SignedRow {
   maxFeePerGas: string;
   maxPriorityFeePerGas: string;
 }
+
+/** Transactions per JSON-RPC batch: the batch size of the chain clients' transport (chains.ts). */
+const RPC_BATCH = 64;
 
 type Outcome = { kind: 'sent' } | { kind: 'unreachable'; error: unknown } | { kind: 'refused'; error: unknown };
 
@@ -48,7 +50,7 @@ export async function broadcastBatch(
     ),
   );
   const hashes = signed.map((s) => keccak256(s));
-  const outcomes = await mapLimit(rows, 32, async (_row, i): Promise<Outcome> => {
+  const send = async (i: number): Promise<Outcome> => {
     try {
       await client.sendRawTransaction({ serializedTransaction: signed[i] as Hex });
       return { kind: 'sent' };
@@ -63,7 +65,15 @@ export async function broadcastBatch(
       }
       return { kind: 'refused', error };
     }
-  });
+  };
+  // In nonce order, one JSON-RPC batch at a time (calls made in one tick share a batch, which the node takes in
+  // order): concurrent batches can reach the node out of order, and a node that sees nonce n+1 before n queues it
+  // (anvil then sometimes never promotes it, and its automine stalls behind it).
+  const outcomes: Outcome[] = [];
+  for (let start = 0; start < rows.length; start += RPC_BATCH) {
+    const indexes = rows.slice(start, start + RPC_BATCH).map((_, k) => start + k);
+    outcomes.push(...(await Promise.all(indexes.map(send))));
+  }
 
   const sent = rows.flatMap((row, i) => (outcomes[i]?.kind === 'sent' ? [{ id: row.id, hash: hashes[i] }] : []));
   await db.transaction(async (tx) => {
