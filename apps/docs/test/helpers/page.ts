@@ -19,7 +19,13 @@ export async function openPage(
   const page = await browser.context.newPage();
   const errors: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
+    // A failed resource names itself only in the message's location.
+    if (message.type() === 'error') {
+      const where = message.location().url;
+      errors.push(
+        /^Failed to load resource/.test(message.text()) && where ? `${message.text()}: ${where}` : message.text(),
+      );
+    }
   });
   page.on('pageerror', (error) => errors.push(error.message));
   const pending = new Set<string>();
