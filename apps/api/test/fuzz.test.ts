@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { routes } from '#api/routes/index.ts';
 import {
   checkHealth,
   type FuzzEnvironment,
@@ -50,23 +51,7 @@ describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, (
     }
   });
 
-  for (const operationId of [
-    'get-projects',
-    'get-project-detail',
-    'create-subscription',
-    'get-subscriptions',
-    'update-subscription-webhook',
-    'get-records',
-    'resend-failed-webhook',
-    'get-contracts',
-    'import-contract',
-    'activate-contract-function',
-    'deactivate-contract-function',
-    'get-contract-activated-functions',
-    'execute-transaction',
-    'get-transaction',
-    'get-transactions',
-  ]) {
+  for (const operationId of routes.map((route) => route.operationId)) {
     it(`${operationId}: 4xx in the error shape for invalid input, no 5xx, as documented, nothing written`, async () => {
       const op = env.operations.find((o) => o.operationId === operationId);
       assert.ok(op, `${operationId} is in the document`);
