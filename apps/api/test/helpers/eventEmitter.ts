@@ -79,7 +79,8 @@ export async function deployEmitter(rpcUrl: string): Promise<Emitter> {
     rpcUrls: { default: { http: [rpcUrl] } },
   };
   const wallet: WalletClient = createWalletClient({ account, chain, transport });
-  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 }) as PublicClient;
+  // cacheTime 0: getBlockNumber() right after a receipt must be the head, not a number cached by an earlier poll.
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 }) as PublicClient;
   const hash = await wallet.deployContract({ abi: EMITTER_ABI, bytecode: emitterBytecode(), account, chain });
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   const address = receipt.contractAddress as Address;
