@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { freePort } from '#api/lib/ports.ts';
 import { setMembership } from '#api/projects/users.ts';
-import { INCREMENT, INCREMENTED_EVENT, SET_LOCKED } from './helpers/authMatrix.ts';
+import { INCREMENT, SET_LOCKED } from './helpers/authMatrix.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, bearer, type CallResult, createHarness, type Harness } from './helpers/harness.ts';
-import { deployCounter } from './helpers/testContract.ts';
+import { deployCounter, incrementsSubscription } from './helpers/testContract.ts';
 import { counterProject, settled } from './helpers/transactionFlow.ts';
 import { eventually, type Receiver, startReceiver } from './helpers/webhookReceiver.ts';
 
@@ -86,16 +86,11 @@ describe('object-level isolation: project B cannot read or change project A’s 
       receiver = await startReceiver(() => ({ status: 500 }));
       const created = await h.call('create-subscription', {
         headers: a.headers,
-        body: {
+        body: incrementsSubscription(counter, {
           subscriptionName: 'Increments of A',
-          networkId: 1337,
-          address: counter,
-          formattedAbiEvent: INCREMENTED_EVENT,
-          initialBlockNumber: 0,
-          scanInterval: 5,
           webhookURL: receiver.url,
           webhookMaxRetries: 0,
-        },
+        }),
       });
       assert.equal(created.status, 201, JSON.stringify(created.body));
       subscription = created.body.eventNotifierSubscription;

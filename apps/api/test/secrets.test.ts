@@ -8,11 +8,10 @@ import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { open } from '#api/crypto/secretBox.ts';
 import { freePort } from '#api/lib/ports.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
-import { INCREMENTED_EVENT } from './helpers/authMatrix.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
 import { captureLogs } from './helpers/logCapture.ts';
-import { COUNTER_FORMATTED_ABI, deployCounter } from './helpers/testContract.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from './helpers/testContract.ts';
 import { settled } from './helpers/transactionFlow.ts';
 import { eventually, type Receiver, startReceiver } from './helpers/webhookReceiver.ts';
 
@@ -163,16 +162,7 @@ describe('secrets at rest and in logs', () => {
     const subscription = (
       await expect(201, 'create-subscription', {
         headers: apiKey(s.key),
-        body: {
-          subscriptionName: 'Increments',
-          networkId: 1337,
-          address: counter,
-          formattedAbiEvent: INCREMENTED_EVENT,
-          initialBlockNumber: 0,
-          scanInterval: 5,
-          webhookURL: receiver.url,
-          webhookMaxRetries: 0,
-        },
+        body: incrementsSubscription(counter, { webhookURL: receiver.url, webhookMaxRetries: 0 }),
       })
     ).eventNotifierSubscription;
     s.webhookSecret = subscription.webhookSecret;
@@ -234,14 +224,7 @@ describe('secrets at rest and in logs', () => {
     const down = (
       await expect(201, 'create-subscription', {
         headers: apiKey(s.key),
-        body: {
-          subscriptionName: 'On a chain that is down',
-          networkId: 11155111,
-          address: counter,
-          formattedAbiEvent: INCREMENTED_EVENT,
-          initialBlockNumber: 0,
-          scanInterval: 5,
-        },
+        body: incrementsSubscription(counter, { subscriptionName: 'On a chain that is down', networkId: 11155111 }),
       })
     ).eventNotifierSubscription;
     const failedScan = await eventually(async () => {

@@ -6,9 +6,9 @@
 // - every record reaches the receiver at least once, always under the same webhook-id (its record id);
 // - every API is ready again and a new execution succeeds.
 import { type Address, decodeEventLog, type Hex, toEventSelector } from 'viem';
-import { compileCounter } from '../../test/helpers/testContract.ts';
+import { compileCounter, INCREMENTED_EVENT } from '../../test/helpers/testContract.ts';
 import type { Cluster } from './cluster.ts';
-import { blockNumber, call, INCREMENTED_EVENT, rpc, type WebhookReceiver, type WorkloadProject } from './workload.ts';
+import { blockNumber, call, rpc, type WebhookReceiver, type WorkloadProject } from './workload.ts';
 
 export const FINAL = ['succeeded', 'reverted', 'broadcast-failed', 'monitor-failed'];
 

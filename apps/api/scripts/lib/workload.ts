@@ -5,10 +5,9 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Address } from 'viem';
-import { COUNTER_FORMATTED_ABI, deployCounter } from '../../test/helpers/testContract.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from '../../test/helpers/testContract.ts';
 import type { Cluster } from './cluster.ts';
 
-export const INCREMENTED_EVENT = 'event Incremented(address indexed by, uint256 amount, uint256 total)';
 const PREFIX = '/public-api/v3';
 
 export interface WorkloadProject {
@@ -88,16 +87,18 @@ export async function setUpProject(
   const head = await blockNumber(cluster.anvilUrl);
   const subscription = await expectStatus(
     'create-subscription',
-    call(base, apiKey, 'POST', '/event-notifier/create-subscription', {
-      subscriptionName: `${name} increments`,
-      networkId: 1337,
-      address: counter,
-      formattedAbiEvent: INCREMENTED_EVENT,
-      initialBlockNumber: head,
-      scanInterval: 5,
-      webhookURL: webhookUrl,
-      webhookMaxRetries,
-    }),
+    call(
+      base,
+      apiKey,
+      'POST',
+      '/event-notifier/create-subscription',
+      incrementsSubscription(counter, {
+        subscriptionName: `${name} increments`,
+        initialBlockNumber: head,
+        webhookURL: webhookUrl,
+        webhookMaxRetries,
+      }),
+    ),
     201,
   );
   const detail = await expectStatus(

@@ -6,9 +6,8 @@ import type { RouteDefinition } from '#api/http/route.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
 import { setMembership } from '#api/projects/users.ts';
 import { apiKey, bearer, type CallResult, type Harness } from './harness.ts';
-import { COUNTER_FORMATTED_ABI } from './testContract.ts';
+import { COUNTER_FORMATTED_ABI, incrementsSubscription } from './testContract.ts';
 
-export const INCREMENTED_EVENT = 'event Incremented(address indexed by, uint256 amount, uint256 total)';
 const abiEntry = (name: string) => COUNTER_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
 export const INCREMENT = abiEntry('increment');
 export const SET_LOCKED = abiEntry('setLocked');
@@ -41,14 +40,7 @@ export async function createMatrixFixture(h: Harness, counter: string) {
   assert.equal(executed.status, 201, JSON.stringify(executed.body));
   const subscribed = await h.call('create-subscription', {
     headers: headersA,
-    body: {
-      subscriptionName: 'Increments of A',
-      networkId: 1337,
-      address: counter,
-      formattedAbiEvent: INCREMENTED_EVENT,
-      initialBlockNumber: 0,
-      scanInterval: 5,
-    },
+    body: incrementsSubscription(counter, { subscriptionName: 'Increments of A' }),
   });
   assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
 
@@ -135,14 +127,7 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
   },
   'create-subscription': {
     request: (_f, n) => ({
-      body: {
-        subscriptionName: `Matrix ${n}`,
-        networkId: 1337,
-        address: randomAddress(),
-        formattedAbiEvent: INCREMENTED_EVENT,
-        initialBlockNumber: 0,
-        scanInterval: 5,
-      },
+      body: incrementsSubscription(randomAddress(), { subscriptionName: `Matrix ${n}` }),
     }),
     check(res, f, actingIn) {
       ok(res, 201);

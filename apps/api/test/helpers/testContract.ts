@@ -9,6 +9,22 @@ import { privateKeyToAccount } from 'viem/accounts';
 export const ANVIL_DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 
 /** The test contract's ABI as the API takes it: human-readable strings. */
+/** The Counter's event, one per increment. */
+export const INCREMENTED_EVENT = 'event Incremented(address indexed by, uint256 amount, uint256 total)';
+
+/** A create-subscription body for the Counter's Incremented events at `address`, on chain 1337 from block 0. */
+export function incrementsSubscription(address: string, fields: Record<string, unknown> = {}) {
+  return {
+    subscriptionName: 'Increments',
+    networkId: 1337,
+    address,
+    formattedAbiEvent: INCREMENTED_EVENT,
+    initialBlockNumber: 0,
+    scanInterval: 5,
+    ...fields,
+  };
+}
+
 export const COUNTER_FORMATTED_ABI = [
   'struct Point { int64 x; int64 y; }',
   'function count() view returns (uint256)',
@@ -21,7 +37,7 @@ export const COUNTER_FORMATTED_ABI = [
   'function record(address who, bool flag, bytes32 tag, bytes blob, string note, uint256[] values, int64 delta, Point point)',
   'function deposit() payable',
   'error TooLarge(uint256 value, uint256 limit)',
-  'event Incremented(address indexed by, uint256 amount, uint256 total)',
+  INCREMENTED_EVENT,
 ];
 
 let compiled: { abi: Abi; bytecode: Hex } | undefined;
