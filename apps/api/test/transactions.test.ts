@@ -199,7 +199,21 @@ describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listin
       ),
     );
     assert.ok(answers.every((a) => a.status === 201));
-    const done = await Promise.all(answers.map((a) => settled(h, q.headers, a.body.transaction.id, 60_000)));
+    const done = await Promise.all(answers.map((a) => settled(h, q.headers, a.body.transaction.id, 60_000))).catch(
+      async (error) => {
+        // What was left, for the record: statuses, the node's pool, and the queued jobs.
+        const statuses = await h.db.query(
+          'SELECT status, count(*)::int AS n, min(nonce) AS nonce FROM transactions GROUP BY status',
+        );
+        const pool = await chain.request({ method: 'txpool_status' as never });
+        const jobs = await h.db.query(
+          'SELECT task_identifier, key, run_at, attempts, locked_at FROM graphile_worker.jobs',
+        );
+        throw new Error(
+          `${(error as Error).message}; ${JSON.stringify({ statuses: statuses.rows, pool, jobs: jobs.rows })}`,
+        );
+      },
+    );
     assert.ok(
       done.every((t) => t.status === 'succeeded'),
       JSON.stringify(done.find((t) => t.status !== 'succeeded')),
