@@ -158,6 +158,10 @@ describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listin
     assert.equal(other.status, 409);
     assert.equal(other.body.code, 'CONFLICT');
     assert.match(other.body.message, /already used for a different request/);
+    // A different body is a conflict even when it would be refused on its own (an argument that does not convert).
+    const invalid = await execute('increment', ['not a number'], 'idem');
+    assert.equal(invalid.status, 409);
+    assert.equal(invalid.body.code, 'CONFLICT');
   });
 
   it('100 concurrent executions with one key → one transaction row and one transaction on chain', async () => {
@@ -298,6 +302,8 @@ describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listin
     assert.equal(res.status, 404);
     const foreignExecute = await execute('increment', ['1'], 'foreign', stranger);
     assert.equal(foreignExecute.status, 404);
+    const before = await execute('claim', ['98'], 'before-deactivation');
+    assert.equal(before.status, 201);
     await h.call('deactivate-contract-function', {
       headers: p.headers,
       body: { contractId: p.contractId, formattedAbiFunction: 'function claim(uint256 id)' },
@@ -305,6 +311,10 @@ describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listin
     const inactive = await execute('claim', ['99'], 'inactive');
     assert.equal(inactive.status, 422);
     assert.equal(inactive.body.code, 'FUNCTION_NOT_ACTIVE');
+    // A key stored before the deactivation still answers with its transaction.
+    const replay = await execute('claim', ['98'], 'before-deactivation');
+    assert.equal(replay.status, 201);
+    assert.equal(replay.body.transaction.id, before.body.transaction.id);
   });
 
   it('imports and activates on an unconfigured network; executing names the missing RPC_URL', async () => {

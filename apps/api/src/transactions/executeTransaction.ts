@@ -59,33 +59,27 @@ function original(existing: Transaction & { requestHash: string }, hash: string)
 }
 
 /**
- * In one round trip: the transaction already stored under the idempotency key, if any, and the activated function
- * with its contract and the project's wallets (this path runs on every execution; round trips dominate its cost).
+ * The activated function with its contract and the project's wallets, in one round trip. The idempotency key is not
+ * looked up here: on the way to a new transaction the insert's unique index finds a duplicate, and a request that is
+ * refused looks its key up then (see executeTransaction).
  */
-async function lookup(db: Db, projectId: number, body: ExecuteRequest) {
-  const { rows } = await db.query<{
-    existing: (Transaction & { requestHash: string }) | null;
-    fn: ActivatedFunctionRow | null;
-  }>(
-    `SELECT
-       (SELECT to_jsonb(t) FROM (SELECT ${TRANSACTION_COLUMNS}, request_hash AS "requestHash" FROM transactions
-                                 WHERE project_id = $2 AND idempotency_key = $3) t) AS existing,
-       (SELECT to_jsonb(f) FROM (
-          SELECT f.id, f.active, f.formatted_abi_function AS "formattedAbiFunction", f.signature,
-                 c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
-                 c.formatted_abi AS "formattedAbi",
-                 wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress",
-                 wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress"
-          FROM contract_activated_functions f
-          JOIN contracts c ON c.id = f.contract_id
-          JOIN projects p ON p.id = c.project_id
-          JOIN system_wallets wm ON wm.id = p.wallet_mainnet_id
-          JOIN system_wallets wt ON wt.id = p.wallet_testnet_id
-          WHERE f.id = $1 AND c.project_id = $2) f) AS fn`,
-    [body.contractActivatedFunctionId, projectId, body.idempotencyKey],
-    'execute-lookup',
+async function lookupFunction(db: Db, projectId: number, functionId: number) {
+  const { rows } = await db.query<ActivatedFunctionRow>(
+    `SELECT f.id, f.active, f.formatted_abi_function AS "formattedAbiFunction", f.signature,
+            c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
+            c.formatted_abi AS "formattedAbi",
+            wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress",
+            wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress"
+       FROM contract_activated_functions f
+       JOIN contracts c ON c.id = f.contract_id
+       JOIN projects p ON p.id = c.project_id
+       JOIN system_wallets wm ON wm.id = p.wallet_mainnet_id
+       JOIN system_wallets wt ON wt.id = p.wallet_testnet_id
+      WHERE f.id = $1 AND c.project_id = $2`,
+    [functionId, projectId],
+    'execute-lookup-function',
   );
-  return rows[0] ?? { existing: null, fn: null };
+  return rows[0];
 }
 
 function clientFor(chains: Chains, networkId: NetworkId): PublicClient {
@@ -113,8 +107,10 @@ async function simulate(
 
 /**
  * Accepts a transaction: checks the function is active, converts the arguments, simulates the call, then stores
- * the transaction and queues its sending in one database transaction. Concurrent requests with one idempotency key
- * meet at the unique index: one inserts, the others get its row.
+ * the transaction and wakes its sender. Concurrent requests with one idempotency key meet at the unique index: one
+ * inserts, the others get its row. A request refused on the way (function inactive, arguments, simulation) whose
+ * key is already stored gets the original transaction instead (or the 409 of a different body), as if the key had
+ * been looked up first; looking it up only then keeps the common path to one read before the simulation.
  */
 export async function executeTransaction(
   deps: { db: Db; chains: Chains },
@@ -122,8 +118,23 @@ export async function executeTransaction(
   body: ExecuteRequest,
 ): Promise<Transaction> {
   const hash = requestHash(body);
-  const { existing, fn } = await lookup(deps.db, projectId, body);
-  if (existing) return original(existing, hash);
+  try {
+    return await accept(deps, projectId, body, hash);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code === 'CONFLICT') throw error;
+    const existing = await findByKey(deps.db, projectId, body.idempotencyKey);
+    if (existing) return original(existing, hash);
+    throw error;
+  }
+}
+
+async function accept(
+  deps: { db: Db; chains: Chains },
+  projectId: number,
+  body: ExecuteRequest,
+  hash: string,
+): Promise<Transaction> {
+  const fn = await lookupFunction(deps.db, projectId, body.contractActivatedFunctionId);
   if (!fn)
     throw new ApiError('NOT_FOUND', { resource: 'Contract activated function', id: body.contractActivatedFunctionId });
   if (!fn.active) throw new ApiError('FUNCTION_NOT_ACTIVE', { signature: fn.signature, contractId: fn.contractId });
