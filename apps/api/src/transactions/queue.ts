@@ -35,14 +35,21 @@ export const WAKE_STALE_AFTER = "interval '10 seconds'";
  * statement): then either its snapshot sees the sender's clearing of the flag and it queues a new run, or it
  * predates the clearing, and the row committed before the sender's first read. Embedded in the insert, a statement
  * whose snapshot predated the clearing could commit after the sender's last read and strand its row.
+ * A flag row locked by someone else is skipped, not waited for: its holder is either another acceptance setting the
+ * flag (its job will run, and read this row) or the sender clearing it (whose reads start after that commit, so
+ * after this row's). Waiting would queue every acceptance behind that one statement.
  * `transaction_senders` must already hold the (wallet, network) row: see ensureSender.
  */
 export async function wakeSender(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
   await db.query(
-    `WITH woken AS (
-       UPDATE transaction_senders SET wake_requested_at = now()
-       WHERE system_wallet_id = $1 AND network_id = $2
-         AND (wake_requested_at IS NULL OR wake_requested_at < now() - ${WAKE_STALE_AFTER})
+    `WITH due AS (
+       SELECT system_wallet_id, network_id FROM transaction_senders
+        WHERE system_wallet_id = $1 AND network_id = $2
+          AND (wake_requested_at IS NULL OR wake_requested_at < now() - ${WAKE_STALE_AFTER})
+          FOR UPDATE SKIP LOCKED
+     ), woken AS (
+       UPDATE transaction_senders s SET wake_requested_at = now() FROM due
+        WHERE s.system_wallet_id = due.system_wallet_id AND s.network_id = due.network_id
        RETURNING 1
      )
      SELECT graphile_worker.add_job('${SEND_TASK}', $3::json, job_key => $4, max_attempts => 25) FROM woken`,
