@@ -1,5 +1,6 @@
 import { createPublicClient, http, type PublicClient, webSocket } from 'viem';
 import { NETWORKS, type NetworkId } from '#api/config/networks.ts';
+import { rpcFetch } from './rpcFetch.ts';
 
 /** Raised when a call needs a network whose RPC_URL_<id> is not set. */
 export class NetworkNotConfiguredError extends Error {
@@ -22,7 +23,7 @@ export function createChains(rpcUrls: Readonly<Partial<Record<NetworkId, string>
     if (!url) continue;
     const transport = url.startsWith('ws')
       ? webSocket(url)
-      : http(url, { timeout: 10_000, retryCount: 0, batch: { batchSize: 64, wait: 0 } });
+      : http(url, { timeout: 10_000, retryCount: 0, batch: { batchSize: 64, wait: 0 }, fetchFn: rpcFetch });
     clients.set(network.id, createPublicClient({ transport, pollingInterval: 1_000 }) as PublicClient);
   }
   return {
