@@ -70,9 +70,11 @@ function connection(url: URL) {
   };
 }
 
+// Kept open from one run to the next, so the measured run does not open its connections.
+const pool: ReturnType<typeof connection>[] = [];
+
 async function run(o: Options) {
   const url = new URL(o.url);
-  const pool: ReturnType<typeof connection>[] = [];
   const waiting: { request: Buffer; pending: Pending }[] = [];
   const latencies: number[] = [];
   let accepted = 0;
@@ -130,7 +132,6 @@ async function run(o: Options) {
   }
   allSent = true;
   if (outstanding > 0) await drained;
-  for (const c of pool) c.close();
   latencies.sort((a, b) => a - b);
   return {
     accepted,
@@ -141,7 +142,7 @@ async function run(o: Options) {
   };
 }
 
-process.once('message', async (message) => {
-  const result = await run(message as Options);
-  process.send?.(result, () => process.exit(0));
+// One run per message (the warm-up, then the measured run); the parent kills the process when done.
+process.on('message', async (message) => {
+  process.send?.(await run(message as Options));
 });

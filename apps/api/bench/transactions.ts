@@ -64,26 +64,29 @@ try {
   const functionId = activated.contractActivatedFunction?.id;
 
   // 1. execute-transaction at a fixed rate, every request with its own idempotency key, after a warm-up at the
-  //    same rate (the first seconds of a fresh process compile the request path; those are not the steady state).
-  const drive = (rate: number, seconds: number) => {
-    const load = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'executeLoad.ts'), {
-      execArgv: ['--import', 'tsx'],
+  //    same rate by the same generator process (the first seconds of a fresh process compile the request path, in
+  //    the API and in the generator; those are not the steady state).
+  const load = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'executeLoad.ts'), {
+    execArgv: ['--import', 'tsx'],
+  });
+  stops.push(() => load.kill());
+  const drive = (rate: number, seconds: number) =>
+    new Promise<{ accepted: number; non2xx: number; errors: number; p50: number; p99: number }>((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`load generator exited with ${code}`));
+      load.once('exit', exited);
+      load.once('message', (m) => {
+        load.off('exit', exited);
+        resolve(m as never);
+      });
+      load.send({
+        url: `${base}/transaction/execute-transaction`,
+        apiKey,
+        functionId,
+        rate,
+        seconds,
+        connections: CONNECTIONS,
+      });
     });
-    return new Promise<{ accepted: number; non2xx: number; errors: number; p50: number; p99: number }>(
-      (resolve, reject) => {
-        load.once('message', (m) => resolve(m as never));
-        load.once('exit', (code) => reject(new Error(`load generator exited with ${code}`)));
-        load.send({
-          url: `${base}/transaction/execute-transaction`,
-          apiKey,
-          functionId,
-          rate,
-          seconds,
-          connections: CONNECTIONS,
-        });
-      },
-    );
-  };
   await drive(RATE, WARMUP_SECONDS);
   console.log(
     `execute-transaction: ${RATE} req/s for ${SECONDS} s (open loop, latency from each request's due time; after ${WARMUP_SECONDS} s of warm-up)…`,
