@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Chains } from '#api/chain/chains.ts';
-import type { Db } from '#api/db/db.ts';
+import { type Db, isConnectionLoss } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { authenticate, type Principal } from '#api/http/authenticate.ts';
@@ -128,29 +128,6 @@ function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDe
   });
 }
 
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-]);
-
-/** A failure to reach the database (down, restarting, connection dropped): the client may retry. */
-function isUnavailable(error: unknown): boolean {
-  for (let e = error as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
-    if (e.code && UNAVAILABLE_CODES.has(e.code)) return true;
-    if (e instanceof Error && /Connection terminated|timeout exceeded when trying to connect/.test(e.message))
-      return true;
-  }
-  return false;
-}
-
 /** Maps anything thrown while serving a request to the one error shape. */
 function toApiError(error: FastifyError, requestId: string, bodyLimit: number): ApiError {
   if (error instanceof ApiError) return error;
@@ -165,7 +142,7 @@ function toApiError(error: FastifyError, requestId: string, bodyLimit: number): 
       return new ApiError('INVALID_JSON');
   }
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('INVALID_JSON');
-  if (isUnavailable(error)) {
+  if (isConnectionLoss(error)) {
     return new ApiError(
       'SERVICE_UNAVAILABLE',
       { reason: 'the database is unreachable' },

@@ -37,6 +37,33 @@ export class UniqueViolationError extends DatabaseError {
   }
 }
 
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+/**
+ * A PostgreSQL connection that failed or was cut: network errors, a Unix socket that is gone (the server is down),
+ * shutdown (57P0x), connection class 08, a pool that could not connect in time.
+ */
+export function isConnectionLoss(error: unknown): boolean {
+  for (
+    let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (NETWORK_CODES.has(code) || /^57P0[1-3]$/.test(code) || /^08/.test(code)) return true;
+    if (code === 'ENOENT' && (e as { syscall?: unknown }).syscall === 'connect') return true;
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (
+      /Connection terminated|not queryable|the database system is (shutting down|starting up)|timeout exceeded when trying to connect/i.test(
+        message,
+      )
+    )
+      return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
 export function translateDbError(error: unknown): Error {
   if (error instanceof DatabaseError) return error;
   const code = (error as { code?: string }).code;
