@@ -1,6 +1,7 @@
 import { english, generateMnemonic, type HDAccount, mnemonicToAccount } from 'viem/accounts';
 import { open, seal } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
+import { withFastSigning } from './fastSigner.ts';
 
 const SECRET_NAME = 'wallet-mnemonic';
 
@@ -32,7 +33,7 @@ export async function loadWalletKeys(db: Db, masterKey: Buffer): Promise<WalletK
     account(derivationIndex) {
       let account = cache.get(derivationIndex);
       if (!account) {
-        account = mnemonicToAccount(mnemonic, { addressIndex: derivationIndex });
+        account = withFastSigning(mnemonicToAccount(mnemonic, { addressIndex: derivationIndex }));
         cache.set(derivationIndex, account);
       }
       return account;
