@@ -433,7 +433,7 @@ describe('transactions on anvil when its automine stalls', () => {
       (await h.call('get-transaction', { headers: p.headers, query: { transactionId: id } })).body.transaction.status;
     await waitFor(async () => ((await status()) === 'broadcasted' ? true : undefined));
 
-    // Automine off (a developer mining by hand): the monitor leaves the pool alone, past its 3 s threshold.
+    // Automine off (a developer mining by hand): the monitor leaves the pool alone, past its 1 s threshold.
     await new Promise((r) => setTimeout(r, 4_500));
     assert.equal(await status(), 'broadcasted');
     assert.equal(

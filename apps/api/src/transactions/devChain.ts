@@ -22,22 +22,30 @@ export async function ensureDevFunds(client: PublicClient, networkId: number, ad
   }
 }
 
-/** How long a broadcast transaction waits on chain 1337 before the monitor suspects a stalled automine. */
-export const DEV_STALL_MS = 3_000;
+/**
+ * How long a broadcast transaction waits on chain 1337 before the monitor suspects a stalled automine (anvil mines
+ * a block as soon as a transaction is ready; a wrong suspicion costs one empty block and one fee bump).
+ */
+export const DEV_STALL_MS = 1_000;
 
 /**
  * Development chain only (1337): anvil's automine mines when a transaction arrives, and in a burst it can leave
- * ready transactions in its pool with nothing left to trigger another block (observed from about a thousand
- * transactions a second; a replacement does not always wake it either). While automine is on, the monitor then
- * mines one block (`evm_mine`), which takes every ready transaction. With automine off (a developer mining by
- * hand) or on another node, nothing is done.
+ * transactions in its pool with nothing left to trigger another block (observed from about a thousand transactions
+ * a second): either ready ones, which one mined block (`evm_mine`) takes, or, worse, the account's next nonce filed
+ * as "queued" with every later one behind it, which no block promotes and only a replacement of that transaction
+ * re-files. While automine is on, the monitor mines a block and answers true: the caller then re-sends the lowest
+ * stalled transaction with a higher fee. With automine off (a developer mining by hand) or on another node, nothing
+ * is done and the answer is false.
  */
-export async function unstickDevChain(client: PublicClient, networkId: number): Promise<void> {
-  if (networkId !== 1337) return;
+export async function unstickDevChain(client: PublicClient, networkId: number): Promise<boolean> {
+  if (networkId !== 1337) return false;
   try {
     const automine = await client.request({ method: 'anvil_getAutomine' as never });
-    if (automine === true) await client.request({ method: 'evm_mine' as never });
+    if (automine !== true) return false;
+    await client.request({ method: 'evm_mine' as never });
+    return true;
   } catch {
     // Not an anvil node.
+    return false;
   }
 }

@@ -80,7 +80,15 @@ async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target
   if (rows.length === 0) return 0;
   let receipts: (TransactionReceipt | undefined)[];
   try {
-    receipts = await mapLimit(rows, 32, (row) => receiptOf(client, row.hashes));
+    // Only a nonce below the wallet's mined count can have a receipt: one call spares a receipt lookup for each
+    // transaction still waiting (under a backlog, most of them).
+    const minedCount = await client.getTransactionCount({
+      address: (rows[0] as BroadcastRow).from,
+      blockTag: 'latest',
+    });
+    receipts = await mapLimit(rows, 32, async (row) =>
+      Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
+    );
   } catch (error) {
     if (!isUnreachable(error)) throw error;
     // Cannot look: only the timeout applies.
@@ -92,8 +100,9 @@ async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target
     return rows.length;
   }
   let waiting = 0;
-  if (rows.some((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS)) {
-    await unstickDevChain(client, target.networkId);
+  const stalled = rows.find((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS);
+  if (stalled && (await unstickDevChain(client, target.networkId)) && stalled.feeBumps < settings.maxFeeBumps) {
+    await resendWithHigherFee(deps, settings, target, client, stalled);
   }
   // Successes are recorded in one statement (one commit for the whole pass, not one per transaction).
   const succeeded = rows.flatMap((row, i) => {
