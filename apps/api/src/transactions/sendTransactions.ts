@@ -57,38 +57,64 @@ async function sendWhileWaiting(deps: WorkerDeps, settings: TransactionSettings,
     return;
   }
   const started = Date.now();
-  while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
-    try {
-      const batch = await nextBatch(sender);
-      if (!batch) return;
+  // The next round's selection and gas estimates run while this round is broadcast (they need the node too, and
+  // so overlap its work); its nonces are allocated only after this round's outcome is recorded.
+  let following: Promise<Prepared | undefined> | undefined;
+  try {
+    while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
+      const resumed = await resumable(sender);
+      if (resumed.length > 0) {
+        await broadcastRound(sender, resumed);
+        continue;
+      }
+      const prepared = await (following ?? prepare(sender));
+      following = undefined;
+      if (!prepared) return;
+      const batch = await allocate(sender, prepared);
       if (batch.length === 0) continue;
-      const broadcast = await broadcastBatch(sender, batch);
-      if (broadcast > 0) await enqueueMonitor(deps.db.pool, target);
-    } catch (error) {
-      if (!isUnreachable(error)) throw error;
-      const delay = await recordUnreachable(deps.db, target, settings, error);
-      if (delay !== undefined) await enqueueSend(deps.db.pool, target, new Date(Date.now() + delay));
-      return;
+      following = prepare(sender);
+      following.catch(() => {}); // awaited next round; a failure meanwhile must not be unhandled
+      await broadcastRound(sender, batch);
     }
+    await enqueueSend(deps.db.pool, target);
+  } catch (error) {
+    if (!isUnreachable(error)) throw error;
+    const delay = await recordUnreachable(deps.db, target, settings, error);
+    if (delay !== undefined) await enqueueSend(deps.db.pool, target, new Date(Date.now() + delay));
+  } finally {
+    await following?.catch(() => {});
   }
-  await enqueueSend(deps.db.pool, target);
 }
 
-/**
- * The next transactions to broadcast, with nonces: first those left `processing` by a sender that died or lost
- * the RPC (same nonce, same fees, so the same hash), then `created` ones. undefined when nothing is waiting.
- */
-async function nextBatch(sender: Sender): Promise<SignedRow[] | undefined> {
-  const { db, target, settings, client, account } = sender;
-  const resumed = await db.query<SignedRow>(
+async function broadcastRound(sender: Sender, batch: SignedRow[]): Promise<void> {
+  const broadcast = await broadcastBatch(sender, batch);
+  if (broadcast > 0) await enqueueMonitor(sender.db.pool, sender.target);
+}
+
+/** Transactions left `processing` by a sender that died or lost the RPC: same nonce, same fees, so the same hash. */
+async function resumable(sender: Sender): Promise<SignedRow[]> {
+  const { db, target, settings } = sender;
+  const { rows } = await db.query<SignedRow>(
     `SELECT id, to_address AS "to", data, nonce, gas_limit::text AS "gas", gas_price::text AS "maxFeePerGas",
             max_priority_fee_per_gas::text AS "maxPriorityFeePerGas"
      FROM transactions WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'processing'
      ORDER BY nonce LIMIT $3`,
     [target.walletId, target.networkId, settings.batchSize],
   );
-  if (resumed.rows.length > 0) return resumed.rows;
+  return rows;
+}
 
+interface Prepared {
+  ready: { id: string; gas: bigint }[];
+  fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+}
+
+/**
+ * The next `created` transactions with their gas estimates; those whose estimate fails end here (reverted or
+ * broadcast-failed). undefined when nothing is waiting.
+ */
+async function prepare(sender: Sender): Promise<Prepared | undefined> {
+  const { db, target, settings, client, account } = sender;
   const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; abi: string[] }>(
     `SELECT t.id, t.to_address AS "to", t.data, c.formatted_abi AS abi
      FROM transactions t
@@ -131,7 +157,13 @@ async function nextBatch(sender: Sender): Promise<SignedRow[] | undefined> {
       [row.id, revert ? 'reverted' : 'broadcast-failed', message],
     );
   }
-  const ready = estimates.filter((e): e is { row: (typeof waiting)[number]; gas: bigint } => 'gas' in e);
+  const ready = estimates.flatMap((e) => (e.gas !== undefined ? [{ id: e.row.id, gas: e.gas }] : []));
+  return { ready, fees };
+}
+
+/** Nonces, gas limits and fees for prepared transactions, in one database transaction; they become `processing`. */
+async function allocate(sender: Sender, { ready, fees }: Prepared): Promise<SignedRow[]> {
+  const { db, target, settings, client, account } = sender;
   if (ready.length === 0) return [];
   const headroom = BigInt(100 + settings.gasHeadroomPercent);
   return db.transaction(async (tx) => {
@@ -146,7 +178,7 @@ async function nextBatch(sender: Sender): Promise<SignedRow[] | undefined> {
        RETURNING t.id, t.to_address AS "to", t.data, t.nonce, t.gas_limit::text AS "gas",
          t.gas_price::text AS "maxFeePerGas", t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas"`,
       [
-        ready.map((r) => r.row.id),
+        ready.map((r) => r.id),
         nonces,
         ready.map((r) => ((r.gas * headroom) / 100n).toString()),
         fees.maxFeePerGas.toString(),
