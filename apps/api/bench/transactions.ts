@@ -26,7 +26,7 @@ import { startBenchDatabase } from './benchDatabase.ts';
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 6);
 const deadline = setTimeout(() => {
   console.error('bench:tx did not finish within 10 minutes');
   process.exit(1);
@@ -64,8 +64,9 @@ try {
   const functionId = activated.contractActivatedFunction?.id;
 
   // 1. execute-transaction at a fixed rate, every request with its own idempotency key, after a warm-up at the
-  //    same rate by the same generator process (the first seconds of a fresh process compile the request path, in
-  //    the API and in the generator; those are not the steady state).
+  //    same rate by the same generator process (the first seconds of a fresh process compile and re-compile the
+  //    request path, in the API and in the generator; after 3 s the first half second measured still showed stalls
+  //    of 50-100 ms, after 6 s none: those are not the steady state).
   const load = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'executeLoad.ts'), {
     execArgv: ['--import', 'tsx'],
   });
