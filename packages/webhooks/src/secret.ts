@@ -28,8 +28,38 @@ export function generateSecret(): string {
   return PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-/** HMAC-SHA256 of `message` with `key`, as base64 (WebCrypto, so it works in every runtime). */
+interface NodeHmac {
+  createHmac(
+    algorithm: 'sha256',
+    key: Uint8Array,
+  ): {
+    update(data: Uint8Array): { digest(encoding: 'base64'): string };
+  };
+}
+
+/**
+ * Node's own crypto module when running on Node (`process.getBuiltinModule`, Node 20.16 and later), without an import
+ * that other runtimes or bundlers would have to resolve.
+ */
+const nodeCrypto = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeHmac | undefined;
+
+/**
+ * HMAC-SHA256 of `message` with `key`, as base64. On Node it is computed synchronously with `node:crypto` (a
+ * WebCrypto key import and sign job cost about ten times as much per call, which shows when a server signs
+ * thousands of webhooks a second); elsewhere with WebCrypto, so it works in every runtime. Both give the same bytes.
+ */
 export async function hmacSha256Base64(
+  key: Uint8Array<ArrayBuffer>,
+  message: Uint8Array<ArrayBuffer>,
+): Promise<string> {
+  if (nodeCrypto) return nodeCrypto.createHmac('sha256', key).update(message).digest('base64');
+  return webCryptoHmacSha256Base64(key, message);
+}
+
+/** The WebCrypto computation of {@link hmacSha256Base64}; exported for the test that both agree. */
+export async function webCryptoHmacSha256Base64(
   key: Uint8Array<ArrayBuffer>,
   message: Uint8Array<ArrayBuffer>,
 ): Promise<string> {

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { timingSafeEqual } from './encoding.ts';
 import { InvalidSecretError } from './errors.ts';
-import { generateSecret } from './secret.ts';
+import { generateSecret, hmacSha256Base64, webCryptoHmacSha256Base64 } from './secret.ts';
 import { sign } from './sign.ts';
 import { OTHER_SECRET, SECRET } from './testing.ts';
 import { verify } from './verify.ts';
@@ -93,5 +93,15 @@ describe('timingSafeEqual', () => {
     assert.equal(timingSafeEqual('xbc', 'abc'), false);
     assert.equal(timingSafeEqual('abc', 'abcd'), false);
     assert.equal(timingSafeEqual('', ''), true);
+  });
+});
+
+describe('HMAC-SHA256 on Node and through WebCrypto', () => {
+  test('gives the same signature both ways, for keys and messages of every length', async () => {
+    for (let i = 0; i < 50; i++) {
+      const key = crypto.getRandomValues(new Uint8Array(1 + i * 3));
+      const message = crypto.getRandomValues(new Uint8Array(i * 37));
+      assert.equal(await hmacSha256Base64(key, message), await webCryptoHmacSha256Base64(key, message));
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { NETWORKS } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
 import { eventSignature, parseAbiEvent } from './abiEvent.ts';
+import { BACKFILL_DELIVERY_CONCURRENCY, backfillRunning } from './backfills.ts';
 import { queueDelivery } from './queue.ts';
 import type { RecordRow } from './records.ts';
 import type { EventNotifierSettings } from './settings.ts';
@@ -57,7 +58,8 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
         [subscriptionId, subscription.webhook_enabled, batchSize, leaseMs],
       );
       if (claimed.rows.length === 0) break;
-      const results = await mapConcurrent(claimed.rows, concurrency, (record) =>
+      const lanes = backfillRunning() ? Math.min(concurrency, BACKFILL_DELIVERY_CONCURRENCY) : concurrency;
+      const results = await mapConcurrent(claimed.rows, lanes, (record) =>
         refusal
           ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: it ${refusal}` })
           : sendWebhook({

@@ -3,6 +3,7 @@ import type { Address, PublicClient } from 'viem';
 import type { Chains } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError } from '#api/db/db.ts';
 import { parseAbiEvent, toDecodedLog } from './abiEvent.ts';
+import { asBackfill } from './backfills.ts';
 import { isConnectionFailure, type LogChunk, readLogRanges } from './logRanges.ts';
 import { queueDelivery, queueScan } from './queue.ts';
 import type { EventNotifierSettings } from './settings.ts';
@@ -25,7 +26,7 @@ export type ScanOutcome =
 
 // Session advisory locks (class, hash of the subscription id): one scan per subscription at a time across every
 // worker process. Postgres drops the lock with the session, so a killed worker never leaves it held.
-const SCAN_LOCK_CLASS = 727_005;
+export const SCAN_LOCK_CLASS = 727_005;
 
 /**
  * Scans one subscription: from `max(initialBlockNumber, lastScannedBlock + 1)` to the head minus the network's
@@ -91,19 +92,23 @@ async function readAndStore(
       toBlock,
       maxRange: deps.settings.maxBlockRange,
     });
-    // The next range is read from the chain while this one is written to the database.
-    let next = ranges.next();
-    for (;;) {
-      const result = await next;
-      if (result.done) break;
-      next = ranges.next();
-      next.catch(() => {});
-      stored += await storeChunk(client, chain, subscription, result.value);
-      if (deps.signal?.aborted) {
-        await ranges.return(undefined);
-        return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(result.value.toBlock), stored };
+    const scan = async (): Promise<ScanOutcome> => {
+      // The next range is read from the chain while this one is written to the database.
+      let next = ranges.next();
+      for (;;) {
+        const result = await next;
+        if (result.done) break;
+        next = ranges.next();
+        next.catch(() => {});
+        stored += await storeChunk(client, chain, subscription, result.value);
+        if (deps.signal?.aborted) {
+          await ranges.return(undefined);
+          return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(result.value.toBlock), stored };
+        }
       }
-    }
+      return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored };
+    };
+    return toBlock - fromBlock + 1n > BigInt(deps.settings.maxBlockRange) ? asBackfill(scan) : scan();
   }
   return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored };
 }

@@ -2,10 +2,12 @@ import type { Task, TaskList } from 'graphile-worker';
 import { requeueOrphaned } from '#api/transactions/queue.ts';
 import type { WorkerDeps } from '#api/worker/tasks.ts';
 import { deliverDue } from './delivery.ts';
-import { queueSweep, type SubscriptionJob, TASK } from './queue.ts';
+import { queueScan, queueSweep, type SubscriptionJob, TASK } from './queue.ts';
 import { scanSubscription } from './scanner.ts';
 import { defaultEventNotifierSettings } from './settings.ts';
 import { sweep } from './sweep.ts';
+
+const BUSY_RETRY_MS = 1_000;
 
 /**
  * The event notifier's job processors: scan a subscription, deliver its due webhooks, and the periodic sweep
@@ -27,7 +29,13 @@ export function eventNotifierTasks(deps: WorkerDeps): TaskList {
   deps.signal.addEventListener('abort', () => clearInterval(keepSweeping), { once: true });
 
   const scan: Task = async (payload) => {
-    await scanSubscription({ ...common, chains: deps.chains }, (payload as SubscriptionJob).subscriptionId);
+    const { subscriptionId } = payload as SubscriptionJob;
+    const outcome = await scanSubscription({ ...common, chains: deps.chains }, subscriptionId);
+    // Another scan of it holds the subscription: usually one just queueing this job as it ends, still holding the
+    // lock for a moment. Look again in a second, unless a scan is queued already (the holder's next one).
+    if (outcome.kind === 'busy') {
+      await queueScan(deps.db.pool, subscriptionId, new Date(Date.now() + BUSY_RETRY_MS), true);
+    }
   };
   const deliver: Task = async (payload) => {
     await deliverDue({ ...common, masterKey: deps.masterKey }, (payload as SubscriptionJob).subscriptionId);
