@@ -14,7 +14,13 @@ describe('withFastSigning (system wallets sign with libsecp256k1)', () => {
     for (let i = 0; i < 60; i++) {
       const account = mnemonicToAccount(mnemonic, { addressIndex: i % 5 });
       const fast = withFastSigning(account);
-      const common = { to: to(), data: bytesToHex(randomBytes(i)), nonce: i * 7, gas: 21_000n + random(2), value: random(4) };
+      const common = {
+        to: to(),
+        data: bytesToHex(randomBytes(i)),
+        nonce: i * 7,
+        gas: 21_000n + random(2),
+        value: random(4),
+      };
       const transactions: TransactionSerializable[] = [
         { ...common, chainId: 1337, type: 'eip1559', maxFeePerGas: random(5), maxPriorityFeePerGas: random(3) },
         { ...common, chainId: 1, type: 'eip2930', gasPrice: random(5), accessList: [] },
