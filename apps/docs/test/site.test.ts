@@ -116,6 +116,13 @@ describe('addresses', () => {
       assert.ok(text.includes(`https://docs.mountain.dev${route.path === '/' ? '/' : route.path})`), route.path);
     }
   });
+
+  test('/favicon.ico exists, for browsers that ask for it whatever the page declares', async () => {
+    const response = await fetch(`${site.origin}/favicon.ico`);
+    assert.equal(response.status, 200);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    assert.deepEqual([...bytes.subarray(0, 4)], [0, 0, 1, 0], 'an ICO header');
+  });
 });
 
 describe('dark mode only', () => {
