@@ -69,7 +69,11 @@ async function sendWhileWaiting(deps: WorkerDeps, settings: TransactionSettings,
       }
       const prepared = await (following ?? prepare(sender));
       following = undefined;
-      if (!prepared) return;
+      if (!prepared) {
+        // Nothing waits, and no round is in flight: the time to fill nonces a failure released.
+        await fillNonceHoles(sender);
+        return;
+      }
       const batch = await allocate(sender, prepared);
       if (batch.length === 0) continue;
       following = prepare(sender);
@@ -124,10 +128,7 @@ async function prepare(sender: Sender): Promise<Prepared | undefined> {
      ORDER BY t.created_at, t.id LIMIT $3`,
     [target.walletId, target.networkId, settings.batchSize],
   );
-  if (waiting.length === 0) {
-    await fillNonceHoles(sender);
-    return undefined;
-  }
+  if (waiting.length === 0) return undefined;
   await ensureDevFunds(client, target.networkId, account.address);
   const fees = await feesWithHeadroom(client);
   // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
