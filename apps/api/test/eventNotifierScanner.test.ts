@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Task } from 'graphile-worker';
 import { parseAbiItem } from 'viem';
 import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
+import { asBackfill, BACKFILL_DELIVERY_CONCURRENCY, backfillRunning } from '#api/eventNotifier/backfills.ts';
+import { deliverDue } from '#api/eventNotifier/delivery.ts';
 import { readLogRanges } from '#api/eventNotifier/logRanges.ts';
+import { TASK } from '#api/eventNotifier/queue.ts';
 import type { RecordView } from '#api/eventNotifier/records.ts';
-import { scanSubscription } from '#api/eventNotifier/scanner.ts';
+import { SCAN_LOCK_CLASS, scanSubscription } from '#api/eventNotifier/scanner.ts';
+import { eventNotifierTasks } from '#api/eventNotifier/tasks.ts';
 import { freePort } from '#api/lib/ports.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
 import { deployEmitter, type Emitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
@@ -57,6 +63,8 @@ describe('event scanner', () => {
     (await h.call('get-subscriptions', { headers: apiKey(key) })).body.eventNotifierSubscriptions.find(
       (s: { id: string }) => s.id === id,
     );
+
+  const nextBlock = async () => Number(await emitter.publicClient.getBlockNumber()) + 1;
 
   it('splits block ranges the provider refuses into smaller contiguous ones', async () => {
     const first = await emitter.emitTransfer(1n);
@@ -189,6 +197,86 @@ describe('event scanner', () => {
     } finally {
       await worker.stop();
       await receiver.close();
+    }
+  });
+
+  it('while a backfill runs in the process, its deliveries send at most two webhooks at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const r = await startReceiver(() => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      setTimeout(() => inFlight--, 40);
+      return { status: 200, delayMs: 40 };
+    });
+    const delivery = { db: h.db, masterKey: h.masterKey, settings: FAST_SETTINGS };
+    try {
+      const id = (await subscribe({ initialBlockNumber: await nextBlock(), webhookURL: r.url })).id as string;
+      await emitter.emitMany(40, 0);
+      await scanSubscription(deps(), id);
+
+      assert.equal(backfillRunning(), false);
+      const during = await asBackfill(async () => {
+        assert.equal(backfillRunning(), true);
+        return deliverDue(delivery, id);
+      });
+      assert.equal(backfillRunning(), false);
+      assert.equal(during.notified, 40);
+      assert.ok(most <= BACKFILL_DELIVERY_CONCURRENCY, `at most ${most} at once during the backfill`);
+
+      most = 0;
+      await emitter.emitMany(40, 100);
+      await scanSubscription(deps(), id);
+      const after = await deliverDue(delivery, id);
+      assert.equal(after.notified, 40);
+      assert.ok(most > BACKFILL_DELIVERY_CONCURRENCY, `${most} at once without one`);
+      await assert.rejects(
+        asBackfill(async () => {
+          throw new Error('scan failed');
+        }),
+      );
+      assert.equal(backfillRunning(), false, 'a failed backfill does not hold deliveries back');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('a scan that finds its subscription held by another queues itself a second later, once', async () => {
+    const r = await startReceiver();
+    const stop = new AbortController();
+    try {
+      const id = (await subscribe({ initialBlockNumber: await nextBlock(), webhookURL: r.url })).id as string;
+      const tasks = eventNotifierTasks({
+        db: h.db,
+        chains: h.deps.chains,
+        signers: createSignerProvider(h.keys),
+        masterKey: h.masterKey,
+        signal: stop.signal,
+        eventNotifier: FAST_SETTINGS,
+      });
+      const holder = await h.db.pool.connect();
+      try {
+        await holder.query('SELECT pg_advisory_lock($1, hashtext($2))', [SCAN_LOCK_CLASS, id]);
+        // The scan that creating the subscription queued is not the one under test.
+        await h.db.query(`SELECT graphile_worker.remove_job('event-notifier:scan:' || $1)`, [id]);
+        const scan = tasks[TASK.scan] as Task;
+        const before = Date.now();
+        await scan({ subscriptionId: id }, {} as never);
+        await scan({ subscriptionId: id }, {} as never);
+        const { rows } = await h.db.query<{ run_at: Date }>(
+          `SELECT run_at FROM graphile_worker.jobs WHERE task_identifier = $1 AND key = 'event-notifier:scan:' || $2`,
+          [TASK.scan, id],
+        );
+        assert.equal(rows.length, 1);
+        const delay = (rows[0] as { run_at: Date }).run_at.getTime() - before;
+        assert.ok(delay >= 900 && delay < 5_000, `queued ${delay} ms later`);
+      } finally {
+        await holder.query('SELECT pg_advisory_unlock($1, hashtext($2))', [SCAN_LOCK_CLASS, id]);
+        holder.release();
+      }
+    } finally {
+      stop.abort();
+      await r.close();
     }
   });
 });

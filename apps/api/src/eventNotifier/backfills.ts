@@ -7,7 +7,8 @@
  */
 let running = 0;
 
-export const BACKFILL_DELIVERY_CONCURRENCY = 1;
+/** Webhooks in flight at once from one subscription's deliveries in this process while a backfill runs. */
+export const BACKFILL_DELIVERY_CONCURRENCY = 2;
 
 /** Runs `fn` as a backfill of this process. */
 export async function asBackfill<T>(fn: () => Promise<T>): Promise<T> {

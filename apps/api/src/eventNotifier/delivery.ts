@@ -10,6 +10,8 @@ import { type SubscriptionRow, webhookSecretOf } from './subscriptions.ts';
 import { type AttemptResult, retryDelayMs, sendWebhook } from './webhookSender.ts';
 import { webhookUrlRefusal } from './webhookUrlPolicy.ts';
 
+const LANES = 2;
+
 export interface DeliveryDeps {
   db: Db;
   masterKey: Buffer;
@@ -58,8 +60,8 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
         [subscriptionId, subscription.webhook_enabled, batchSize, leaseMs],
       );
       if (claimed.rows.length === 0) break;
-      const lanes = backfillRunning() ? Math.min(concurrency, BACKFILL_DELIVERY_CONCURRENCY) : concurrency;
-      const results = await mapConcurrent(claimed.rows, lanes, (record) =>
+      const inFlight = backfillRunning() ? Math.min(concurrency, BACKFILL_DELIVERY_CONCURRENCY / LANES) : concurrency;
+      const results = await mapConcurrent(claimed.rows, inFlight, (record) =>
         refusal
           ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: it ${refusal}` })
           : sendWebhook({
@@ -94,9 +96,9 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
       await recordResults(deps, subscription, claimed.rows, results, report);
     }
   };
-  // Two lanes, each claiming its own batches: one lane's database round trips overlap the other's HTTP requests.
-  const half = Math.max(1, Math.ceil(deps.settings.deliveryConcurrency / 2));
-  await Promise.all([drain(half), drain(half)]);
+  // Lanes, each claiming its own batches: one lane's database round trips overlap the other's HTTP requests.
+  const perLane = Math.max(1, Math.ceil(deps.settings.deliveryConcurrency / LANES));
+  await Promise.all(Array.from({ length: LANES }, () => drain(perLane)));
 
   const next = await deps.db.query<{ at: Date | null }>(
     `SELECT min(next_attempt_at) AS at FROM event_notifier_records
