@@ -48,17 +48,12 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
 
   const drain = async (concurrency: number) => {
     while (!deps.signal?.aborted) {
-      const claimed = await deps.db.query<RecordRow>(
-        `WITH due AS (
-         SELECT id FROM event_notifier_records
-          WHERE subscription_id = $1 AND status = 'scanned' AND next_attempt_at <= now() AND ($2 OR forced)
-          ORDER BY next_attempt_at
-          LIMIT $3 FOR UPDATE SKIP LOCKED)
-       UPDATE event_notifier_records r SET next_attempt_at = now() + $4 * interval '1 millisecond'
-         FROM due WHERE r.id = due.id
-       RETURNING r.*`,
-        [subscriptionId, subscription.webhook_enabled, batchSize, leaseMs],
-      );
+      const claimed = await deps.db.query<RecordRow>('SELECT * FROM event_notifier_claim_due($1, $2, $3, $4)', [
+        subscriptionId,
+        subscription.webhook_enabled,
+        batchSize,
+        leaseMs,
+      ]);
       if (claimed.rows.length === 0) break;
       const inFlight = backfillRunning() ? Math.min(concurrency, BACKFILL_DELIVERY_CONCURRENCY / LANES) : concurrency;
       const results = await mapConcurrent(claimed.rows, inFlight, (record) =>
