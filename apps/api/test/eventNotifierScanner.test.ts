@@ -137,6 +137,21 @@ describe('event scanner', () => {
     );
   });
 
+  it('keeps its cadence: a scan that runs before its time does not push the next one back', async () => {
+    const s = await subscribe({ initialBlockNumber: await nextBlock() });
+    await scanSubscription(deps(), s.id);
+    const planned = (await subscription(s.id)).nextScanAt;
+    assert.ok(Date.parse(planned) > Date.now() + 3_000, `next scan planned an interval later (${planned})`);
+    // An extra scan (the sweep queues one for a subscription it finds scanning) leaves the plan as it was.
+    await scanSubscription(deps(), s.id);
+    assert.equal((await subscription(s.id)).nextScanAt, planned);
+    const { rows } = await h.db.query<{ run_at: Date }>(
+      `SELECT run_at FROM graphile_worker.jobs WHERE key = 'event-notifier:scan:' || $1`,
+      [s.id],
+    );
+    assert.equal(rows[0]?.run_at.toISOString(), planned);
+  });
+
   it('fills blockTimestamp from the block when the provider’s logs lack it', async () => {
     const mined = await emitter.emitTransfer(250n);
     const s = await subscribe({ initialBlockNumber: Number(mined.blockNumber) });

@@ -180,8 +180,11 @@ async function finishScan(client: pg.PoolClient, subscriptionId: string, outcome
               last_scanned_at = CASE WHEN $3 THEN last_scanned_at ELSE now() END,
               last_scan_failure_message = $4,
               -- A steady cadence: the next scan is due one interval after this one was due (at once if late).
-              next_scan_at = CASE WHEN scan_enabled
-                THEN greatest(now(), coalesce(next_scan_at, now()) + scan_interval * interval '1 second') END
+              -- A scan that ran before its time (the sweep re-queues a subscription it finds scanning) keeps the
+              -- planned one, so that an extra scan never pushes the next one back.
+              next_scan_at = CASE WHEN NOT scan_enabled THEN NULL
+                WHEN next_scan_at > now() THEN next_scan_at
+                ELSE greatest(now(), coalesce(next_scan_at, now()) + scan_interval * interval '1 second') END
         WHERE id = $1
         RETURNING next_scan_at, scan_enabled`,
       [subscriptionId, failed ? 'failed' : 'idle', failed, failed ? outcome.message : null],
