@@ -4,7 +4,6 @@ import type { Task } from 'graphile-worker';
 import { parseAbiItem } from 'viem';
 import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
-import { asBackfill, BACKFILL_DELIVERY_CONCURRENCY, backfillRunning } from '#api/eventNotifier/backfills.ts';
 import { deliverDue } from '#api/eventNotifier/delivery.ts';
 import { readLogRanges } from '#api/eventNotifier/logRanges.ts';
 import { TASK } from '#api/eventNotifier/queue.ts';
@@ -215,42 +214,49 @@ describe('event scanner', () => {
     }
   });
 
-  it('while a backfill runs in the process, its deliveries send at most two webhooks at once', async () => {
-    let inFlight = 0;
-    let most = 0;
-    const r = await startReceiver(() => {
-      inFlight++;
-      most = Math.max(most, inFlight);
-      setTimeout(() => inFlight--, 40);
-      return { status: 200, delayMs: 40 };
-    });
-    const delivery = { db: h.db, masterKey: h.masterKey, settings: FAST_SETTINGS };
+  it('a backfill is stored before its webhooks are sent, for at most the hold', async () => {
+    const r = await startReceiver();
+    // One block per range: four blocks of events make the first scan a backfill.
+    const settings = { ...FAST_SETTINGS, maxBlockRange: 1 };
+    const delivery = { db: h.db, masterKey: h.masterKey, settings };
+    const deliveryRunAt = async (id: string) =>
+      (
+        await h.db.query<{ run_at: Date }>(
+          `SELECT run_at FROM graphile_worker.jobs WHERE key = 'event-notifier:deliver:' || $1`,
+          [id],
+        )
+      ).rows[0]?.run_at.getTime();
     try {
       const id = (await subscribe({ initialBlockNumber: await nextBlock(), webhookURL: r.url })).id as string;
-      await emitter.emitMany(40, 0);
-      await scanSubscription(deps(), id);
+      for (let i = 0; i < 4; i++) await emitter.emitTransfer(BigInt(i + 1));
+      proxy.settings.getLogsDelayMs = 300;
+      let scan: Promise<unknown>;
+      try {
+        scan = scanSubscription(deps(settings), id);
+        await eventually(async () => (await records(id)).length > 0, 5_000, 'the first range stored');
+        // Mid-backfill: records stored, nothing sent, and the delivery waits for the hold to end.
+        const midway = await deliverDue(delivery, id);
+        assert.deepEqual(midway, { notified: 0, retrying: 0, failed: 0 });
+        const held = await deliveryRunAt(id);
+        assert.ok(held && held > Date.now() + settings.backfillHoldMs - 5_000, 'delivery queued for the hold’s end');
+        await scan;
+      } finally {
+        proxy.settings.getLogsDelayMs = 0;
+      }
+      // The scan ended: its delivery is due now, and every record goes out.
+      assert.ok(((await deliveryRunAt(id)) ?? Number.POSITIVE_INFINITY) <= Date.now() + 1_000, 'delivery due now');
+      assert.equal((await deliverDue(delivery, id)).notified, 4);
+      assert.equal(r.deliveries.length, 4);
 
-      assert.equal(backfillRunning(), false);
-      const during = await asBackfill(async () => {
-        assert.equal(backfillRunning(), true);
-        return deliverDue(delivery, id);
-      });
-      assert.equal(backfillRunning(), false);
-      assert.equal(during.notified, 40);
-      assert.ok(most <= BACKFILL_DELIVERY_CONCURRENCY, `at most ${most} at once during the backfill`);
-
-      most = 0;
-      await emitter.emitMany(40, 100);
+      // Past the hold, webhooks go out while the backfill still runs.
+      await emitter.emitTransfer(5n);
       await scanSubscription(deps(), id);
-      const after = await deliverDue(delivery, id);
-      assert.equal(after.notified, 40);
-      assert.ok(most > BACKFILL_DELIVERY_CONCURRENCY, `${most} at once without one`);
-      await assert.rejects(
-        asBackfill(async () => {
-          throw new Error('scan failed');
-        }),
+      await h.db.query(
+        `UPDATE event_notifier_subscriptions SET backfill_started_at = now() - $2 * interval '1 millisecond' WHERE id = $1`,
+        [id, settings.backfillHoldMs + 1_000],
       );
-      assert.equal(backfillRunning(), false, 'a failed backfill does not hold deliveries back');
+      assert.equal((await deliverDue(delivery, id)).notified, 1);
+      assert.equal(r.deliveries.length, 5);
     } finally {
       await r.close();
     }

@@ -2,7 +2,6 @@ import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { NETWORKS } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
 import { eventSignature, parseAbiEvent } from './abiEvent.ts';
-import { BACKFILL_DELIVERY_CONCURRENCY, backfillRunning } from './backfills.ts';
 import { queueDelivery } from './queue.ts';
 import type { RecordRow } from './records.ts';
 import type { EventNotifierSettings } from './settings.ts';
@@ -29,15 +28,25 @@ export interface DeliveryReport {
  * Sends every record of the subscription whose attempt is due, in batches. A batch is claimed by pushing its
  * `next_attempt_at` past the attempt's timeout (`FOR UPDATE SKIP LOCKED`), so several workers never send the same
  * record at once, and a worker that dies mid-batch only delays those records. Then queues itself for the
- * earliest retry still pending.
+ * earliest retry still pending. While the subscription backfills, nothing is sent until its hold ends (see
+ * `startBackfill` in scanner.ts).
  */
 export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Promise<DeliveryReport> {
   const report: DeliveryReport = { notified: 0, retrying: 0, failed: 0 };
-  const { rows } = await deps.db.query<SubscriptionRow>('SELECT * FROM event_notifier_subscriptions WHERE id = $1', [
-    subscriptionId,
-  ]);
+  const { rows } = await deps.db.query<SubscriptionRow & { hold_ends: Date | null }>(
+    `SELECT *, CASE WHEN backfill_started_at + $2 * interval '1 millisecond' > now()
+                    THEN backfill_started_at + $2 * interval '1 millisecond' END AS hold_ends
+       FROM event_notifier_subscriptions WHERE id = $1`,
+    [subscriptionId, deps.settings.backfillHoldMs],
+  );
   const subscription = rows[0];
   if (!subscription?.webhook_url) return report;
+  // A backfill is stored before its webhooks are sent (up to the hold): come back when the hold ends, unless a
+  // delivery is queued already (the one the scan queues as it ends may be queued by now).
+  if (subscription.hold_ends) {
+    await queueDelivery(deps.db.pool, subscriptionId, subscription.hold_ends, true);
+    return report;
+  }
   const url = subscription.webhook_url;
   const secret = webhookSecretOf(deps.masterKey, subscription);
   const event = parseAbiEvent(subscription.formatted_abi_event);
@@ -55,8 +64,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
         leaseMs,
       ]);
       if (claimed.rows.length === 0) break;
-      const inFlight = backfillRunning() ? Math.min(concurrency, BACKFILL_DELIVERY_CONCURRENCY / LANES) : concurrency;
-      const results = await mapConcurrent(claimed.rows, inFlight, (record) =>
+      const results = await mapConcurrent(claimed.rows, concurrency, (record) =>
         refusal
           ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: it ${refusal}` })
           : sendWebhook({

@@ -14,7 +14,7 @@ export interface SubscriptionJob {
 
 // One queued job per subscription and kind: adding again moves the queued one instead of adding a second.
 // (A job running right now keeps running; the processors themselves make sure only one scan runs at a time.)
-// `keepQueued` leaves an already queued scan at its time (and only adds one if none is).
+// `keepQueued` leaves an already queued job at its time (and only adds one if none is).
 export function queueScan(client: Queryable, subscriptionId: string, runAt?: Date, keepQueued = false): Promise<void> {
   return addJob(client, TASK.scan, { subscriptionId } satisfies SubscriptionJob, {
     jobKey: `event-notifier:scan:${subscriptionId}`,
@@ -24,10 +24,16 @@ export function queueScan(client: Queryable, subscriptionId: string, runAt?: Dat
   });
 }
 
-export function queueDelivery(client: Queryable, subscriptionId: string, runAt?: Date): Promise<void> {
+export function queueDelivery(
+  client: Queryable,
+  subscriptionId: string,
+  runAt?: Date,
+  keepQueued = false,
+): Promise<void> {
   return addJob(client, TASK.deliver, { subscriptionId } satisfies SubscriptionJob, {
     jobKey: `event-notifier:deliver:${subscriptionId}`,
     ...(runAt ? { runAt } : {}),
+    ...(keepQueued ? { jobKeyMode: 'preserve_run_at' as const } : {}),
     maxAttempts: 5,
   });
 }

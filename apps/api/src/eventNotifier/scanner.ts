@@ -1,9 +1,8 @@
 import type pg from 'pg';
 import type { Address, PublicClient } from 'viem';
 import type { Chains } from '#api/chain/chains.ts';
-import { DatabaseError, type Db, translateDbError } from '#api/db/db.ts';
+import { DatabaseError, type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
 import { parseAbiEvent, toDecodedLog } from './abiEvent.ts';
-import { asBackfill } from './backfills.ts';
 import { isConnectionFailure, type LogChunk, readLogRanges } from './logRanges.ts';
 import { queueDelivery, queueScan } from './queue.ts';
 import type { EventNotifierSettings } from './settings.ts';
@@ -85,6 +84,10 @@ async function readAndStore(
   const fromBlock = BigInt(Math.max(subscription.initial_block_number, (subscription.last_scanned_block ?? -1) + 1));
   let stored = 0;
   if (fromBlock <= toBlock) {
+    const holdEndsAt =
+      toBlock - fromBlock + 1n > BigInt(deps.settings.maxBlockRange)
+        ? await startBackfill(client, subscription, deps.settings.backfillHoldMs)
+        : 0;
     const ranges = readLogRanges(chain, {
       address: subscription.address as Address,
       event,
@@ -92,25 +95,40 @@ async function readAndStore(
       toBlock,
       maxRange: deps.settings.maxBlockRange,
     });
-    const scan = async (): Promise<ScanOutcome> => {
-      // The next range is read from the chain while this one is written to the database.
-      let next = ranges.next();
-      for (;;) {
-        const result = await next;
-        if (result.done) break;
-        next = ranges.next();
-        next.catch(() => {});
-        stored += await storeChunk(client, chain, subscription, result.value);
-        if (deps.signal?.aborted) {
-          await ranges.return(undefined);
-          return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(result.value.toBlock), stored };
-        }
+    // The next range is read from the chain while this one is written to the database.
+    let next = ranges.next();
+    for (;;) {
+      const result = await next;
+      if (result.done) break;
+      next = ranges.next();
+      next.catch(() => {});
+      stored += await storeChunk(client, chain, subscription, result.value, holdEndsAt > Date.now());
+      if (deps.signal?.aborted) {
+        await ranges.return(undefined);
+        return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(result.value.toBlock), stored };
       }
-      return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored };
-    };
-    return toBlock - fromBlock + 1n > BigInt(deps.settings.maxBlockRange) ? asBackfill(scan) : scan();
+    }
   }
   return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored };
+}
+
+/**
+ * Marks the subscription as backfilling (keeping the start of a backfill an interrupted scan left marked). While
+ * the hold lasts, its webhooks wait: the scan queues no delivery per range, only one for when the hold ends (for a
+ * scan that outlasts it) and one when the scan ends (finishScan). Returns when the hold ends (0: no hold).
+ */
+async function startBackfill(client: pg.PoolClient, subscription: SubscriptionRow, holdMs: number): Promise<number> {
+  const { rows } = await client.query<{ hold_ends: Date; held: boolean }>(
+    `UPDATE event_notifier_subscriptions SET backfill_started_at = coalesce(backfill_started_at, now())
+      WHERE id = $1
+      RETURNING backfill_started_at + $2 * interval '1 millisecond' AS hold_ends,
+                backfill_started_at + $2 * interval '1 millisecond' > now() AS held`,
+    [subscription.id, holdMs],
+  );
+  const row = rows[0];
+  if (!row?.held) return 0;
+  if (subscription.webhook_enabled) await queueDelivery(client, subscription.id, row.hold_ends);
+  return row.hold_ends.getTime();
 }
 
 /** Writes one range's records and advances `last_scanned_block` to its end, atomically. */
@@ -119,9 +137,9 @@ async function storeChunk(
   chain: PublicClient,
   subscription: SubscriptionRow,
   chunk: LogChunk,
+  deliveriesHeld: boolean,
 ): Promise<number> {
   const timestamps = await blockTimestamps(chain, chunk);
-  const n = chunk.logs.length;
   // One JSON document for the whole range: serialised natively, far cheaper than n-element array parameters.
   const rows = chunk.logs.map((log) => ({
     t: Number(log.blockTimestamp ?? timestamps.get(log.blockNumber as bigint)),
@@ -131,24 +149,48 @@ async function storeChunk(
     li: log.logIndex,
     d: toDecodedLog(log.args),
   }));
+  const write = (skipExisting: boolean) =>
+    writeRange(client, subscription, chunk.toBlock, JSON.stringify(rows), skipExisting, deliveriesHeld);
+  // A range is normally new: a plain INSERT, whose unique index still refuses a record stored before. Only a range
+  // met again (its records stored, but not the progress past it) takes the slower path that skips existing records.
+  try {
+    return await write(false);
+  } catch (error) {
+    if (!(translateDbError(error) instanceof UniqueViolationError)) throw error;
+  }
+  return write(true);
+}
+
+/** One transaction: the range's records (as one JSON document), then `last_scanned_block`. */
+async function writeRange(
+  client: pg.PoolClient,
+  subscription: SubscriptionRow,
+  toBlock: bigint,
+  document: string,
+  skipExisting: boolean,
+  deliveriesHeld: boolean,
+): Promise<number> {
   await client.query('BEGIN');
   try {
-    const inserted = n
-      ? await client.query(
-          `INSERT INTO event_notifier_records
-             (subscription_id, block_timestamp, transaction_hash, block_number, transaction_index, log_index,
-              decoded_log, next_attempt_at)
-           SELECT $1, to_timestamp(t), h, b, ti, li, d, now()
-             FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, ti int4, li int4, d json)
-           ON CONFLICT (subscription_id, transaction_hash, log_index) DO NOTHING`,
-          [subscription.id, JSON.stringify(rows)],
-        )
-      : { rowCount: 0 };
+    const inserted =
+      document === '[]'
+        ? { rowCount: 0 }
+        : await client.query(
+            `INSERT INTO event_notifier_records
+               (subscription_id, block_timestamp, transaction_hash, block_number, transaction_index, log_index,
+                decoded_log, next_attempt_at)
+             SELECT $1, to_timestamp(t), h, b, ti, li, d, now()
+               FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, ti int4, li int4, d json)
+             ${skipExisting ? 'ON CONFLICT (subscription_id, transaction_hash, log_index) DO NOTHING' : ''}`,
+            [subscription.id, document],
+          );
     await client.query('UPDATE event_notifier_subscriptions SET last_scanned_block = $2 WHERE id = $1', [
       subscription.id,
-      String(chunk.toBlock),
+      String(toBlock),
     ]);
-    if ((inserted.rowCount ?? 0) > 0 && subscription.webhook_enabled) await queueDelivery(client, subscription.id);
+    if ((inserted.rowCount ?? 0) > 0 && subscription.webhook_enabled && !deliveriesHeld) {
+      await queueDelivery(client, subscription.id);
+    }
     await client.query('COMMIT');
     return inserted.rowCount ?? 0;
   } catch (error) {
@@ -174,11 +216,18 @@ async function finishScan(client: pg.PoolClient, subscriptionId: string, outcome
   const failed = outcome.kind === 'failed';
   await client.query('BEGIN');
   try {
-    const { rows } = await client.query<{ next_scan_at: Date; scan_enabled: boolean }>(
-      `UPDATE event_notifier_subscriptions
+    const { rows } = await client.query<{
+      next_scan_at: Date;
+      scan_enabled: boolean;
+      webhook_enabled: boolean;
+      backfilled: boolean;
+    }>(
+      `WITH before AS (SELECT backfill_started_at FROM event_notifier_subscriptions WHERE id = $1)
+       UPDATE event_notifier_subscriptions
           SET scan_status = $2,
               last_scanned_at = CASE WHEN $3 THEN last_scanned_at ELSE now() END,
               last_scan_failure_message = $4,
+              backfill_started_at = NULL,
               -- A steady cadence: the next scan is due one interval after this one was due (at once if late).
               -- A scan that ran before its time (the sweep re-queues a subscription it finds scanning) keeps the
               -- planned one, so that an extra scan never pushes the next one back.
@@ -186,11 +235,14 @@ async function finishScan(client: pg.PoolClient, subscriptionId: string, outcome
                 WHEN next_scan_at > now() THEN next_scan_at
                 ELSE greatest(now(), coalesce(next_scan_at, now()) + scan_interval * interval '1 second') END
         WHERE id = $1
-        RETURNING next_scan_at, scan_enabled`,
+        RETURNING next_scan_at, scan_enabled, webhook_enabled,
+                  (SELECT backfill_started_at FROM before) IS NOT NULL AS backfilled`,
       [subscriptionId, failed ? 'failed' : 'idle', failed, failed ? outcome.message : null],
     );
     const row = rows[0];
     if (row?.scan_enabled) await queueScan(client, subscriptionId, row.next_scan_at);
+    // The backfill's webhooks waited for it: send them now.
+    if (row?.backfilled && row.webhook_enabled) await queueDelivery(client, subscriptionId);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});

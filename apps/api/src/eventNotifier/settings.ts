@@ -18,6 +18,11 @@ export interface EventNotifierSettings {
   readonly webhookBackoffMaxMs: number;
   /** Webhooks in flight at once per subscription. */
   readonly deliveryConcurrency: number;
+  /**
+   * How long, at most, a subscription's webhooks wait while it backfills (a scan with more than one block range to
+   * read): its records are stored first, then delivered. Past this, deliveries run alongside the rest of the scan.
+   */
+  readonly backfillHoldMs: number;
   /** How often a worker looks for scans and deliveries whose job was lost (e.g. a killed worker). */
   readonly sweepIntervalMs: number;
 }
@@ -43,6 +48,7 @@ export function defaultEventNotifierSettings(
     webhookBackoffBaseMs: 2_000,
     webhookBackoffMaxMs: 3_600_000,
     deliveryConcurrency: 32,
+    backfillHoldMs: 60_000,
     sweepIntervalMs: 5_000,
   });
 }

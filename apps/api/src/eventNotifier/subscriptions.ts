@@ -31,6 +31,7 @@ export interface SubscriptionRow {
   last_scanned_at: Date | null;
   last_scan_failure_message: string | null;
   next_scan_at: Date | null;
+  backfill_started_at: Date | null;
 }
 
 export const DEFAULT_WEBHOOK_MAX_RETRIES = 5;
