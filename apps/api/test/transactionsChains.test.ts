@@ -1,0 +1,120 @@
+// Transactions on other chains than the development one: a mainnet network (its own system wallet, funded by the
+// operator), and anvil when its automine stalls.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createPublicClient, http, type PublicClient } from 'viem';
+import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
+import { freePort } from '#api/lib/ports.ts';
+import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
+import { startRpcProxy } from './helpers/rpcProxy.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter } from './helpers/testContract.ts';
+import { counterProject, settled, waitFor } from './helpers/transactionFlow.ts';
+
+describe('transactions on a mainnet network', () => {
+  // A second anvil with chain id 1 stands in for Ethereum mainnet: the same code path, the other system wallet.
+  let mainnet: AnvilHandle;
+  let h: Harness;
+
+  before(async () => {
+    mainnet = await startAnvil({ port: await freePort(), chainId: 1 });
+    h = await createHarness({ rpcUrls: { 1: mainnet.url }, worker: true });
+  });
+  after(async () => {
+    await h?.close();
+    await mainnet?.stop();
+  });
+
+  it('sends from the mainnet system wallet, which the operator funds (no development top-up off chain 1337)', async () => {
+    const counter = await deployCounter(mainnet.url);
+    const { apiKey: key } = await h.project('Mainnet');
+    const headers = apiKey(key);
+    const contract = await h.call('import-contract', {
+      headers,
+      body: { networkId: 1, address: counter, formattedAbi: COUNTER_FORMATTED_ABI },
+    });
+    const activated = await h.call('activate-contract-function', {
+      headers,
+      body: { contractId: contract.body.contract.id, formattedAbiFunction: 'function increment(uint256 amount)' },
+    });
+    const detail = (await h.call('get-project-detail', { headers })).body.data;
+    const chain = createPublicClient({ transport: http(mainnet.url) }) as PublicClient;
+    const execute = (idempotencyKey: string) =>
+      h.call('execute-transaction', {
+        headers,
+        body: {
+          contractActivatedFunctionId: activated.body.contractActivatedFunction.id,
+          functionArgs: ['2'],
+          idempotencyKey,
+        },
+      });
+
+    // Unfunded: accepted (the simulation needs no balance), then refused by the node for want of funds.
+    const unfunded = await execute('unfunded');
+    assert.equal(unfunded.status, 201, JSON.stringify(unfunded.body));
+    const failed = await settled(h, headers, unfunded.body.transaction.id);
+    assert.equal(failed.status, 'broadcast-failed');
+    assert.match(failed.errorMessage, /fund|balance/i);
+    assert.equal(await chain.getBalance({ address: detail.mSystemWalletMainnet.address }), 0n);
+
+    // Funded by its operator: sent from the mainnet wallet, never the testnet one.
+    await chain.request({
+      method: 'anvil_setBalance' as never,
+      params: [detail.mSystemWalletMainnet.address, '0xde0b6b3a7640000'] as never,
+    });
+    const done = await settled(h, headers, (await execute('funded')).body.transaction.id);
+    assert.equal(done.status, 'succeeded', done.errorMessage);
+    const sent = await chain.getTransaction({ hash: done.transactionHash });
+    assert.equal(sent.from.toLowerCase(), detail.mSystemWalletMainnet.address.toLowerCase());
+    assert.notEqual(sent.from.toLowerCase(), detail.mSystemWalletTestnet.address.toLowerCase());
+    assert.equal(sent.chainId, 1);
+  });
+});
+
+describe('transactions on anvil when its automine stalls', () => {
+  // anvil can leave a burst's tail in its pool with automine on and nothing to trigger a block. Presented here by
+  // a proxy that reports automine on while anvil's is off: a broadcast transaction then sits in the pool.
+  let anvil: AnvilHandle;
+  let proxy: Awaited<ReturnType<typeof startRpcProxy>>;
+  let h: Harness;
+
+  before(async () => {
+    anvil = await startAnvil({ port: await freePort() });
+    proxy = await startRpcProxy(anvil.url, await freePort());
+    h = await createHarness({ rpcUrls: { 1337: proxy.url }, worker: true });
+  });
+  after(async () => {
+    await h?.close();
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  it('the monitor mines a block for a transaction left in the pool, only while automine is reported on', async () => {
+    const p = await counterProject(h, await deployCounter(anvil.url), ['increment']);
+    const chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+    await chain.request({ method: 'evm_setAutomine' as never, params: [false] as never });
+    const res = await h.call('execute-transaction', {
+      headers: p.headers,
+      body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'stalled' },
+    });
+    const id = res.body.transaction.id as string;
+    const status = async () =>
+      (await h.call('get-transaction', { headers: p.headers, query: { transactionId: id } })).body.transaction.status;
+    await waitFor(async () => ((await status()) === 'broadcasted' ? true : undefined));
+
+    // Automine off (a developer mining by hand): the monitor leaves the pool alone, past its 1 s threshold.
+    await new Promise((r) => setTimeout(r, 4_500));
+    assert.equal(await status(), 'broadcasted');
+    assert.equal(
+      Number(((await chain.request({ method: 'txpool_status' as never })) as { pending: string }).pending),
+      1,
+    );
+
+    // Automine on yet the transaction still in the pool: the stall. Mined by the monitor, not by a fee bump at 60 s.
+    proxy.settings.reportAutomine = true;
+    const started = Date.now();
+    const done = await settled(h, p.headers, id, 15_000);
+    assert.equal(done.status, 'succeeded');
+    assert.equal(done.nonce, 0);
+    assert.ok(Date.now() - started < 10_000, `mined ${Date.now() - started} ms later`);
+  });
+});
