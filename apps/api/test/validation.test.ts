@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { routes } from '#api/routes/index.ts';
 import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { type RawRequest, sendRaw } from './helpers/rawHttp.ts';
 
 const ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const UUID = '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f';
@@ -350,86 +349,5 @@ describe('bad input never gives a 5xx and writes nothing', () => {
     assert.equal(given.headers['x-request-id'], 'trace-123');
     const made = await h.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\u0000' } });
     assert.match(String(made.headers['x-request-id']), /^[0-9a-f-]{36}$/);
-  });
-});
-
-describe('requests the HTTP parser refuses get the error shape too', () => {
-  let h: Harness;
-  let key: string;
-  let port: number;
-  before(async () => {
-    h = await createHarness();
-    key = (await h.project()).apiKey;
-    await h.app.listen({ host: '127.0.0.1', port: 0 });
-    port = (h.app.server.address() as { port: number }).port;
-  });
-  after(() => h.close());
-
-  const send = async (request: RawRequest) => {
-    const res = await sendRaw(port, request);
-    return { status: res.status, body: JSON.parse(res.body.toString('utf8')) };
-  };
-  const contracts = '/public-api/v3/contract';
-
-  const malformed: [string, RawRequest][] = [
-    ['a header name with a space', { method: 'GET', target: contracts, headers: [['x odd', '1']] }],
-    ['a NUL in a header value', { method: 'GET', target: contracts, headers: [['x-odd', 'a\u0000b']] }],
-    ['an unknown method', { method: 'BREW', target: contracts, headers: [] }],
-    ['headers over 16 KB', { method: 'GET', target: contracts, headers: [['x-padding', 'p'.repeat(20_000)]] }],
-    ['a URL over 16 KB', { method: 'GET', target: `${contracts}?q=${'x'.repeat(20_000)}`, headers: [] }],
-    [
-      'both Content-Length and Transfer-Encoding',
-      {
-        method: 'POST',
-        target: '/public-api/v3/contract/import-contract',
-        rawFraming: true,
-        headers: [
-          ['host', '127.0.0.1'],
-          ['content-length', '2'],
-          ['transfer-encoding', 'chunked'],
-        ],
-        body: Buffer.from('0\r\n\r\n'),
-      },
-    ],
-  ];
-  for (const [what, request] of malformed) {
-    it(`${what} → 400 VALIDATION_FAILED naming the request`, async () => {
-      const res = await send({ ...request, headers: [...request.headers, ['x-api-key', key]] });
-      assert.equal(res.status, 400);
-      h.validator.assertError(res.body);
-      assert.equal(res.body.code, 'VALIDATION_FAILED');
-      assert.equal(res.body.details[0].field, 'request');
-    });
-  }
-
-  it('an HTTP/1.1 request without Host → 400 naming headers.host', async () => {
-    const res = await send({
-      method: 'GET',
-      target: contracts,
-      rawFraming: true,
-      headers: [
-        ['connection', 'close'],
-        ['x-api-key', key],
-      ],
-    });
-    assert.equal(res.status, 400);
-    h.validator.assertError(res.body);
-    assert.deepEqual(
-      res.body.details.map((d: { field: string }) => d.field),
-      ['headers.host'],
-    );
-  });
-
-  it('an unknown Expect is ignored and the request served (not an empty 417)', async () => {
-    const res = await send({
-      method: 'GET',
-      target: contracts,
-      headers: [
-        ['expect', 'something-else'],
-        ['x-api-key', key],
-      ],
-    });
-    assert.equal(res.status, 200);
-    h.validator.assertResponse('get-contracts', 200, res.body);
   });
 });

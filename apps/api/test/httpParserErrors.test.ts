@@ -1,0 +1,87 @@
+// Requests Node's HTTP parser refuses before any route sees them (malformed headers, unknown methods, oversized
+// heads, ambiguous framing) still get the API's error shape, sent over a raw socket.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createHarness, type Harness } from './helpers/harness.ts';
+import { type RawRequest, sendRaw } from './helpers/rawHttp.ts';
+
+describe('requests the HTTP parser refuses get the error shape too', () => {
+  let h: Harness;
+  let key: string;
+  let port: number;
+  before(async () => {
+    h = await createHarness();
+    key = (await h.project()).apiKey;
+    await h.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (h.app.server.address() as { port: number }).port;
+  });
+  after(() => h.close());
+
+  const send = async (request: RawRequest) => {
+    const res = await sendRaw(port, request);
+    return { status: res.status, body: JSON.parse(res.body.toString('utf8')) };
+  };
+  const contracts = '/public-api/v3/contract';
+
+  const malformed: [string, RawRequest][] = [
+    ['a header name with a space', { method: 'GET', target: contracts, headers: [['x odd', '1']] }],
+    ['a NUL in a header value', { method: 'GET', target: contracts, headers: [['x-odd', 'a\u0000b']] }],
+    ['an unknown method', { method: 'BREW', target: contracts, headers: [] }],
+    ['headers over 16 KB', { method: 'GET', target: contracts, headers: [['x-padding', 'p'.repeat(20_000)]] }],
+    ['a URL over 16 KB', { method: 'GET', target: `${contracts}?q=${'x'.repeat(20_000)}`, headers: [] }],
+    [
+      'both Content-Length and Transfer-Encoding',
+      {
+        method: 'POST',
+        target: '/public-api/v3/contract/import-contract',
+        rawFraming: true,
+        headers: [
+          ['host', '127.0.0.1'],
+          ['content-length', '2'],
+          ['transfer-encoding', 'chunked'],
+        ],
+        body: Buffer.from('0\r\n\r\n'),
+      },
+    ],
+  ];
+  for (const [what, request] of malformed) {
+    it(`${what} → 400 VALIDATION_FAILED naming the request`, async () => {
+      const res = await send({ ...request, headers: [...request.headers, ['x-api-key', key]] });
+      assert.equal(res.status, 400);
+      h.validator.assertError(res.body);
+      assert.equal(res.body.code, 'VALIDATION_FAILED');
+      assert.equal(res.body.details[0].field, 'request');
+    });
+  }
+
+  it('an HTTP/1.1 request without Host → 400 naming headers.host', async () => {
+    const res = await send({
+      method: 'GET',
+      target: contracts,
+      rawFraming: true,
+      headers: [
+        ['connection', 'close'],
+        ['x-api-key', key],
+      ],
+    });
+    assert.equal(res.status, 400);
+    h.validator.assertError(res.body);
+    assert.deepEqual(
+      res.body.details.map((d: { field: string }) => d.field),
+      ['headers.host'],
+    );
+  });
+
+  it('an unknown Expect is ignored and the request served (not an empty 417)', async () => {
+    const res = await send({
+      method: 'GET',
+      target: contracts,
+      headers: [
+        ['expect', 'something-else'],
+        ['x-api-key', key],
+      ],
+    });
+    assert.equal(res.status, 200);
+    h.validator.assertResponse('get-contracts', 200, res.body);
+  });
+});
