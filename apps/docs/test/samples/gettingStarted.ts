@@ -1,0 +1,188 @@
+// Docs sample checks: the getting-started pages, authentication and the client's setup.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as client from '@mountain/public-api-client';
+import { REPO_ROOT } from '../../../api/src/config/config.ts';
+import { apiKey, bearer } from '../../../api/test/helpers/harness.ts';
+import { DOCS_TOKEN_ADDRESS } from '../helpers/docsToken.ts';
+import {
+  databaseUrl,
+  type Json,
+  json,
+  lines,
+  ok,
+  type Step,
+  sameShape,
+  TRANSFER_ABI,
+  templateLine,
+} from './context.ts';
+
+export const gettingStartedSteps: Record<string, Step> = {
+  'start-output': {
+    kind: 'shape',
+    // Line by line what scripts/start.ts prints, with each interpolated value standing for anything.
+    check: (code) => {
+      const source = readFileSync(path.join(REPO_ROOT, 'scripts/start.ts'), 'utf8');
+      const from = source.indexOf('Mountain is running.');
+      const template = source.slice(from, source.indexOf('`);', from));
+      const page = code.trimEnd().split('\n');
+      const printed = template.split('\n');
+      assert.equal(page.length, printed.length, 'as many lines as npm start prints');
+      for (const [i, line] of page.entries()) assert.match(line, templateLine(printed[i] as string), `line ${i + 1}`);
+    },
+  },
+  'reader-env': {
+    kind: 'shape',
+    // The variables the reader exports are the ones every sample reads (and this test sets).
+    check: (code, c) => {
+      const names = [...code.matchAll(/^export (\w+)=/gm)].map((m) => m[1]);
+      assert.deepEqual(names, Object.keys(c.env).slice(0, 3));
+      assert.match(code, new RegExp(`MOUNTAIN_API_URL='${client.DEFAULT_BASE_URL}'`));
+    },
+  },
+  'base-url': {
+    kind: 'shape',
+    check: (code) => {
+      assert.equal(code.trim(), client.DEFAULT_BASE_URL);
+      assert.ok(code.trim().endsWith('/public-api/v3'));
+    },
+  },
+  'auth-api-key': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('get-project-detail', 200, body);
+      assert.equal(body.data.project.id, c.projectId);
+      c.values.projectDetail = body;
+    },
+  },
+  'key-format': {
+    kind: 'shape',
+    check: (code, c) => {
+      const [test, live] = code
+        .trim()
+        .split('\n')
+        .map((line) => new RegExp(`^${line.replace(/<(\d+) character \w+>/g, '[A-Za-z0-9]{$1}')}$`));
+      assert.match(c.key, test as RegExp);
+      assert.match(c.key.replace(/^mtn_test_/, 'mtn_live_'), live as RegExp);
+      assert.match(c.values.projectDetail.data.project.apiKey, new RegExp(`^${c.key.slice(0, 21)}\\*{8}$`));
+    },
+  },
+  'first-call-curl': {
+    kind: 'run',
+    check: (out, c) => assert.deepEqual(json(out), c.values.projectDetail),
+  },
+  'project-detail': {
+    kind: 'shape',
+    check: (code, c) => {
+      const example = JSON.parse(code);
+      c.h.validator.assertResponse('get-project-detail', 200, example);
+      sameShape(example, c.values.projectDetail);
+      assert.equal(example.data.project.apiKey.length, c.values.projectDetail.data.project.apiKey.length);
+    },
+  },
+  'system-wallets': {
+    kind: 'shape',
+    check: (code, c) => {
+      const example = JSON.parse(code);
+      c.h.validator.assertResponse('get-project-detail', 200, example);
+      sameShape(example, c.values.projectDetail);
+      for (const w of ['mSystemWalletMainnet', 'mSystemWalletTestnet']) {
+        const omit = ({ id: _id, address: _address, ...rest }: Json) => rest;
+        assert.deepEqual(omit(example.data[w]), omit(c.values.projectDetail.data[w]));
+      }
+    },
+  },
+  'auth-access-token': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('get-projects', 200, body);
+      assert.deepEqual(
+        body.data.projects.map((p: { id: number }) => p.id),
+        [c.projectId],
+      );
+    },
+  },
+  'auth-401': {
+    kind: 'shape',
+    check: async (code, c) => {
+      const res = await c.h.call('get-project-detail');
+      assert.equal(res.status, 401);
+      assert.deepEqual(JSON.parse(code), res.body);
+    },
+  },
+  'auth-403': {
+    kind: 'shape',
+    check: async (code, c) => {
+      const reader = await c.h.member(c.projectId, 'reader');
+      const res = await c.h.call('import-contract', {
+        headers: bearer(reader.token),
+        body: { networkId: 1337, address: DOCS_TOKEN_ADDRESS, formattedAbi: [TRANSFER_ABI] },
+      });
+      assert.equal(res.status, 403);
+      assert.deepEqual(JSON.parse(code), res.body);
+    },
+  },
+  'admin-cli': {
+    kind: 'run',
+    concurrent: true,
+    env: (c) => ({
+      DATABASE_URL: databaseUrl(c),
+      MASTER_KEY: c.h.masterKey.toString('base64'),
+      TOKEN_SIGNING_KEY: c.h.tokenSigningKey.toString('base64'),
+    }),
+    check: async (out, c) => {
+      ok(out);
+      const printed = out.stdout.split('\n').filter((l) => !l.startsWith('>') && l.trim() !== '');
+      assert.equal(printed[0], 'project 2 "Payments" created');
+      assert.match(printed[1] ?? '', /^API key \(shown once, store it now\): mtn_test_[A-Za-z0-9]{44}$/);
+      assert.match(printed[2] ?? '', /^user \d+ <dev@example\.com> created$/);
+      assert.match(printed[3] ?? '', /^user \d+ is editor of project 2$/);
+      assert.match(printed[4] ?? '', /^access token for user \d+, expires /);
+      const token = printed[5] as string;
+      const projects = await c.h.call('get-projects', { headers: bearer(token) });
+      assert.deepEqual(
+        projects.body.data.projects.map((p: { projectName: string }) => p.projectName),
+        ['Payments'],
+      );
+      const key = (printed[1] as string).split(': ')[1] as string;
+      const detail = await c.h.call('get-project-detail', { headers: apiKey(key) });
+      assert.equal(detail.status, 200, JSON.stringify(detail.body));
+      assert.equal(detail.body.data.project.projectName, 'Payments');
+    },
+  },
+  'first-call-fetch': {
+    kind: 'run',
+    concurrent: true,
+    check: (out, c) => {
+      ok(out);
+      assert.deepEqual(lines(out), [`Demo project ${c.wallet}`]);
+    },
+  },
+  'first-call-client': {
+    kind: 'run',
+    concurrent: true,
+    check: (out) => {
+      ok(out);
+      assert.deepEqual(lines(out), ['Demo project']);
+    },
+  },
+  'client-api-key': {
+    kind: 'run',
+    concurrent: true,
+    check: (out, c) => {
+      ok(out);
+      assert.deepEqual(lines(out), [c.env.MOUNTAIN_API_URL]);
+    },
+  },
+  'client-access-token': {
+    kind: 'run',
+    concurrent: true,
+    check: (out, c) => {
+      ok(out);
+      assert.deepEqual(lines(out), [`${c.projectId} Demo project`]);
+    },
+  },
+};

@@ -1,0 +1,113 @@
+// Docs sample checks: managing subscriptions and functions: listing, resending, updating, deactivating.
+import assert from 'node:assert/strict';
+import { parseAbiItem } from 'viem';
+import { apiKey } from '../../../api/test/helpers/harness.ts';
+import { waitFor } from '../../../api/test/helpers/transactionFlow.ts';
+import type { Receiver } from '../../../api/test/helpers/webhookReceiver.ts';
+import { failingSubscription, json, records, type Step, sameShape } from './context.ts';
+
+export const managementSteps: Record<string, Step> = {
+  'get-subscriptions': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('get-subscriptions', 200, body);
+      const listed = body.eventNotifierSubscriptions.find((s: { id: string }) => s.id === c.values.subscription.id);
+      assert.equal(listed.scanStatus === 'idle' || listed.scanStatus === 'scanning', true);
+      assert.ok(listed.lastScannedBlock > 0);
+      assert.match(listed.webhookSecret, /^whsec_.{4}\*{16}$/);
+    },
+  },
+  'resend-failed': {
+    kind: 'run',
+    env: async (c) => ({ MOUNTAIN_SUBSCRIPTION_ID: await failingSubscription(c) }),
+    check: async (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('resend-failed-webhook', 200, body);
+      assert.equal(body.record.forced, false);
+      assert.equal(body.record.requeuedCount, 6);
+      c.values.failingSubscription = body.record.subscriptionId;
+      // Each gets its one more attempt, which the receiver fails again.
+      await waitFor(async () => {
+        const all = await records(c, body.record.subscriptionId);
+        return all.every((r) => r.status === 'failed' && r.notificationFailureCount === 2) ? true : undefined;
+      });
+    },
+  },
+  'management-get-records': {
+    kind: 'run',
+    env: (c) => ({ MOUNTAIN_SUBSCRIPTION_ID: c.values.failingSubscription }),
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('get-records', 200, body);
+      for (const r of body.eventNotifierRecords) {
+        assert.equal(r.status, 'failed');
+        assert.equal(r.notificationFailureCount, 2);
+        assert.equal(r.lastNotificationFailureMessage, 'HTTP 500 Internal Server Error');
+      }
+    },
+  },
+  'resend-forced': {
+    kind: 'run',
+    env: async (c) => {
+      await c.h.call('update-subscription-webhook', {
+        headers: apiKey(c.key),
+        body: { id: c.values.failingSubscription, webhookEnabled: false },
+      });
+      (c.values.failingReceiver as Receiver).respondWith(() => ({ status: 200 }));
+      return { MOUNTAIN_SUBSCRIPTION_ID: c.values.failingSubscription };
+    },
+    check: async (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('resend-failed-webhook', 200, body);
+      assert.equal(body.record.forced, true);
+      assert.equal(body.record.requeuedCount, 6);
+      c.values.resent = body;
+      // Sent although the webhook stays disabled.
+      await waitFor(async () =>
+        (await records(c, c.values.failingSubscription)).every((r) => r.status === 'notified') ? true : undefined,
+      );
+    },
+  },
+  'resend-summary': {
+    kind: 'shape',
+    check: (code, c) => {
+      const example = JSON.parse(code);
+      c.h.validator.assertResponse('resend-failed-webhook', 200, example);
+      sameShape(example, c.values.resent);
+      assert.equal(example.record.requeuedCount, example.record.recordIds.length);
+    },
+  },
+  'update-webhook': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('update-subscription-webhook', 200, body);
+      const s = body.eventNotifierSubscription;
+      assert.equal(s.id, c.values.subscription.id);
+      assert.equal(s.webhookURL, 'https://api.example.com/webhooks/mountain');
+      assert.equal(s.webhookMaxRetries, 8);
+      assert.equal(s.webhookEnabled, true);
+      assert.equal(s.webhookSecret.slice(0, 10), c.values.subscription.webhookSecret.slice(0, 10));
+    },
+  },
+  'deactivate-function': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('deactivate-contract-function', 201, body);
+      c.values.deactivated = body;
+    },
+  },
+  'function-deactivated': {
+    kind: 'shape',
+    check: (code, c) => assert.deepEqual(JSON.parse(code), c.values.deactivated),
+  },
+  'abi-event': {
+    kind: 'shape',
+    check: (code, c) => {
+      assert.equal(parseAbiItem(code.trim()).type, 'event');
+      assert.equal(code.trim(), c.values.subscription.formattedAbiEvent);
+    },
+  },
+};

@@ -1,0 +1,211 @@
+// Docs sample checks: contracts, functions and transactions (services pages and the client's operations).
+import assert from 'node:assert/strict';
+import { createPublicClient, http, parseAbi } from 'viem';
+import { apiKey } from '../../../api/test/helpers/harness.ts';
+import { settled, waitFor } from '../../../api/test/helpers/transactionFlow.ts';
+import { DOCS_TOKEN_ADDRESS } from '../helpers/docsToken.ts';
+import { jsonDocuments } from '../helpers/samples.ts';
+import { type Json, json, lines, ok, RECIPIENT, type Step, sameShape } from './context.ts';
+
+export const transactionSteps: Record<string, Step> = {
+  'import-contract': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('import-contract', 201, body);
+      c.values.contract = body;
+      c.env.MOUNTAIN_CONTRACT_ID = String(body.contract.id);
+    },
+  },
+  'contract-imported': {
+    kind: 'shape',
+    check: (code, c) => assert.deepEqual(JSON.parse(code), c.values.contract),
+  },
+  'get-contracts': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('get-contracts', 200, body);
+      assert.deepEqual(body.contracts, [c.values.contract.contract]);
+    },
+  },
+  'client-errors': {
+    kind: 'run',
+    concurrent: true,
+    check: (out) => {
+      ok(out);
+      assert.deepEqual(lines(out), ['Already imported']);
+    },
+  },
+  'client-request-options': {
+    kind: 'run',
+    concurrent: true,
+    check: (out) => {
+      ok(out);
+      assert.deepEqual(lines(out), [`1337 ${DOCS_TOKEN_ADDRESS}`]);
+    },
+  },
+  'formatted-abi': {
+    kind: 'shape',
+    check: async (code, c) => {
+      const entries = JSON.parse(code) as string[];
+      assert.equal(parseAbi(entries).length, entries.length);
+      const other = await c.h.project('ABI check');
+      const res = await c.h.call('import-contract', {
+        headers: apiKey(other.apiKey),
+        body: { networkId: 1337, address: DOCS_TOKEN_ADDRESS, formattedAbi: entries },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    },
+  },
+  'activate-function': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('activate-contract-function', 201, body);
+      c.values.activated = body;
+      c.env.MOUNTAIN_FUNCTION_ID = String(body.contractActivatedFunction.id);
+    },
+  },
+  'function-activated': {
+    kind: 'shape',
+    check: (code, c) => assert.deepEqual(JSON.parse(code), c.values.activated),
+  },
+  'get-activated-functions': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('get-contract-activated-functions', 200, body);
+      assert.deepEqual(body.contractActivatedFunctions, [c.values.activated.contractActivatedFunction]);
+    },
+  },
+  'execute-transaction': {
+    kind: 'run',
+    // The reader's wallet holds tokens; and one transaction has failed, for the status filters below: two
+    // transfers of the whole balance both pass simulation, then the second reverts on chain.
+    prepare: async (c) => {
+      await c.token.send(c.wallet, 500n);
+      const chain = createPublicClient({ transport: http(c.anvil.url) });
+      await chain.request({ method: 'evm_setAutomine' as never, params: [false] as never });
+      try {
+        const sent = [];
+        for (const key of ['setup-a', 'setup-b']) {
+          const res = await c.h.call('execute-transaction', {
+            headers: apiKey(c.key),
+            body: {
+              contractActivatedFunctionId: Number(c.env.MOUNTAIN_FUNCTION_ID),
+              functionArgs: [RECIPIENT, '500'],
+              idempotencyKey: key,
+            },
+          });
+          assert.equal(res.status, 201, JSON.stringify(res.body));
+          sent.push(res.body.transaction.id as string);
+        }
+        for (const id of sent) {
+          await waitFor(async () => {
+            const res = await c.h.call('get-transaction', { headers: apiKey(c.key), query: { transactionId: id } });
+            return res.body.transaction.status === 'broadcasted' ? true : undefined;
+          });
+        }
+        await chain.request({ method: 'evm_mine' as never, params: [] as never });
+      } finally {
+        await chain.request({ method: 'evm_setAutomine' as never, params: [true] as never });
+      }
+      const done = await Promise.all(
+        ['setup-a', 'setup-b'].map(async (key) => {
+          const again = await c.h.call('execute-transaction', {
+            headers: apiKey(c.key),
+            body: {
+              contractActivatedFunctionId: Number(c.env.MOUNTAIN_FUNCTION_ID),
+              functionArgs: [RECIPIENT, '500'],
+              idempotencyKey: key,
+            },
+          });
+          return settled(c.h, apiKey(c.key), again.body.transaction.id);
+        }),
+      );
+      c.values.failed = done.find((t) => t.status === 'reverted');
+      assert.ok(c.values.failed, JSON.stringify(done));
+      await c.token.send(c.wallet, 1_000_000n);
+    },
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('execute-transaction', 201, body);
+      assert.equal(body.transaction.status, 'created');
+      c.values.transaction = body.transaction;
+      c.env.MOUNTAIN_TRANSACTION_ID = body.transaction.id;
+    },
+  },
+  'transaction-created': {
+    kind: 'shape',
+    check: (code, c) => {
+      const { id, ...example } = JSON.parse(code).transaction;
+      const real = c.values.transaction;
+      assert.match(id, /^[0-9a-f-]{36}$/);
+      for (const [k, v] of Object.entries(example)) assert.deepEqual(v, real[k], k);
+    },
+  },
+  'get-transaction': {
+    kind: 'run',
+    prepare: async (c) => {
+      await settled(c.h, apiKey(c.key), c.env.MOUNTAIN_TRANSACTION_ID as string);
+    },
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('get-transaction', 200, body);
+      assert.equal(body.transaction.status, 'succeeded', body.transaction.errorMessage);
+      c.values.succeeded = body.transaction;
+    },
+  },
+  'transaction-succeeded': {
+    kind: 'shape',
+    check: (code, c) => {
+      const example = JSON.parse(code).transaction;
+      sameShape(example, c.values.succeeded);
+      assert.equal(example.status, c.values.succeeded.status);
+      assert.equal(example.errorMessage, c.values.succeeded.errorMessage);
+      assert.equal(example.transactionHash.length, 66);
+    },
+  },
+  'client-operations': {
+    kind: 'run',
+    check: (out, c) => {
+      ok(out);
+      const [address, final] = lines(out);
+      assert.equal(address, c.wallet);
+      assert.match(final ?? '', /^succeeded 0x[0-9a-f]{64}$/);
+    },
+  },
+  'list-failed-transactions': {
+    kind: 'run',
+    check: (out, c) => {
+      const body = json(out);
+      c.h.validator.assertResponse('get-transactions', 200, body);
+      assert.deepEqual(body.meta, { pageNumber: 1, perPage: 20, totalPage: 1, totalItems: 1 });
+      assert.equal(body.data.transactions[0].id, c.values.failed.id);
+    },
+  },
+  'status-filter': {
+    kind: 'run',
+    check: (out, c) => {
+      const [failed, reverted] = jsonDocuments(out.stdout) as Json[];
+      for (const body of [failed, reverted]) c.h.validator.assertResponse('get-transactions', 200, body);
+      assert.deepEqual(
+        failed.data.transactions.map((t: { id: string }) => t.id),
+        [c.values.failed.id],
+      );
+      assert.deepEqual(
+        reverted.data.transactions.map((t: { status: string }) => t.status),
+        ['reverted'],
+      );
+    },
+  },
+  'client-pagination': {
+    kind: 'run',
+    check: (out, c) => {
+      ok(out);
+      assert.deepEqual(lines(out), [`${c.values.failed.id} reverted ${c.values.failed.errorMessage}`]);
+      assert.match(c.values.failed.errorMessage, /InsufficientBalance\(0, 500\)/);
+    },
+  },
+};
