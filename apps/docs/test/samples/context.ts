@@ -58,6 +58,21 @@ export const json = (out: Output): Json => {
 export const lines = (out: Output) => out.stdout.trim().split('\n');
 export const ok = (out: Output) => assert.equal(out.code, 0, `exit ${out.code}\n${out.stdout}\n${out.stderr}`);
 
+/** A sample's printed JSON answer, validated against the OpenAPI document as `operation`'s `status` answer. */
+export function answer(out: Output, c: Context, operation: string, status: number): Json {
+  const body = json(out);
+  c.h.validator.assertResponse(operation, status, body);
+  return body;
+}
+
+/** An answer shown on a page: valid as `operation`'s `status` answer, and shaped like the server's real one. */
+export function example(code: string, c: Context, operation: string, status: number, real: unknown): Json {
+  const shown = JSON.parse(code);
+  c.h.validator.assertResponse(operation, status, shown);
+  sameShape(shown, real);
+  return shown;
+}
+
 /** Every key of `example` is in `real`, with a value of the same JSON type, recursively (arrays: first item). */
 export function sameShape(example: unknown, real: unknown, at = '$'): void {
   const type = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);

@@ -5,8 +5,8 @@ import { freePort } from '../../../api/src/lib/ports.ts';
 import { waitFor } from '../../../api/test/helpers/transactionFlow.ts';
 import type { Delivery } from '../../../api/test/helpers/webhookReceiver.ts';
 import {
+  answer,
   deliveryEnv,
-  json,
   lines,
   ok,
   postDeliveries,
@@ -26,8 +26,7 @@ export const eventSteps: Record<string, Step> = {
       return { PORT: String(c.values.receiverPort) };
     },
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('create-subscription', 201, body);
+      const body = answer(out, c, 'create-subscription', 201);
       const s = body.eventNotifierSubscription;
       assert.equal(s.webhookURL, `http://127.0.0.1:${c.values.receiverPort}/`);
       c.values.subscription = s;
@@ -76,8 +75,7 @@ export const eventSteps: Record<string, Step> = {
   'events-get-records': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-records', 200, body);
+      const body = answer(out, c, 'get-records', 200);
       const found = body.eventNotifierRecords as { status: string; decodedLog: { value: string } }[];
       // The mint, the wallet's two fundings, the setup transfer that succeeded and the two sample transfers.
       assert.equal(found.length, 6);

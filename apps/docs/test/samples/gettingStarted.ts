@@ -7,13 +7,14 @@ import { REPO_ROOT } from '../../../api/src/config/config.ts';
 import { apiKey, bearer } from '../../../api/test/helpers/harness.ts';
 import { DOCS_TOKEN_ADDRESS } from '../helpers/docsToken.ts';
 import {
+  answer,
   databaseUrl,
+  example,
   type Json,
   json,
   lines,
   ok,
   type Step,
-  sameShape,
   TRANSFER_ABI,
   templateLine,
 } from './context.ts';
@@ -51,8 +52,7 @@ export const gettingStartedSteps: Record<string, Step> = {
   'auth-api-key': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-project-detail', 200, body);
+      const body = answer(out, c, 'get-project-detail', 200);
       assert.equal(body.data.project.id, c.projectId);
       c.values.projectDetail = body;
     },
@@ -76,29 +76,24 @@ export const gettingStartedSteps: Record<string, Step> = {
   'project-detail': {
     kind: 'shape',
     check: (code, c) => {
-      const example = JSON.parse(code);
-      c.h.validator.assertResponse('get-project-detail', 200, example);
-      sameShape(example, c.values.projectDetail);
-      assert.equal(example.data.project.apiKey.length, c.values.projectDetail.data.project.apiKey.length);
+      const shown = example(code, c, 'get-project-detail', 200, c.values.projectDetail);
+      assert.equal(shown.data.project.apiKey.length, c.values.projectDetail.data.project.apiKey.length);
     },
   },
   'system-wallets': {
     kind: 'shape',
     check: (code, c) => {
-      const example = JSON.parse(code);
-      c.h.validator.assertResponse('get-project-detail', 200, example);
-      sameShape(example, c.values.projectDetail);
+      const shown = example(code, c, 'get-project-detail', 200, c.values.projectDetail);
       for (const w of ['mSystemWalletMainnet', 'mSystemWalletTestnet']) {
         const omit = ({ id: _id, address: _address, ...rest }: Json) => rest;
-        assert.deepEqual(omit(example.data[w]), omit(c.values.projectDetail.data[w]));
+        assert.deepEqual(omit(shown.data[w]), omit(c.values.projectDetail.data[w]));
       }
     },
   },
   'auth-access-token': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-projects', 200, body);
+      const body = answer(out, c, 'get-projects', 200);
       assert.deepEqual(
         body.data.projects.map((p: { id: number }) => p.id),
         [c.projectId],

@@ -4,14 +4,13 @@ import { parseAbiItem } from 'viem';
 import { apiKey } from '../../../api/test/helpers/harness.ts';
 import { waitFor } from '../../../api/test/helpers/transactionFlow.ts';
 import type { Receiver } from '../../../api/test/helpers/webhookReceiver.ts';
-import { failingSubscription, json, records, type Step, sameShape } from './context.ts';
+import { answer, example, failingSubscription, records, type Step } from './context.ts';
 
 export const managementSteps: Record<string, Step> = {
   'get-subscriptions': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-subscriptions', 200, body);
+      const body = answer(out, c, 'get-subscriptions', 200);
       const listed = body.eventNotifierSubscriptions.find((s: { id: string }) => s.id === c.values.subscription.id);
       assert.equal(listed.scanStatus === 'idle' || listed.scanStatus === 'scanning', true);
       assert.ok(listed.lastScannedBlock > 0);
@@ -22,8 +21,7 @@ export const managementSteps: Record<string, Step> = {
     kind: 'run',
     env: async (c) => ({ MOUNTAIN_SUBSCRIPTION_ID: await failingSubscription(c) }),
     check: async (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('resend-failed-webhook', 200, body);
+      const body = answer(out, c, 'resend-failed-webhook', 200);
       assert.equal(body.record.forced, false);
       assert.equal(body.record.requeuedCount, 6);
       c.values.failingSubscription = body.record.subscriptionId;
@@ -38,8 +36,7 @@ export const managementSteps: Record<string, Step> = {
     kind: 'run',
     env: (c) => ({ MOUNTAIN_SUBSCRIPTION_ID: c.values.failingSubscription }),
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-records', 200, body);
+      const body = answer(out, c, 'get-records', 200);
       for (const r of body.eventNotifierRecords) {
         assert.equal(r.status, 'failed');
         assert.equal(r.notificationFailureCount, 2);
@@ -58,8 +55,7 @@ export const managementSteps: Record<string, Step> = {
       return { MOUNTAIN_SUBSCRIPTION_ID: c.values.failingSubscription };
     },
     check: async (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('resend-failed-webhook', 200, body);
+      const body = answer(out, c, 'resend-failed-webhook', 200);
       assert.equal(body.record.forced, true);
       assert.equal(body.record.requeuedCount, 6);
       c.values.resent = body;
@@ -72,17 +68,14 @@ export const managementSteps: Record<string, Step> = {
   'resend-summary': {
     kind: 'shape',
     check: (code, c) => {
-      const example = JSON.parse(code);
-      c.h.validator.assertResponse('resend-failed-webhook', 200, example);
-      sameShape(example, c.values.resent);
-      assert.equal(example.record.requeuedCount, example.record.recordIds.length);
+      const shown = example(code, c, 'resend-failed-webhook', 200, c.values.resent);
+      assert.equal(shown.record.requeuedCount, shown.record.recordIds.length);
     },
   },
   'update-webhook': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('update-subscription-webhook', 200, body);
+      const body = answer(out, c, 'update-subscription-webhook', 200);
       const s = body.eventNotifierSubscription;
       assert.equal(s.id, c.values.subscription.id);
       assert.equal(s.webhookURL, 'https://api.example.com/webhooks/mountain');
@@ -94,8 +87,7 @@ export const managementSteps: Record<string, Step> = {
   'deactivate-function': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('deactivate-contract-function', 201, body);
+      const body = answer(out, c, 'deactivate-contract-function', 201);
       c.values.deactivated = body;
     },
   },

@@ -5,14 +5,13 @@ import { apiKey } from '../../../api/test/helpers/harness.ts';
 import { settled, waitFor } from '../../../api/test/helpers/transactionFlow.ts';
 import { DOCS_TOKEN_ADDRESS } from '../helpers/docsToken.ts';
 import { jsonDocuments } from '../helpers/samples.ts';
-import { type Json, json, lines, ok, RECIPIENT, type Step, sameShape } from './context.ts';
+import { answer, type Json, lines, ok, RECIPIENT, type Step, sameShape } from './context.ts';
 
 export const transactionSteps: Record<string, Step> = {
   'import-contract': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('import-contract', 201, body);
+      const body = answer(out, c, 'import-contract', 201);
       c.values.contract = body;
       c.env.MOUNTAIN_CONTRACT_ID = String(body.contract.id);
     },
@@ -24,8 +23,7 @@ export const transactionSteps: Record<string, Step> = {
   'get-contracts': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-contracts', 200, body);
+      const body = answer(out, c, 'get-contracts', 200);
       assert.deepEqual(body.contracts, [c.values.contract.contract]);
     },
   },
@@ -61,8 +59,7 @@ export const transactionSteps: Record<string, Step> = {
   'activate-function': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('activate-contract-function', 201, body);
+      const body = answer(out, c, 'activate-contract-function', 201);
       c.values.activated = body;
       c.env.MOUNTAIN_FUNCTION_ID = String(body.contractActivatedFunction.id);
     },
@@ -74,8 +71,7 @@ export const transactionSteps: Record<string, Step> = {
   'get-activated-functions': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-contract-activated-functions', 200, body);
+      const body = answer(out, c, 'get-contract-activated-functions', 200);
       assert.deepEqual(body.contractActivatedFunctions, [c.values.activated.contractActivatedFunction]);
     },
   },
@@ -129,8 +125,7 @@ export const transactionSteps: Record<string, Step> = {
       await c.token.send(c.wallet, 1_000_000n);
     },
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('execute-transaction', 201, body);
+      const body = answer(out, c, 'execute-transaction', 201);
       assert.equal(body.transaction.status, 'created');
       c.values.transaction = body.transaction;
       c.env.MOUNTAIN_TRANSACTION_ID = body.transaction.id;
@@ -151,8 +146,7 @@ export const transactionSteps: Record<string, Step> = {
       await settled(c.h, apiKey(c.key), c.env.MOUNTAIN_TRANSACTION_ID as string);
     },
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-transaction', 200, body);
+      const body = answer(out, c, 'get-transaction', 200);
       assert.equal(body.transaction.status, 'succeeded', body.transaction.errorMessage);
       c.values.succeeded = body.transaction;
     },
@@ -179,8 +173,7 @@ export const transactionSteps: Record<string, Step> = {
   'list-failed-transactions': {
     kind: 'run',
     check: (out, c) => {
-      const body = json(out);
-      c.h.validator.assertResponse('get-transactions', 200, body);
+      const body = answer(out, c, 'get-transactions', 200);
       assert.deepEqual(body.meta, { pageNumber: 1, perPage: 20, totalPage: 1, totalItems: 1 });
       assert.equal(body.data.transactions[0].id, c.values.failed.id);
     },
