@@ -12,10 +12,9 @@ import { startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import { createSubscription } from '#api/eventNotifier/subscriptions.ts';
+import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { freePort } from '#api/lib/ports.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { deployEmitter, TRANSFER_EVENT } from '../test/helpers/eventEmitter.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
@@ -101,17 +100,8 @@ try {
   };
   const stop = new AbortController();
   const worker = createWorker({
-    pool: db.pool,
     concurrency: 4,
-    signal: stop.signal,
-    tasks: createTaskList({
-      db,
-      chains,
-      signers: createSignerProvider(keys),
-      masterKey,
-      signal: stop.signal,
-      eventNotifier: settings,
-    }),
+    deps: { db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal, eventNotifier: settings },
   });
   await worker.start();
   stops.push(async () => {

@@ -18,7 +18,6 @@ import { createChains } from '#api/chain/chains.ts';
 import { freePort } from '#api/lib/ports.ts';
 import { DEV_STALL_MS } from '#api/transactions/devChain.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '../test/helpers/testContract.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
@@ -101,9 +100,7 @@ try {
   // 2. Confirmed transactions per second from one system wallet: a worker drains the backlog.
   const stop = new AbortController();
   const worker = createWorker({
-    pool: db.pool,
-    tasks: createTaskList({ db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal }),
-    signal: stop.signal,
+    deps: { db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal },
   });
   const started = Date.now();
   let lastReport = started;

@@ -4,12 +4,13 @@ import type { Task } from 'graphile-worker';
 import { parseAbiItem } from 'viem';
 import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
-import { deliverDue } from '#api/eventNotifier/delivery.ts';
-import { readLogRanges } from '#api/eventNotifier/logRanges.ts';
-import { TASK } from '#api/eventNotifier/queue.ts';
-import type { RecordView } from '#api/eventNotifier/records.ts';
-import { SCAN_LOCK_CLASS, scanSubscription } from '#api/eventNotifier/scanner.ts';
-import { eventNotifierTasks } from '#api/eventNotifier/tasks.ts';
+import { deliverDue } from '#api/eventNotifier/delivery/delivery.ts';
+import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
+import { SCAN_LOCK_CLASS, scanJob, scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
+import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
+import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
+import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
+import { createTaskList } from '#api/jobs/taskList.ts';
 import { freePort } from '#api/lib/ports.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { deployEmitter, type Emitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
@@ -39,7 +40,7 @@ describe('event scanner', () => {
     await anvil?.stop();
   });
 
-  const deps = (settings = FAST_SETTINGS) => ({ db: h.db, chains: h.deps.chains, settings });
+  const deps = (settings = FAST_SETTINGS) => ({ db: h.db, chains: h.deps.chains, settings, queue: scanQueue });
   async function subscribe(extra: object = {}) {
     const res = await h.call('create-subscription', {
       headers: apiKey(key),
@@ -218,7 +219,7 @@ describe('event scanner', () => {
     const r = await startReceiver();
     // One block per range: four blocks of events make the first scan a backfill.
     const settings = { ...FAST_SETTINGS, maxBlockRange: 1 };
-    const delivery = { db: h.db, masterKey: h.masterKey, settings };
+    const delivery = { db: h.db, masterKey: h.masterKey, settings, queue: deliveryQueue };
     const deliveryRunAt = async (id: string) =>
       (
         await h.db.query<{ run_at: Date }>(
@@ -267,26 +268,29 @@ describe('event scanner', () => {
     const stop = new AbortController();
     try {
       const id = (await subscribe({ initialBlockNumber: await nextBlock(), webhookURL: r.url })).id as string;
-      const tasks = eventNotifierTasks({
-        db: h.db,
-        chains: h.deps.chains,
-        signers: createSignerProvider(h.keys),
-        masterKey: h.masterKey,
-        signal: stop.signal,
-        eventNotifier: FAST_SETTINGS,
-      });
+      const tasks = createTaskList(
+        {
+          db: h.db,
+          chains: h.deps.chains,
+          signers: createSignerProvider(h.keys),
+          masterKey: h.masterKey,
+          signal: stop.signal,
+          eventNotifier: FAST_SETTINGS,
+        },
+        [scanJob],
+      );
       const holder = await h.db.pool.connect();
       try {
         await holder.query('SELECT pg_advisory_lock($1, hashtext($2))', [SCAN_LOCK_CLASS, id]);
         // The scan that creating the subscription queued is not the one under test.
         await h.db.query(`SELECT graphile_worker.remove_job('event-notifier:scan:' || $1)`, [id]);
-        const scan = tasks[TASK.scan] as Task;
+        const scan = tasks[scanJob.name] as Task;
         const before = Date.now();
         await scan({ subscriptionId: id }, {} as never);
         await scan({ subscriptionId: id }, {} as never);
         const { rows } = await h.db.query<{ run_at: Date }>(
           `SELECT run_at FROM graphile_worker.jobs WHERE task_identifier = $1 AND key = 'event-notifier:scan:' || $2`,
-          [TASK.scan, id],
+          [scanJob.name, id],
         );
         assert.equal(rows.length, 1);
         const delay = (rows[0] as { run_at: Date }).run_at.getTime() - before;

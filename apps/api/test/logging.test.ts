@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import Type from 'typebox';
+import { createChains } from '#api/chain/chains.ts';
+import { addJob } from '#api/jobs/addJob.ts';
+import { defineJob } from '#api/jobs/defineJob.ts';
 import { redactUrls } from '#api/runtime/logger.ts';
-import { addJob } from '#api/worker/jobs.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { createHarness, type Harness } from './helpers/harness.ts';
 import { captureLogs } from './helpers/logCapture.ts';
@@ -75,14 +81,24 @@ describe('worker output', () => {
     const database = await createTestDatabase();
     const logs = captureLogs();
     const stop = new AbortController();
-    const worker = createWorker({
-      pool: database.db.pool,
-      tasks: {
-        'test.rpc-down': async () => {
-          throw new Error('HTTP request failed.\n\nURL: https://rpc.example/v2/ProviderKey123456\nVersion: viem');
-        },
+    const masterKey = randomBytes(32);
+    const rpcDown = defineJob({
+      name: 'test.rpc-down',
+      payload: Type.Object({}),
+      maxAttempts: 1,
+      async run() {
+        throw new Error('HTTP request failed.\n\nURL: https://rpc.example/v2/ProviderKey123456\nVersion: viem');
       },
-      signal: stop.signal,
+    });
+    const worker = createWorker({
+      deps: {
+        db: database.db,
+        chains: createChains({}),
+        signers: createSignerProvider(await loadWalletKeys(database.db, masterKey)),
+        masterKey,
+        signal: stop.signal,
+      },
+      jobs: [rpcDown],
     });
     logs.captureConsole();
     try {

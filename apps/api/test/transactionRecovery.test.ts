@@ -9,9 +9,9 @@ import { createPublicClient, type Hex, http, type PublicClient } from 'viem';
 import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { freePort } from '#api/lib/ports.ts';
+import { monitorJob, sendJob } from '#api/transactions/jobs.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { transactionTasks } from '#api/worker/transactionTasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { createHarness, type Harness } from './helpers/harness.ts';
 import { startRpcProxy } from './helpers/rpcProxy.ts';
@@ -77,18 +77,15 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
   async function inProcessWorker(rpcUrl: string, settings: Partial<TransactionSettings>) {
     const stop = new AbortController();
     const worker = createWorker({
-      pool: h.db.pool,
-      tasks: transactionTasks(
-        {
-          db: h.db,
-          chains: createChains({ 1337: rpcUrl }),
-          signers: createSignerProvider(h.keys),
-          masterKey: h.masterKey,
-          signal: stop.signal,
-        },
-        settings,
-      ),
-      signal: stop.signal,
+      deps: {
+        db: h.db,
+        chains: createChains({ 1337: rpcUrl }),
+        signers: createSignerProvider(h.keys),
+        masterKey: h.masterKey,
+        signal: stop.signal,
+        transactions: settings,
+      },
+      jobs: [sendJob, monitorJob],
     });
     await worker.start();
     return async () => {

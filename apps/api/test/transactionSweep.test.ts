@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
+import { tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
+import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { freePort } from '#api/lib/ports.ts';
-import { MONITOR_TASK, requeueOrphaned, SEND_TASK } from '#api/transactions/queue.ts';
-import { tryWalletLock } from '#api/transactions/walletLock.ts';
+import { monitorJob, monitorLock, sendJob, sendLock } from '#api/transactions/jobs.ts';
 import { createHarness, type Harness } from './helpers/harness.ts';
 import { deployCounter } from './helpers/testContract.ts';
 import { counterProject } from './helpers/transactionFlow.ts';
@@ -26,11 +27,16 @@ describe('the sweep of orphaned transaction work', () => {
     await anvil?.stop();
   });
 
+  // The sweep's work for transactions: each transaction job's recover, summed.
+  const requeueOrphaned = async (graceMs: number) => {
+    const deps = { db: h.db } as WorkerDeps;
+    return ((await sendJob.recover?.(deps, graceMs)) ?? 0) + ((await monitorJob.recover?.(deps, graceMs)) ?? 0);
+  };
   const jobs = async (walletId: number) =>
     (
       await h.db.query<{ task: string }>(
         `SELECT task_identifier AS task FROM graphile_worker.jobs WHERE key = ANY($1) ORDER BY 1`,
-        [[`${SEND_TASK}:${walletId}:1337`, `${MONITOR_TASK}:${walletId}:1337`]],
+        [[sendJob.jobKey({ walletId, networkId: 1337 }), monitorJob.jobKey({ walletId, networkId: 1337 })]],
       )
     ).rows.map((r) => r.task);
 
@@ -58,22 +64,22 @@ describe('the sweep of orphaned transaction work', () => {
     await h.db.query(`DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1`, [`%:${walletId}:1337`]);
     assert.deepEqual(await jobs(walletId), []);
 
-    assert.equal(await requeueOrphaned(h.db, 60_000), 0, 'recently touched: a sender may still be on it');
+    assert.equal(await requeueOrphaned(60_000), 0, 'recently touched: a sender may still be on it');
     await h.db.query(`UPDATE transactions SET updated_at = now() - interval '2 minutes' WHERE project_id = $1`, [
       p.projectId,
     ]);
 
-    const send = await tryWalletLock(h.db, 'send', target);
-    const monitor = await tryWalletLock(h.db, 'monitor', target);
+    const send = await tryAdvisoryLock(h.db, sendLock(target));
+    const monitor = await tryAdvisoryLock(h.db, monitorLock(target));
     try {
-      assert.equal(await requeueOrphaned(h.db, 60_000), 0, 'both locks held: a live process is on it');
+      assert.equal(await requeueOrphaned(60_000), 0, 'both locks held: a live process is on it');
     } finally {
       await send?.release();
     }
-    assert.equal(await requeueOrphaned(h.db, 60_000), 1, 'the sender is free');
-    assert.deepEqual(await jobs(walletId), [SEND_TASK]);
+    assert.equal(await requeueOrphaned(60_000), 1, 'the sender is free');
+    assert.deepEqual(await jobs(walletId), [sendJob.name]);
     await monitor?.release();
-    assert.equal(await requeueOrphaned(h.db, 60_000), 2);
-    assert.deepEqual(await jobs(walletId), [SEND_TASK, MONITOR_TASK].sort());
+    assert.equal(await requeueOrphaned(60_000), 2);
+    assert.deepEqual(await jobs(walletId), [sendJob.name, monitorJob.name].sort());
   });
 });

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { loadConfig } from '#api/config/config.ts';
 import { DatabaseError, UniqueViolationError } from '#api/db/db.ts';
-import { setScanEnabled } from '#api/eventNotifier/subscriptions.ts';
+import { setScanEnabled } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { createProject, rotateApiKey } from '#api/projects/projects.ts';
 import { createUser, findUserId, ROLES, type Role, setMembership } from '#api/projects/users.ts';
 import { openDatabase } from '#api/runtime/database.ts';

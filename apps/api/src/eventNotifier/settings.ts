@@ -23,8 +23,6 @@ export interface EventNotifierSettings {
    * read): its records are stored first, then delivered. Past this, deliveries run alongside the rest of the scan.
    */
   readonly backfillHoldMs: number;
-  /** How often a worker looks for scans and deliveries whose job was lost (e.g. a killed worker). */
-  readonly sweepIntervalMs: number;
 }
 
 export const DEFAULT_CONFIRMATIONS: Readonly<Record<NetworkId, number>> = Object.freeze({
@@ -49,6 +47,5 @@ export function defaultEventNotifierSettings(
     webhookBackoffMaxMs: 3_600_000,
     deliveryConcurrency: 32,
     backfillHoldMs: 60_000,
-    sweepIntervalMs: 5_000,
   });
 }

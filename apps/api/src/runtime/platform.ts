@@ -4,7 +4,6 @@ import { createChains } from '#api/chain/chains.ts';
 import type { Config } from '#api/config/config.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
-import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import type { OpenedDatabase } from './database.ts';
 import { surviveDatabaseLoss } from './databaseLoss.ts';
@@ -23,15 +22,16 @@ export async function startRoles(
   const chains = createChains(config.rpcUrls);
   if (role === 'worker' || role === 'all') {
     const signers = createSignerProvider(await loadWalletKeys(database.db, config.masterKey));
-    const tasks = createTaskList({
-      db: database.db,
-      chains,
-      signers,
-      masterKey: config.masterKey,
-      signal: shutdown.signal,
-      eventNotifier: config.eventNotifier,
+    const worker = createWorker({
+      deps: {
+        db: database.db,
+        chains,
+        signers,
+        masterKey: config.masterKey,
+        signal: shutdown.signal,
+        eventNotifier: config.eventNotifier,
+      },
     });
-    const worker = createWorker({ pool: database.db.pool, tasks, signal: shutdown.signal });
     await worker.start();
     shutdown.add('worker', () => worker.stop());
     shutdown.add(

@@ -2,7 +2,8 @@ import { type Address, type Hex, keccak256, type LocalAccount, type PublicClient
 import { isUnreachable, shortError } from '#api/chain/chainErrors.ts';
 import type { Db } from '#api/db/db.ts';
 import { invalidateNonce } from './nonces.ts';
-import type { WalletNetwork } from './queue.ts';
+import type { WalletNetwork } from './senders.ts';
+import { signEip1559 } from './signing.ts';
 
 /** A transaction with its nonce, gas limit and fees fixed: signing it again gives the same bytes and hash. */
 export interface SignedRow {
@@ -34,21 +35,7 @@ export async function broadcastBatch(
   rows: SignedRow[],
 ): Promise<number> {
   const { db, target, client, account } = sender;
-  const signed = await Promise.all(
-    rows.map((row) =>
-      account.signTransaction({
-        chainId: target.networkId,
-        type: 'eip1559',
-        to: row.to,
-        data: row.data,
-        value: 0n,
-        nonce: Number(row.nonce),
-        gas: BigInt(row.gas),
-        maxFeePerGas: BigInt(row.maxFeePerGas),
-        maxPriorityFeePerGas: BigInt(row.maxPriorityFeePerGas),
-      }),
-    ),
-  );
+  const signed = await Promise.all(rows.map((row) => signEip1559(account, target.networkId, row)));
   const hashes = signed.map((s) => keccak256(s));
   const send = async (i: number): Promise<Outcome> => {
     try {

@@ -7,7 +7,8 @@ import { parseActivatedFunction, parseFormattedAbi } from '#api/contracts/abi.ts
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
-import { ensureSender, wakeSender } from './queue.ts';
+import { wakeSender } from './jobs.ts';
+import { ensureSender } from './senders.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
 
 export interface ExecuteRequest {

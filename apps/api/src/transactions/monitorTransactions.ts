@@ -4,13 +4,12 @@ import { describeRevert, isUnreachable, shortError } from '#api/chain/chainError
 import type { NetworkId } from '#api/config/networks.ts';
 import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
+import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
-import type { WorkerDeps } from '#api/worker/tasks.ts';
 import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
-import { enqueueMonitor, type WalletNetwork } from './queue.ts';
 import { resendWithHigherFee } from './resendWithHigherFee.ts';
+import type { WalletNetwork } from './senders.ts';
 import type { TransactionSettings } from './settings.ts';
-import { tryWalletLock } from './walletLock.ts';
 
 export interface BroadcastRow {
   id: string;
@@ -29,35 +28,31 @@ export interface BroadcastRow {
 }
 
 /**
- * The `transaction-monitor` job of one (wallet, network): waits for the receipts of broadcast transactions and
- * records succeeded or reverted (with the reason), gas used, block and effective gas price. A transaction without
- * receipt after `resendAfterMs` is re-sent with a higher fee on the same nonce; after `receiptTimeoutMs`, it is
- * monitor-failed.
+ * The `transaction:monitor` job of one (wallet, network), run under the wallet's monitor lock: waits for the
+ * receipts of broadcast transactions and records succeeded or reverted (with the reason), gas used, block and
+ * effective gas price. A transaction without receipt after `resendAfterMs` is re-sent with a higher fee on the same
+ * nonce; after `receiptTimeoutMs`, it is monitor-failed. `again` queues the monitor to go on later.
  */
-export async function monitorTransactions(deps: WorkerDeps, settings: TransactionSettings, target: WalletNetwork) {
-  const lock = await tryWalletLock(deps.db, 'monitor', target);
-  if (!lock) {
-    await enqueueMonitor(deps.db.pool, target, new Date(Date.now() + settings.monitorPollMs));
+export async function monitorTransactions(
+  deps: WorkerDeps,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  again: (runAt: Date) => Promise<void>,
+): Promise<void> {
+  let client: PublicClient;
+  try {
+    client = deps.chains.client(target.networkId as NetworkId);
+  } catch (error) {
+    await failAll(deps.db, target, (error as Error).message);
     return;
   }
-  try {
-    let client: PublicClient;
-    try {
-      client = deps.chains.client(target.networkId as NetworkId);
-    } catch (error) {
-      await failAll(deps.db, target, (error as Error).message);
-      return;
-    }
-    const started = Date.now();
-    while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
-      const waiting = await checkOnce(deps, settings, target, client);
-      if (waiting === 0) return;
-      await sleep(settings.monitorPollMs, undefined, { signal: deps.signal }).catch(() => {});
-    }
-    await enqueueMonitor(deps.db.pool, target, new Date(Date.now() + settings.monitorPollMs));
-  } finally {
-    await lock.release();
+  const started = Date.now();
+  while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
+    const waiting = await checkOnce(deps, settings, target, client);
+    if (waiting === 0) return;
+    await sleep(settings.monitorPollMs, undefined, { signal: deps.signal }).catch(() => {});
   }
+  await again(new Date(Date.now() + settings.monitorPollMs));
 }
 
 /** One pass over the broadcast transactions; returns how many still wait for a receipt. */

@@ -1,5 +1,5 @@
 import type { Queryable } from '#api/db/db.ts';
-import type { WalletNetwork } from './queue.ts';
+import type { WalletNetwork } from './senders.ts';
 
 /**
  * Nonces of one (wallet, network), allocated inside the caller's database transaction.

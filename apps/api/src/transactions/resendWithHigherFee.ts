@@ -1,10 +1,10 @@
 import { type Hex, keccak256, type PublicClient } from 'viem';
-import type { SystemWalletRecord } from '#api/wallets/signer.ts';
-import type { WorkerDeps } from '#api/worker/tasks.ts';
+import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import type { SignedRow } from './broadcastBatch.ts';
 import { feesWithHeadroom } from './fees.ts';
-import type { BroadcastRow } from './monitorTransactions.ts';
-import type { WalletNetwork } from './queue.ts';
+import type { WalletNetwork } from './senders.ts';
 import type { TransactionSettings } from './settings.ts';
+import { signEip1559, walletRecord } from './signing.ts';
 
 const bump = (value: bigint, percent: number) => (value * BigInt(100 + percent) + 99n) / 100n;
 const max = (a: bigint, b: bigint) => (a > b ? a : b);
@@ -19,13 +19,9 @@ export async function resendWithHigherFee(
   settings: TransactionSettings,
   target: WalletNetwork,
   client: PublicClient,
-  row: BroadcastRow,
+  row: SignedRow & { feeBumps: number },
 ): Promise<void> {
-  const { rows } = await deps.db.query<SystemWalletRecord>(
-    `SELECT id, address, type, derivation_index AS "derivationIndex" FROM system_wallets WHERE id = $1`,
-    [target.walletId],
-  );
-  const account = deps.signers.signerFor(rows[0] as SystemWalletRecord);
+  const account = deps.signers.signerFor(await walletRecord(deps.db, target.walletId));
   const current = await feesWithHeadroom(client);
   const maxPriorityFeePerGas = max(
     bump(BigInt(row.maxPriorityFeePerGas), settings.feeBumpPercent),
@@ -35,17 +31,7 @@ export async function resendWithHigherFee(
     max(bump(BigInt(row.maxFeePerGas), settings.feeBumpPercent), current.maxFeePerGas),
     maxPriorityFeePerGas,
   );
-  const serialized = await account.signTransaction({
-    chainId: target.networkId,
-    type: 'eip1559',
-    to: row.to,
-    data: row.data,
-    value: 0n,
-    nonce: Number(row.nonce),
-    gas: BigInt(row.gas),
-    maxFeePerGas,
-    maxPriorityFeePerGas,
-  });
+  const serialized = await signEip1559(account, target.networkId, { ...row, maxFeePerGas, maxPriorityFeePerGas });
   try {
     await client.sendRawTransaction({ serializedTransaction: serialized });
   } catch (error) {

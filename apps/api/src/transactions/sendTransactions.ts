@@ -3,16 +3,21 @@ import { describeRevert, isRevert, isUnreachable, shortError } from '#api/chain/
 import type { NetworkId } from '#api/config/networks.ts';
 import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
+import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
-import type { SystemWalletRecord } from '#api/wallets/signer.ts';
-import type { WorkerDeps } from '#api/worker/tasks.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
 import { ensureDevFunds } from './devChain.ts';
 import { feesWithHeadroom } from './fees.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
-import { clearWakeRequest, enqueueMonitor, enqueueSend, type WalletNetwork } from './queue.ts';
+import { clearWakeRequest, type WalletNetwork } from './senders.ts';
 import type { TransactionSettings } from './settings.ts';
-import { tryWalletLock } from './walletLock.ts';
+import { signEip1559, walletRecord } from './signing.ts';
+
+/** What the sender queues: itself again (to go on, or after a pause), and the wallet's receipt monitor. */
+export interface SenderQueue {
+  again(runAt?: Date): Promise<void>;
+  monitor(): Promise<void>;
+}
 
 interface Sender {
   db: Db;
@@ -20,37 +25,35 @@ interface Sender {
   target: WalletNetwork;
   client: PublicClient;
   account: LocalAccount;
+  queue: SenderQueue;
 }
 
 /**
- * The `transaction-send` job of one (wallet, network): estimates gas, allocates nonces, signs and broadcasts every
- * waiting transaction, in rounds, until none is left. One process at a time does this for a wallet.
+ * The `transaction:send` job of one (wallet, network), run under the wallet's send lock: estimates gas, allocates
+ * nonces, signs and broadcasts every waiting transaction, in rounds, until none is left.
  */
-export async function sendTransactions(deps: WorkerDeps, settings: TransactionSettings, target: WalletNetwork) {
-  const lock = await tryWalletLock(deps.db, 'send', target);
-  if (!lock) {
-    // Another process is sending for this wallet; look again shortly in case it is just finishing.
-    await enqueueSend(deps.db.pool, target, new Date(Date.now() + 250));
-    return;
-  }
-  try {
-    await clearWakeRequest(deps.db, target);
-    await sendWhileWaiting(deps, settings, target);
-  } finally {
-    await lock.release();
-  }
+export async function sendTransactions(
+  deps: WorkerDeps,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  queue: SenderQueue,
+): Promise<void> {
+  await clearWakeRequest(deps.db, target);
+  await sendWhileWaiting(deps, settings, target, queue);
 }
 
-async function sendWhileWaiting(deps: WorkerDeps, settings: TransactionSettings, target: WalletNetwork) {
-  const { rows } = await deps.db.query<SystemWalletRecord>(
-    `SELECT id, address, type, derivation_index AS "derivationIndex" FROM system_wallets WHERE id = $1`,
-    [target.walletId],
-  );
+async function sendWhileWaiting(
+  deps: WorkerDeps,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  queue: SenderQueue,
+) {
+  const wallet = await walletRecord(deps.db, target.walletId);
   let sender: Sender;
   try {
-    const account = deps.signers.signerFor(rows[0] as SystemWalletRecord);
+    const account = deps.signers.signerFor(wallet);
     const client = deps.chains.client(target.networkId as NetworkId);
-    sender = { db: deps.db, settings, target, client, account };
+    sender = { db: deps.db, settings, target, client, account, queue };
   } catch (error) {
     // No signer or no RPC endpoint: retrying cannot help.
     await failWaiting(deps.db, target, (error as Error).message);
@@ -80,11 +83,11 @@ async function sendWhileWaiting(deps: WorkerDeps, settings: TransactionSettings,
       following.catch(() => {}); // awaited next round; a failure meanwhile must not be unhandled
       await broadcastRound(sender, batch);
     }
-    await enqueueSend(deps.db.pool, target);
+    await queue.again();
   } catch (error) {
     if (!isUnreachable(error)) throw error;
     const delay = await recordUnreachable(deps.db, target, settings, error);
-    if (delay !== undefined) await enqueueSend(deps.db.pool, target, new Date(Date.now() + delay));
+    if (delay !== undefined) await queue.again(new Date(Date.now() + delay));
   } finally {
     await following?.catch(() => {});
   }
@@ -92,7 +95,7 @@ async function sendWhileWaiting(deps: WorkerDeps, settings: TransactionSettings,
 
 async function broadcastRound(sender: Sender, batch: SignedRow[]): Promise<void> {
   const broadcast = await broadcastBatch(sender, batch);
-  if (broadcast > 0) await enqueueMonitor(sender.db.pool, sender.target);
+  if (broadcast > 0) await sender.queue.monitor();
 }
 
 /** Transactions left `processing` by a sender that died or lost the RPC: same nonce, same fees, so the same hash. */
@@ -206,11 +209,8 @@ async function fillNonceHoles(sender: Sender): Promise<void> {
   if (holes.length === 0) return;
   const fees = await feesWithHeadroom(client);
   for (const nonce of holes) {
-    const serialized = await account.signTransaction({
-      chainId: target.networkId,
-      type: 'eip1559',
+    const serialized = await signEip1559(account, target.networkId, {
       to: account.address,
-      value: 0n,
       nonce,
       gas: 21_000n,
       ...fees,

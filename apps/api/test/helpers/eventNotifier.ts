@@ -1,6 +1,5 @@
 import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import type { Harness } from './harness.ts';
 
@@ -10,23 +9,21 @@ export const FAST_SETTINGS: EventNotifierSettings = Object.freeze({
   webhookBackoffBaseMs: 200,
   webhookBackoffMaxMs: 2_000,
   webhookTimeoutMs: 2_000,
-  sweepIntervalMs: 1_000,
 });
 
 /** A job worker on the harness database running the platform's task list with `settings`. */
 export async function startTestWorker(h: Harness, settings: EventNotifierSettings = FAST_SETTINGS) {
   const stop = new AbortController();
   const worker = createWorker({
-    pool: h.db.pool,
-    tasks: createTaskList({
+    deps: {
       db: h.db,
       chains: h.deps.chains,
       signers: createSignerProvider(h.keys),
       masterKey: h.masterKey,
       signal: stop.signal,
       eventNotifier: settings,
-    }),
-    signal: stop.signal,
+      sweepIntervalMs: 1_000,
+    },
   });
   await worker.start();
   return {

@@ -11,7 +11,6 @@ import { createUser, type Role, setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys, type WalletKeys } from '#api/wallets/walletKeys.ts';
-import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { createResponseValidator } from './openapi.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
@@ -67,15 +66,13 @@ export async function createHarness(
   const workerStop = new AbortController();
   const worker = options.worker
     ? createWorker({
-        pool: database.db.pool,
-        tasks: createTaskList({
+        deps: {
           db: database.db,
           chains: deps.chains,
           signers: createSignerProvider(keys),
           masterKey,
           signal: workerStop.signal,
-        }),
-        signal: workerStop.signal,
+        },
       })
     : undefined;
   await worker?.start();

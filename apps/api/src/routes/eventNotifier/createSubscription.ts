@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
 import { AbiEventError, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
+import { webhookUrlRefusal } from '#api/eventNotifier/delivery/webhookUrlPolicy.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import { createSubscription } from '#api/eventNotifier/subscriptions.ts';
-import { webhookUrlRefusal } from '#api/eventNotifier/webhookUrlPolicy.ts';
+import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierSubscription, NetworkIdSchema } from '#api/schemas/entities.ts';

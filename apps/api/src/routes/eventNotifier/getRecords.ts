@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { listRecords } from '#api/eventNotifier/records.ts';
+import { listRecords } from '#api/eventNotifier/subscriptions/records.ts';
 import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierRecord } from '#api/schemas/entities.ts';

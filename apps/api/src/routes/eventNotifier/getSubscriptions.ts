@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { listSubscriptions } from '#api/eventNotifier/subscriptions.ts';
+import { listSubscriptions } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { resendFailed } from '#api/eventNotifier/records.ts';
+import { resendFailed } from '#api/eventNotifier/subscriptions/records.ts';
 import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { component } from '#api/schemas/components.ts';

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { validationError } from '#api/errors/ApiError.ts';
-import { updateWebhook } from '#api/eventNotifier/subscriptions.ts';
+import { updateWebhook } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';

@@ -1,5 +1,5 @@
 import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
-import { createLogDecoder, type LogArgs } from './abiEvent.ts';
+import { createLogDecoder, type LogArgs } from '../abiEvent.ts';
 
 /** One block range fully read: every matching log of blocks `fromBlock`..`toBlock`, decoded. */
 export interface LogChunk {

@@ -1,11 +1,11 @@
 import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { NETWORKS } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
-import { eventSignature, parseAbiEvent } from './abiEvent.ts';
-import { queueDelivery } from './queue.ts';
-import type { RecordRow } from './records.ts';
-import type { EventNotifierSettings } from './settings.ts';
-import { type SubscriptionRow, webhookSecretOf } from './subscriptions.ts';
+import { mapLimit } from '#api/lib/mapLimit.ts';
+import { eventSignature, parseAbiEvent } from '../abiEvent.ts';
+import { type RecordRow, type SubscriptionRow, webhookSecretOf } from '../rows.ts';
+import type { EventNotifierSettings } from '../settings.ts';
+import type { QueueFor } from '../subscriptionJob.ts';
 import { type AttemptResult, retryDelayMs, sendWebhook } from './webhookSender.ts';
 import { webhookUrlRefusal } from './webhookUrlPolicy.ts';
 
@@ -15,6 +15,8 @@ export interface DeliveryDeps {
   db: Db;
   masterKey: Buffer;
   settings: EventNotifierSettings;
+  /** Queues the subscription's delivery again (at the end of a hold, or for the earliest retry). */
+  queue: QueueFor;
   signal?: AbortSignal;
 }
 
@@ -29,7 +31,7 @@ export interface DeliveryReport {
  * `next_attempt_at` past the attempt's timeout (`FOR UPDATE SKIP LOCKED`), so several workers never send the same
  * record at once, and a worker that dies mid-batch only delays those records. Then queues itself for the
  * earliest retry still pending. While the subscription backfills, nothing is sent until its hold ends (see
- * `startBackfill` in scanner.ts).
+ * `startBackfill` in scanning/scanner.ts).
  */
 export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Promise<DeliveryReport> {
   const report: DeliveryReport = { notified: 0, retrying: 0, failed: 0 };
@@ -44,7 +46,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
   // A backfill is stored before its webhooks are sent (up to the hold): come back when the hold ends, unless a
   // delivery is queued already (the one the scan queues as it ends may be queued by now).
   if (subscription.hold_ends) {
-    await queueDelivery(deps.db.pool, subscriptionId, subscription.hold_ends, true);
+    await deps.queue(deps.db.pool, subscriptionId, { runAt: subscription.hold_ends, keepQueued: true });
     return report;
   }
   const url = subscription.webhook_url;
@@ -64,7 +66,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
         leaseMs,
       ]);
       if (claimed.rows.length === 0) break;
-      const results = await mapConcurrent(claimed.rows, concurrency, (record) =>
+      const results = await mapLimit(claimed.rows, concurrency, (record) =>
         refusal
           ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: it ${refusal}` })
           : sendWebhook({
@@ -109,7 +111,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
     [subscriptionId, subscription.webhook_enabled],
   );
   const at = next.rows[0]?.at;
-  if (at) await queueDelivery(deps.db.pool, subscriptionId, at);
+  if (at) await deps.queue(deps.db.pool, subscriptionId, { runAt: at });
   return report;
 }
 
@@ -173,18 +175,4 @@ async function recordResults(
       [failedIds, messages, final, delays],
     );
   }
-}
-
-/** `fn` over `items` with at most `limit` running at once; results in input order. */
-async function mapConcurrent<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i] as T);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
 }

@@ -2,46 +2,17 @@ import { generateSecret } from '@mountain/webhook-sdk';
 import type { Static } from 'typebox';
 import { getAddress } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
-import { open, seal } from '#api/crypto/secretBox.ts';
+import { seal } from '#api/crypto/secretBox.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
 import type { EventNotifierSubscription } from '#api/schemas/entities.ts';
-import { queueDelivery, queueScan } from './queue.ts';
+import { deliverJob } from '../delivery/jobs.ts';
+import { type SubscriptionRow, secretContext } from '../rows.ts';
+import { scanJob } from '../scanning/jobs.ts';
 
 export type SubscriptionView = Static<typeof EventNotifierSubscription>;
 
-/** A subscription row as the database holds it. */
-export interface SubscriptionRow {
-  id: string;
-  project_id: number;
-  subscription_name: string;
-  network_id: NetworkId;
-  address: string;
-  formatted_abi_event: string;
-  scan_enabled: boolean;
-  initial_block_number: number;
-  scan_interval: number;
-  webhook_enabled: boolean;
-  webhook_url: string | null;
-  webhook_max_retries: number;
-  webhook_secret: Buffer;
-  webhook_secret_masked: string;
-  scan_status: 'idle' | 'scanning' | 'failed';
-  last_scanned_block: number | null;
-  last_scanned_at: Date | null;
-  last_scan_failure_message: string | null;
-  next_scan_at: Date | null;
-  backfill_started_at: Date | null;
-}
-
 export const DEFAULT_WEBHOOK_MAX_RETRIES = 5;
-
-/** The secret is bound to its subscription: a ciphertext copied to another row does not decrypt. */
-const secretContext = (id: string) => `event-notifier-subscription:${id}`;
-
-export function webhookSecretOf(masterKey: Buffer, row: SubscriptionRow): string {
-  return open(masterKey, row.webhook_secret, secretContext(row.id));
-}
 
 export function toSubscriptionView(row: SubscriptionRow, fullSecret?: string): SubscriptionView {
   return {
@@ -111,7 +82,7 @@ export async function createSubscription(
         `${secret.slice(0, 10)}${'*'.repeat(16)}`,
       ],
     );
-    await queueScan(client, id);
+    await scanJob.enqueue(client, { subscriptionId: id });
     return inserted.rows[0] as SubscriptionRow;
   });
   return toSubscriptionView(row, secret);
@@ -169,7 +140,7 @@ export async function updateWebhook(
         WHERE id = $1 RETURNING *`,
       [id, enabled, url, change.webhookMaxRetries ?? current.webhook_max_retries],
     );
-    if (enabled) await queueDelivery(client, id);
+    if (enabled) await deliverJob.enqueue(client, { subscriptionId: id });
     return toSubscriptionView(rows[0] as SubscriptionRow);
   });
 }
@@ -187,7 +158,7 @@ export async function setScanEnabled(db: Db, id: string, enabled: boolean): Prom
         WHERE id = $1`,
       [id, enabled],
     );
-    if (rowCount && enabled) await queueScan(client, id);
+    if (rowCount && enabled) await scanJob.enqueue(client, { subscriptionId: id });
     return Boolean(rowCount);
   });
 }

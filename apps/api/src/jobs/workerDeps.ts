@@ -1,12 +1,10 @@
-import type { TaskList } from 'graphile-worker';
 import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import { eventNotifierTasks } from '#api/eventNotifier/tasks.ts';
+import type { TransactionSettings } from '#api/transactions/settings.ts';
 import type { SignerProvider } from '#api/wallets/signer.ts';
-import { transactionTasks } from './transactionTasks.ts';
 
-/** What job processors may use. Built once per worker process. */
+/** What jobs may use. Built once per worker process (or by a test) and handed to every job's `run`. */
 export interface WorkerDeps {
   db: Db;
   chains: Chains;
@@ -17,15 +15,8 @@ export interface WorkerDeps {
   signal: AbortSignal;
   /** Event notifier settings; the development defaults when absent. */
   eventNotifier?: EventNotifierSettings;
-}
-
-/**
- * Job processors by name. Each feature contributes its own (transaction sending and monitoring, event scanning,
- * webhook delivery); what enqueues which job lives with the feature.
- */
-export function createTaskList(deps: WorkerDeps): TaskList {
-  return {
-    ...eventNotifierTasks(deps),
-    ...transactionTasks(deps),
-  };
+  /** Transaction pipeline settings over the defaults (tests shorten timeouts). */
+  transactions?: Partial<TransactionSettings>;
+  /** How often the sweep looks for work whose job was lost (see jobs/sweep.ts); 5 s when absent. */
+  sweepIntervalMs?: number;
 }

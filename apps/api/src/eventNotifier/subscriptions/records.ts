@@ -1,30 +1,11 @@
 import type { Static } from 'typebox';
 import type { Db } from '#api/db/db.ts';
 import type { EventNotifierRecord } from '#api/schemas/entities.ts';
-import { queueDelivery } from './queue.ts';
+import { deliverJob } from '../delivery/jobs.ts';
+import type { RecordRow } from '../rows.ts';
 import { findSubscription } from './subscriptions.ts';
 
 export type RecordView = Static<typeof EventNotifierRecord>;
-
-export interface RecordRow {
-  id: string;
-  subscription_id: string;
-  status: 'scanned' | 'notified' | 'failed';
-  status_changed_at: Date;
-  block_timestamp: Date;
-  transaction_hash: string;
-  block_number: number;
-  transaction_index: number;
-  log_index: number;
-  decoded_log: Record<string, unknown>;
-  last_notification_failed_at: Date | null;
-  last_notification_failure_message: string | null;
-  notification_failure_count: number;
-  round_failures: number;
-  round_max_retries: number | null;
-  created_at: Date;
-  updated_at: Date;
-}
 
 export function toRecordView(row: RecordRow): RecordView {
   return {
@@ -89,7 +70,7 @@ export async function resendFailed(
         RETURNING id`,
       [subscriptionId, force ? null : 0, force],
     );
-    if (rows.length > 0) await queueDelivery(client, subscriptionId);
+    if (rows.length > 0) await deliverJob.enqueue(client, { subscriptionId });
     return { ...summary, requeuedCount: rows.length, recordIds: rows.map((r) => r.id) };
   });
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { sign, type WebhookEvent } from '@mountain/webhook-sdk';
-import type { PrivateAddressAllowance } from './settings.ts';
+import type { PrivateAddressAllowance } from '../settings.ts';
 import { guardedLookup } from './webhookUrlPolicy.ts';
 
 /** The result of one delivery attempt. */

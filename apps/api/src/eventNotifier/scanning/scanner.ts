@@ -2,68 +2,60 @@ import type pg from 'pg';
 import type { Address, PublicClient } from 'viem';
 import type { Chains } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
-import { parseAbiEvent, toDecodedLog } from './abiEvent.ts';
+import { parseAbiEvent, toDecodedLog } from '../abiEvent.ts';
+import type { SubscriptionRow } from '../rows.ts';
+import type { EventNotifierSettings } from '../settings.ts';
+import type { QueueFor } from '../subscriptionJob.ts';
 import { isConnectionFailure, type LogChunk, readLogRanges } from './logRanges.ts';
-import { queueDelivery, queueScan } from './queue.ts';
-import type { EventNotifierSettings } from './settings.ts';
-import type { SubscriptionRow } from './subscriptions.ts';
+
+/** What a scan queues, inside its own database transactions: the next scan, and deliveries. */
+export interface ScanQueue {
+  scan: QueueFor;
+  delivery: QueueFor;
+}
 
 export interface ScannerDeps {
   db: Db;
   chains: Chains;
   settings: EventNotifierSettings;
+  queue: ScanQueue;
   /** Aborted at shutdown: the scan stops after the range in hand (everything before it is stored). */
   signal?: AbortSignal;
 }
 
 /** What one scan did. */
 export type ScanOutcome =
-  | { kind: 'busy' }
   | { kind: 'skipped' }
   | { kind: 'scanned'; fromBlock: number; toBlock: number; stored: number }
   | { kind: 'failed'; message: string };
 
-// Session advisory locks (class, hash of the subscription id): one scan per subscription at a time across every
-// worker process. Postgres drops the lock with the session, so a killed worker never leaves it held.
-export const SCAN_LOCK_CLASS = 727_005;
-
 /**
- * Scans one subscription: from `max(initialBlockNumber, lastScannedBlock + 1)` to the head minus the network's
- * confirmation depth. Each range's records and the new `lastScannedBlock` are committed in one transaction, so
- * a crash at any point neither loses nor duplicates a record. Then the next scan is queued `scanInterval` later.
+ * Scans one subscription (the `event-notifier:scan` job, which holds the subscription's lock): from
+ * `max(initialBlockNumber, lastScannedBlock + 1)` to the head minus the network's confirmation depth. Each range's
+ * records and the new `lastScannedBlock` are committed in one transaction, so a crash at any point neither loses
+ * nor duplicates a record. Then the next scan is queued `scanInterval` later.
  */
 export async function scanSubscription(deps: ScannerDeps, subscriptionId: string): Promise<ScanOutcome> {
   const client = await deps.db.pool.connect();
   let clientError: Error | undefined;
   try {
-    const { rows } = await client.query<{ locked: boolean }>(
-      'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
-      [SCAN_LOCK_CLASS, subscriptionId],
-    );
-    if (!rows[0]?.locked) return { kind: 'busy' };
+    const subscription = (
+      await client.query<SubscriptionRow>('SELECT * FROM event_notifier_subscriptions WHERE id = $1', [subscriptionId])
+    ).rows[0];
+    if (!subscription?.scan_enabled) return { kind: 'skipped' };
+    await client.query(`UPDATE event_notifier_subscriptions SET scan_status = 'scanning' WHERE id = $1`, [
+      subscriptionId,
+    ]);
+    let outcome: ScanOutcome;
     try {
-      const subscription = (
-        await client.query<SubscriptionRow>('SELECT * FROM event_notifier_subscriptions WHERE id = $1', [
-          subscriptionId,
-        ])
-      ).rows[0];
-      if (!subscription?.scan_enabled) return { kind: 'skipped' };
-      await client.query(`UPDATE event_notifier_subscriptions SET scan_status = 'scanning' WHERE id = $1`, [
-        subscriptionId,
-      ]);
-      let outcome: ScanOutcome;
-      try {
-        outcome = await readAndStore(deps, client, subscription);
-      } catch (error) {
-        // A database error is not the chain's fault: the job fails and is retried, the status stays true.
-        if (translateDbError(error) instanceof DatabaseError) throw error;
-        outcome = { kind: 'failed', message: describeScanFailure(error, subscription.network_id) };
-      }
-      await finishScan(client, subscriptionId, outcome);
-      return outcome;
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [SCAN_LOCK_CLASS, subscriptionId]);
+      outcome = await readAndStore(deps, client, subscription);
+    } catch (error) {
+      // A database error is not the chain's fault: the job fails and is retried, the status stays true.
+      if (translateDbError(error) instanceof DatabaseError) throw error;
+      outcome = { kind: 'failed', message: describeScanFailure(error, subscription.network_id) };
     }
+    await finishScan(deps.queue, client, subscriptionId, outcome);
+    return outcome;
   } catch (error) {
     clientError = error as Error;
     throw error;
@@ -86,7 +78,7 @@ async function readAndStore(
   if (fromBlock <= toBlock) {
     const holdEndsAt =
       toBlock - fromBlock + 1n > BigInt(deps.settings.maxBlockRange)
-        ? await startBackfill(client, subscription, deps.settings.backfillHoldMs)
+        ? await startBackfill(deps.queue, client, subscription, deps.settings.backfillHoldMs)
         : 0;
     const ranges = readLogRanges(chain, {
       address: subscription.address as Address,
@@ -102,7 +94,7 @@ async function readAndStore(
       if (result.done) break;
       next = ranges.next();
       next.catch(() => {});
-      stored += await storeChunk(client, chain, subscription, result.value, holdEndsAt > Date.now());
+      stored += await storeChunk(deps.queue, client, chain, subscription, result.value, holdEndsAt > Date.now());
       if (deps.signal?.aborted) {
         await ranges.return(undefined);
         return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(result.value.toBlock), stored };
@@ -117,7 +109,12 @@ async function readAndStore(
  * the hold lasts, its webhooks wait: the scan queues no delivery per range, only one for when the hold ends (for a
  * scan that outlasts it) and one when the scan ends (finishScan). Returns when the hold ends (0: no hold).
  */
-async function startBackfill(client: pg.PoolClient, subscription: SubscriptionRow, holdMs: number): Promise<number> {
+async function startBackfill(
+  queue: ScanQueue,
+  client: pg.PoolClient,
+  subscription: SubscriptionRow,
+  holdMs: number,
+): Promise<number> {
   const { rows } = await client.query<{ hold_ends: Date; held: boolean }>(
     `UPDATE event_notifier_subscriptions SET backfill_started_at = coalesce(backfill_started_at, now())
       WHERE id = $1
@@ -127,12 +124,13 @@ async function startBackfill(client: pg.PoolClient, subscription: SubscriptionRo
   );
   const row = rows[0];
   if (!row?.held) return 0;
-  if (subscription.webhook_enabled) await queueDelivery(client, subscription.id, row.hold_ends);
+  if (subscription.webhook_enabled) await queue.delivery(client, subscription.id, { runAt: row.hold_ends });
   return row.hold_ends.getTime();
 }
 
 /** Writes one range's records and advances `last_scanned_block` to its end, atomically. */
 async function storeChunk(
+  queue: ScanQueue,
   client: pg.PoolClient,
   chain: PublicClient,
   subscription: SubscriptionRow,
@@ -150,7 +148,7 @@ async function storeChunk(
     d: toDecodedLog(log.args),
   }));
   const write = (skipExisting: boolean) =>
-    writeRange(client, subscription, chunk.toBlock, JSON.stringify(rows), skipExisting, deliveriesHeld);
+    writeRange(queue, client, subscription, chunk.toBlock, JSON.stringify(rows), skipExisting, deliveriesHeld);
   // A range is normally new: a plain INSERT, whose unique index still refuses a record stored before. Only a range
   // met again (its records stored, but not the progress past it) takes the slower path that skips existing records.
   try {
@@ -163,6 +161,7 @@ async function storeChunk(
 
 /** One transaction: the range's records (as one JSON document), then `last_scanned_block`. */
 async function writeRange(
+  queue: ScanQueue,
   client: pg.PoolClient,
   subscription: SubscriptionRow,
   toBlock: bigint,
@@ -189,7 +188,7 @@ async function writeRange(
       String(toBlock),
     ]);
     if ((inserted.rowCount ?? 0) > 0 && subscription.webhook_enabled && !deliveriesHeld) {
-      await queueDelivery(client, subscription.id);
+      await queue.delivery(client, subscription.id);
     }
     await client.query('COMMIT');
     return inserted.rowCount ?? 0;
@@ -212,7 +211,12 @@ async function blockTimestamps(chain: PublicClient, chunk: LogChunk): Promise<Ma
   return found;
 }
 
-async function finishScan(client: pg.PoolClient, subscriptionId: string, outcome: ScanOutcome): Promise<void> {
+async function finishScan(
+  queue: ScanQueue,
+  client: pg.PoolClient,
+  subscriptionId: string,
+  outcome: ScanOutcome,
+): Promise<void> {
   const failed = outcome.kind === 'failed';
   await client.query('BEGIN');
   try {
@@ -240,9 +244,9 @@ async function finishScan(client: pg.PoolClient, subscriptionId: string, outcome
       [subscriptionId, failed ? 'failed' : 'idle', failed, failed ? outcome.message : null],
     );
     const row = rows[0];
-    if (row?.scan_enabled) await queueScan(client, subscriptionId, row.next_scan_at);
+    if (row?.scan_enabled) await queue.scan(client, subscriptionId, { runAt: row.next_scan_at });
     // The backfill's webhooks waited for it: send them now.
-    if (row?.backfilled && row.webhook_enabled) await queueDelivery(client, subscriptionId);
+    if (row?.backfilled && row.webhook_enabled) await queue.delivery(client, subscriptionId);
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});

@@ -1,0 +1,44 @@
+import { defineJob } from '#api/jobs/defineJob.ts';
+import { defaultEventNotifierSettings } from '../settings.ts';
+import { queueFor, SubscriptionPayload } from '../subscriptionJob.ts';
+import { deliverDue } from './delivery.ts';
+
+/**
+ * `event-notifier:deliver` for one subscription: sends every record whose attempt is due (see delivery.ts).
+ * Records are claimed row by row, so several workers may deliver for one subscription at once: no lock.
+ */
+export const deliverJob = defineJob({
+  name: 'event-notifier:deliver',
+  payload: SubscriptionPayload,
+  subject: ({ subscriptionId }) => subscriptionId,
+  maxAttempts: 5,
+  async run({ deps, payload }) {
+    await deliverDue(
+      {
+        db: deps.db,
+        masterKey: deps.masterKey,
+        settings: deps.eventNotifier ?? defaultEventNotifierSettings(),
+        signal: deps.signal,
+        queue: deliveryQueue,
+      },
+      payload.subscriptionId,
+    );
+  },
+  /** Subscriptions with a record whose attempt is overdue by more than `graceMs`. */
+  async recover(deps, graceMs) {
+    const { rows } = await deps.db.query<{ id: string }>(
+      `SELECT s.id FROM event_notifier_subscriptions s
+        WHERE s.webhook_url IS NOT NULL
+          AND EXISTS (SELECT 1 FROM event_notifier_records r
+                       WHERE r.subscription_id = s.id AND r.status = 'scanned'
+                         AND r.next_attempt_at < now() - $1 * interval '1 millisecond'
+                         AND (s.webhook_enabled OR r.forced))`,
+      [graceMs],
+    );
+    for (const { id } of rows) await deliveryQueue(deps.db.pool, id);
+    return rows.length;
+  },
+});
+
+/** Queues a subscription's delivery: one queued job per subscription (queueing again moves it). */
+export const deliveryQueue = queueFor(deliverJob);

@@ -1,0 +1,56 @@
+import type { NetworkId } from '#api/config/networks.ts';
+import { open } from '#api/crypto/secretBox.ts';
+
+// The event notifier's two tables as the database holds them; every stage (subscriptions, scanning, delivery)
+// reads them.
+
+/** A subscription row as the database holds it. */
+export interface SubscriptionRow {
+  id: string;
+  project_id: number;
+  subscription_name: string;
+  network_id: NetworkId;
+  address: string;
+  formatted_abi_event: string;
+  scan_enabled: boolean;
+  initial_block_number: number;
+  scan_interval: number;
+  webhook_enabled: boolean;
+  webhook_url: string | null;
+  webhook_max_retries: number;
+  webhook_secret: Buffer;
+  webhook_secret_masked: string;
+  scan_status: 'idle' | 'scanning' | 'failed';
+  last_scanned_block: number | null;
+  last_scanned_at: Date | null;
+  last_scan_failure_message: string | null;
+  next_scan_at: Date | null;
+  backfill_started_at: Date | null;
+}
+
+export interface RecordRow {
+  id: string;
+  subscription_id: string;
+  status: 'scanned' | 'notified' | 'failed';
+  status_changed_at: Date;
+  block_timestamp: Date;
+  transaction_hash: string;
+  block_number: number;
+  transaction_index: number;
+  log_index: number;
+  decoded_log: Record<string, unknown>;
+  last_notification_failed_at: Date | null;
+  last_notification_failure_message: string | null;
+  notification_failure_count: number;
+  round_failures: number;
+  round_max_retries: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The secret is bound to its subscription: a ciphertext copied to another row does not decrypt. */
+export const secretContext = (id: string) => `event-notifier-subscription:${id}`;
+
+export function webhookSecretOf(masterKey: Buffer, row: SubscriptionRow): string {
+  return open(masterKey, row.webhook_secret, secretContext(row.id));
+}

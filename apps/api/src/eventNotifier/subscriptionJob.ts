@@ -1,0 +1,14 @@
+import Type from 'typebox';
+import type { Queryable } from '#api/db/db.ts';
+import type { EnqueueOptions, Job } from '#api/jobs/defineJob.ts';
+
+/** The payload of the event notifier's jobs: each works on one subscription. */
+export const SubscriptionPayload = Type.Object({ subscriptionId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** Queues a subscription's scan (or delivery), with `client` inside the caller's database transaction. */
+export type QueueFor = (client: Queryable, subscriptionId: string, options?: EnqueueOptions) => Promise<void>;
+
+export const queueFor =
+  (job: Job<typeof SubscriptionPayload>): QueueFor =>
+  (client, subscriptionId, options) =>
+    job.enqueue(client, { subscriptionId }, options);

@@ -1,0 +1,80 @@
+import type { Static, TSchema } from 'typebox';
+import type { Queryable } from '#api/db/db.ts';
+import { addJob } from './addJob.ts';
+import type { LockKey } from './advisoryLock.ts';
+import type { WorkerDeps } from './workerDeps.ts';
+
+export interface EnqueueOptions {
+  /** When to run; now when absent. */
+  runAt?: Date;
+  /** Leave a job already queued under the same key at its time (and only add one if none is). */
+  keepQueued?: boolean;
+}
+
+/** What a job's `run` gets: the worker's dependencies, its validated payload, and a way to queue itself again. */
+export interface JobContext<P> {
+  deps: WorkerDeps;
+  payload: P;
+  /** Queues this job again with the same payload, with `client` inside the caller's database transaction. */
+  requeue(client: Queryable, options?: EnqueueOptions): Promise<void>;
+}
+
+/**
+ * One background job, fully self-described: the worker-side twin of `defineRoute`. The job runner validates the
+ * payload, takes the lock, runs it and retries it up to `maxAttempts`; the periodic sweep calls `recover`.
+ */
+export interface JobDefinition<S extends TSchema> {
+  /** `<feature>:<action>`, e.g. `transaction:send`. Also the prefix of every job key. */
+  name: string;
+  payload: S;
+  /**
+   * The subject of one job, such as a wallet or a subscription. Queued jobs with the same key replace each other
+   * (graphile-worker's job_key `<name>:<subject>`), so a burst of requests becomes one run. Absent: one job at a time.
+   */
+  subject?(payload: Static<S>): string;
+  /** Attempts before graphile-worker gives up on a job that keeps throwing. */
+  maxAttempts: number;
+  /**
+   * A PostgreSQL advisory lock held while `run` runs: one process at a time does this work for a subject, across
+   * every worker. When another holds it, the job is queued again `retryInMs` later instead.
+   */
+  lock?: {
+    key(payload: Static<S>): LockKey;
+    retryInMs(deps: WorkerDeps): number;
+    /** Leave a job already queued for the subject at its time (the holder usually queues the next run). */
+    keepQueued?: boolean;
+  };
+  run(ctx: JobContext<Static<S>>): Promise<void>;
+  /**
+   * Queues again the work that a killed worker took with it: subjects with work left that nobody has touched for
+   * `graceMs` and whose lock nobody holds. Returns how many jobs it queued.
+   */
+  recover?(deps: WorkerDeps, graceMs: number): Promise<number>;
+}
+
+export interface Job<S extends TSchema = TSchema> extends JobDefinition<S> {
+  /** graphile-worker's job_key for this payload. */
+  jobKey(payload: Static<S>): string;
+  /** Queues the job with the caller's client, so it commits or rolls back with the caller's writes. */
+  enqueue(client: Queryable, payload: Static<S>, options?: EnqueueOptions): Promise<void>;
+}
+
+/** Any job, whatever its payload (method signatures keep a list of different jobs assignable). */
+export type AnyJob = Job<TSchema>;
+
+export function defineJob<S extends TSchema>(definition: JobDefinition<S>): Job<S> {
+  const jobKey = (payload: Static<S>) =>
+    definition.subject ? `${definition.name}:${definition.subject(payload)}` : definition.name;
+  return {
+    ...definition,
+    jobKey,
+    enqueue(client, payload, options = {}) {
+      return addJob(client, definition.name, payload as object, {
+        jobKey: jobKey(payload),
+        maxAttempts: definition.maxAttempts,
+        ...(options.runAt ? { runAt: options.runAt } : {}),
+        ...(options.keepQueued ? { jobKeyMode: 'preserve_run_at' as const } : {}),
+      });
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import Type from 'typebox';
+import type { Db } from '#api/db/db.ts';
+import { advisoryLockHeld, type LockKey } from '#api/jobs/advisoryLock.ts';
+import { defineJob, type Job } from '#api/jobs/defineJob.ts';
+import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import { monitorTransactions } from './monitorTransactions.ts';
+import { WAKE_STALE_AFTER, type WalletNetwork } from './senders.ts';
+import { sendTransactions } from './sendTransactions.ts';
+import { DEFAULT_TRANSACTION_SETTINGS, type TransactionSettings } from './settings.ts';
+
+const WalletNetworkPayload = Type.Object({
+  walletId: Type.Integer({ minimum: 1 }),
+  networkId: Type.Integer({ minimum: 1 }),
+});
+
+const settingsOf = (deps: WorkerDeps): TransactionSettings => ({
+  ...DEFAULT_TRANSACTION_SETTINGS,
+  ...deps.transactions,
+});
+
+// Advisory locks: one process at a time sends (or monitors) for a wallet on a network, across workers.
+export const sendLock = (target: WalletNetwork): LockKey => [0x7400_0000 + target.walletId, target.networkId];
+export const monitorLock = (target: WalletNetwork): LockKey => [0x7500_0000 + target.walletId, target.networkId];
+
+/**
+ * `transaction:send` for one (wallet, network): estimates gas, allocates nonces, signs and broadcasts every waiting
+ * transaction in rounds until none is left (see sendTransactions.ts). Woken by each acceptance (wakeSender).
+ */
+export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
+  name: 'transaction:send',
+  payload: WalletNetworkPayload,
+  subject: (target) => `${target.walletId}:${target.networkId}`,
+  maxAttempts: 25,
+  // Another process is sending for this wallet: look again shortly in case it is just finishing.
+  lock: { key: sendLock, retryInMs: () => 250 },
+  run: ({ deps, payload, requeue }) =>
+    sendTransactions(deps, settingsOf(deps), payload, {
+      again: (runAt) => requeue(deps.db.pool, runAt ? { runAt } : {}),
+      monitor: () => monitorJob.enqueue(deps.db.pool, payload),
+    }),
+  recover: (deps, graceMs) => recoverWallets(deps.db, graceMs, sendJob, "status IN ('created', 'processing')"),
+});
+
+/**
+ * `transaction:monitor` for one (wallet, network): waits for the receipts of broadcast transactions and records
+ * their outcome, re-sending with a higher fee what waits too long (see monitorTransactions.ts).
+ */
+export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
+  name: 'transaction:monitor',
+  payload: WalletNetworkPayload,
+  subject: (target) => `${target.walletId}:${target.networkId}`,
+  maxAttempts: 25,
+  lock: { key: monitorLock, retryInMs: (deps) => settingsOf(deps).monitorPollMs },
+  run: ({ deps, payload, requeue }) =>
+    monitorTransactions(deps, settingsOf(deps), payload, (runAt) => requeue(deps.db.pool, { runAt })),
+  recover: (deps, graceMs) => recoverWallets(deps.db, graceMs, monitorJob, "status = 'broadcasted'"),
+});
+
+/**
+ * Queues `job` for every wallet whose unfinished transactions (`waiting`) nobody is working on: untouched for
+ * `graceMs`, and no process holds the job's lock for the wallet. This finishes the work of a job that a killed
+ * worker, or one that lost its database connection, left locked in the queue, while no new execution comes to
+ * wake the wallet.
+ */
+async function recoverWallets(
+  db: Db,
+  graceMs: number,
+  job: Job<typeof WalletNetworkPayload>,
+  waiting: string,
+): Promise<number> {
+  const { rows } = await db.query<WalletNetwork>(
+    `SELECT system_wallet_id AS "walletId", network_id AS "networkId"
+       FROM transactions WHERE status IN ('created', 'processing', 'broadcasted')
+      GROUP BY system_wallet_id, network_id
+     HAVING bool_or(${waiting}) AND max(updated_at) < clock_timestamp() - $1 * interval '1 millisecond'`,
+    [graceMs],
+  );
+  let queued = 0;
+  for (const target of rows) {
+    if (job.lock && (await advisoryLockHeld(db, job.lock.key(target)))) continue;
+    await job.enqueue(db.pool, target);
+    queued++;
+  }
+  return queued;
+}
+
+/**
+ * Wakes the sender of a (wallet, network) after a transaction was stored, unless a wake is already pending: under
+ * load most acceptances find one pending and write nothing. Setting the flag and queueing the job are one
+ * statement, so the flag is never set without its job. It must run after the transaction's row committed (its own
+ * statement): then either its snapshot sees the sender's clearing of the flag and it queues a new run, or it
+ * predates the clearing, and the row committed before the sender's first read. Embedded in the insert, a statement
+ * whose snapshot predated the clearing could commit after the sender's last read and strand its row.
+ * A flag row locked by someone else is skipped, not waited for: its holder is either another acceptance setting the
+ * flag (its job will run, and read this row) or the sender clearing it (whose reads start after that commit, so
+ * after this row's). Waiting would queue every acceptance behind that one statement.
+ * `transaction_senders` must already hold the (wallet, network) row: see ensureSender.
+ */
+export async function wakeSender(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
+  await db.query(
+    `WITH due AS (
+       SELECT system_wallet_id, network_id FROM transaction_senders
+        WHERE system_wallet_id = $1 AND network_id = $2
+          AND (wake_requested_at IS NULL OR wake_requested_at < now() - ${WAKE_STALE_AFTER})
+          FOR UPDATE SKIP LOCKED
+     ), woken AS (
+       UPDATE transaction_senders s SET wake_requested_at = now() FROM due
+        WHERE s.system_wallet_id = due.system_wallet_id AND s.network_id = due.network_id
+       RETURNING 1
+     )
+     SELECT graphile_worker.add_job($3, $4::json, job_key => $5, max_attempts => $6) FROM woken`,
+    [
+      target.walletId,
+      target.networkId,
+      sendJob.name,
+      JSON.stringify(target),
+      sendJob.jobKey(target),
+      sendJob.maxAttempts,
+    ],
+    'wake-sender',
+  );
+}

@@ -1,0 +1,40 @@
+import type { Db } from '#api/db/db.ts';
+
+/** The subject of the transaction jobs: one system wallet on one network. */
+export interface WalletNetwork {
+  walletId: number;
+  networkId: number;
+}
+
+/** After this long without a sender clearing it, a wake request is made again (its job may have been lost). */
+export const WAKE_STALE_AFTER = "interval '10 seconds'";
+
+// Per database handle: a process may hold several (tests, benches), each with its own rows.
+const ensuredSenders = new WeakMap<object, Set<string>>();
+
+/** Creates the wake flag row of a (wallet, network) once; remembered per process, rows are never deleted. */
+export async function ensureSender(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
+  const key = `${target.walletId}:${target.networkId}`;
+  let ensured = ensuredSenders.get(db);
+  if (ensured?.has(key)) return;
+  await db.query(
+    'INSERT INTO transaction_senders (system_wallet_id, network_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+    [target.walletId, target.networkId],
+  );
+  if (!ensured) {
+    ensured = new Set();
+    ensuredSenders.set(db, ensured);
+  }
+  ensured.add(key);
+}
+
+/**
+ * Called by the sender when it starts: later acceptances must queue a new job, because this run may already have
+ * read past their rows.
+ */
+export async function clearWakeRequest(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
+  await db.query(
+    'UPDATE transaction_senders SET wake_requested_at = NULL WHERE system_wallet_id = $1 AND network_id = $2 AND wake_requested_at IS NOT NULL',
+    [target.walletId, target.networkId],
+  );
+}

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import Type from 'typebox';
+import { createChains } from '#api/chain/chains.ts';
+import { migrate } from '#api/db/migrate.ts';
+import { addJob } from '#api/jobs/addJob.ts';
+import { advisoryLockHeld, tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
+import { defineJob } from '#api/jobs/defineJob.ts';
+import { createTaskList } from '#api/jobs/taskList.ts';
+import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { captureLogs } from './helpers/logCapture.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/testDatabase.ts';
+
+describe('the jobs layer', () => {
+  let database: TestDatabase;
+  let deps: WorkerDeps;
+  const stop = new AbortController();
+  before(async () => {
+    database = await createTestDatabase();
+    const masterKey = randomBytes(32);
+    deps = {
+      db: database.db,
+      chains: createChains({}),
+      signers: createSignerProvider(await loadWalletKeys(database.db, masterKey)),
+      masterKey,
+      signal: stop.signal,
+    };
+  });
+  after(async () => {
+    stop.abort();
+    await database?.drop();
+  });
+
+  const queued = async (name: string) =>
+    (
+      await database.db.query<{ key: string; payload: unknown; runAt: Date }>(
+        `SELECT j.key, j.payload, j.run_at AS "runAt" FROM graphile_worker._private_jobs j
+           JOIN graphile_worker._private_tasks t ON t.id = j.task_id WHERE t.identifier = $1 ORDER BY j.key`,
+        [name],
+      )
+    ).rows;
+
+  const counted = (name: string, runs: unknown[]) =>
+    defineJob({
+      name,
+      payload: Type.Object({ id: Type.Integer() }),
+      subject: ({ id }) => String(id),
+      maxAttempts: 3,
+      lock: { key: ({ id }) => [727_099, id], retryInMs: () => 2_000, keepQueued: true },
+      async run({ payload }) {
+        runs.push(payload);
+      },
+    });
+
+  it('runs a job under its lock, and queues it again later when another session holds the lock', async () => {
+    const runs: unknown[] = [];
+    const job = counted('test:locked', runs);
+    const task = createTaskList(deps, [job])['test:locked'] as (payload: unknown, helpers: never) => Promise<void>;
+    await task({ id: 7 }, {} as never);
+    assert.deepEqual(runs, [{ id: 7 }]);
+    assert.equal(await advisoryLockHeld(database.db, [727_099, 7]), false, 'released after the run');
+
+    const holder = await tryAdvisoryLock(database.db, [727_099, 7]);
+    assert.ok(holder);
+    try {
+      assert.equal(await advisoryLockHeld(database.db, [727_099, 7]), true);
+      const before = Date.now();
+      await task({ id: 7 }, {} as never);
+      assert.deepEqual(runs, [{ id: 7 }], 'not run while the lock is held');
+      const [again] = await queued('test:locked');
+      assert.equal(again?.key, 'test:locked:7');
+      assert.deepEqual(again?.payload, { id: 7 });
+      const delay = (again?.runAt.getTime() ?? 0) - before;
+      assert.ok(delay >= 1_900 && delay < 10_000, `queued ${delay} ms later`);
+    } finally {
+      await holder.release();
+    }
+  });
+
+  it('a string lock object is hashed, and seen as held', async () => {
+    const lock = await tryAdvisoryLock(database.db, [727_098, 'a-subscription-id']);
+    assert.ok(lock);
+    try {
+      assert.equal(await advisoryLockHeld(database.db, [727_098, 'a-subscription-id']), true);
+      assert.equal(await advisoryLockHeld(database.db, [727_098, 'another-id']), false);
+      assert.equal(await tryAdvisoryLock(database.db, [727_098, 'a-subscription-id']), undefined);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('drops a job whose payload does not match its schema, saying so once', async () => {
+    const runs: unknown[] = [];
+    const job = counted('test:checked', runs);
+    const task = createTaskList(deps, [job])['test:checked'] as (payload: unknown, helpers: never) => Promise<void>;
+    const logs = captureLogs();
+    logs.captureConsole();
+    try {
+      await task({ id: 'seven' }, {} as never);
+    } finally {
+      logs.restoreConsole();
+    }
+    assert.deepEqual(runs, []);
+    assert.equal(logs.consoleLines.filter((l) => l.includes('test:checked: invalid payload')).length, 1);
+    assert.match(logs.consoleLines.join('\n'), /\/id must be integer/);
+  });
+
+  it('an upgrade moves jobs queued under the old names to the new ones', async () => {
+    await addJob(
+      database.db.pool,
+      'transaction-send',
+      { walletId: 1, networkId: 1337 },
+      { jobKey: 'transaction-send:1:1337' },
+    );
+    await addJob(
+      database.db.pool,
+      'transaction-monitor',
+      { walletId: 1, networkId: 1337 },
+      { jobKey: 'transaction-monitor:1:1337' },
+    );
+    await addJob(
+      database.db.pool,
+      'eventNotifier.scan',
+      { subscriptionId: 's1' },
+      { jobKey: 'event-notifier:scan:s1' },
+    );
+    await addJob(database.db.pool, 'eventNotifier.sweep', {}, { jobKey: 'event-notifier:sweep' });
+    // A job the new code queued already under the new key wins over the old one.
+    await addJob(
+      database.db.pool,
+      'transaction:monitor',
+      { walletId: 1, networkId: 1337 },
+      { jobKey: 'transaction:monitor:1:1337' },
+    );
+    await database.db.query(`DELETE FROM schema_migrations WHERE version = '009_job_names.sql'`);
+    assert.deepEqual(await migrate(database.db), ['009_job_names.sql']);
+    const { rows } = await database.db.query<{ task: string; key: string }>(
+      `SELECT task_identifier AS task, key FROM graphile_worker.jobs WHERE key NOT LIKE 'test:%' ORDER BY key`,
+    );
+    assert.deepEqual(rows, [
+      { task: 'event-notifier:scan', key: 'event-notifier:scan:s1' },
+      { task: 'jobs:sweep', key: 'jobs:sweep' },
+      { task: 'transaction:monitor', key: 'transaction:monitor:1:1337' },
+      { task: 'transaction:send', key: 'transaction:send:1:1337' },
+    ]);
+  });
+});
