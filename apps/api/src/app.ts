@@ -1,42 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Chains } from '#api/chain/chains.ts';
-import { type Db, isConnectionLoss } from '#api/db/db.ts';
+import { isConnectionLoss } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
-import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { API_PREFIX, type AppDeps } from '#api/http/appDeps.ts';
 import { authenticate, type Principal } from '#api/http/authenticate.ts';
 import { answerClientError, registerProtocolChecks } from '#api/http/clientErrors.ts';
 import { registerContentEncodingCheck } from '#api/http/contentEncoding.ts';
-import { type CorsSettings, DEFAULT_CORS, registerCors } from '#api/http/cors.ts';
-import {
-  createRateLimiter,
-  DEFAULT_RATE_LIMIT,
-  type RateLimiter,
-  type RateLimitSettings,
-} from '#api/http/rateLimit.ts';
+import { DEFAULT_CORS, registerCors } from '#api/http/cors.ts';
+import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimiter } from '#api/http/rateLimit.ts';
 import type { RouteDefinition } from '#api/http/route.ts';
 import { registerSecurityHeaders } from '#api/http/securityHeaders.ts';
 import { compileValidator, fieldErrors } from '#api/http/validation.ts';
 import { registerHealthRoutes } from '#api/routes/health.ts';
 import { routes } from '#api/routes/index.ts';
-
-export const API_PREFIX = '/public-api/v3';
-
-/** Everything a request handler may use. Built by main.ts (or a test) and passed in: the app opens nothing itself. */
-export interface AppDeps {
-  db: Db;
-  chains: Chains;
-  tokenSigningKey: Buffer;
-  /** Encrypts secrets at rest (webhook secrets). */
-  masterKey: Buffer;
-  bodyLimit: number;
-  /** Event notifier settings; the development defaults when absent. */
-  eventNotifier?: EventNotifierSettings;
-  /** Per-credential and failed-authentication limits; `DEFAULT_RATE_LIMIT` when absent. */
-  rateLimit?: RateLimitSettings;
-  /** Which origins browsers may call the API from; any when absent. */
-  cors?: CorsSettings;
-}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -115,7 +91,6 @@ function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDe
       await limiter.admit(request.principal, reply);
     },
     handler: async (request, reply) => {
-      if (route.notImplemented) throw new ApiError('NOT_IMPLEMENTED', { operationId: route.operationId });
       const result = await route.handler({
         body: request.body as never,
         query: request.query as never,

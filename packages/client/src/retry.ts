@@ -10,8 +10,18 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * Milliseconds to wait from a `Retry-After` value: delta seconds or an HTTP date. Undefined when absent or not
- * understood.
+ * Milliseconds to wait from a `Retry-After` header (RFC 9110 §10.2.3): delta seconds or an HTTP date, a past date
+ * meaning now. Undefined when absent or not understood. The client waits by it; it is exported for code that calls
+ * other HTTP services the same way (the Mountain server uses it for webhook receivers).
+ *
+ * @example
+ * ```ts
+ * import { parseRetryAfter } from '@mountain/public-api-client';
+ *
+ * parseRetryAfter('5'); // 5000
+ * parseRetryAfter('Sun, 22 Nov 2026 10:00:03 GMT', Date.parse('Sun, 22 Nov 2026 10:00:00 GMT')); // 3000
+ * parseRetryAfter('soon'); // undefined
+ * ```
  */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
   if (value === null) return undefined;

@@ -1,15 +1,12 @@
 import { type Abi, BaseError, ContractFunctionRevertedError, decodeErrorResult, type Hex } from 'viem';
-
-function* causes(error: unknown): Generator<unknown> {
-  for (let e = error; e; e = (e as { cause?: unknown }).cause) yield e;
-}
+import { causes } from '#api/lib/causes.ts';
 
 /** The endpoint did not answer (connection refused, timeout, socket closed): worth retrying, not the caller's fault. */
 export function isUnreachable(error: unknown): boolean {
   for (const e of causes(error)) {
-    const name = (e as Error).name;
+    const name = String(e.name);
     if (['HttpRequestError', 'TimeoutError', 'SocketClosedError', 'WebSocketRequestError'].includes(name)) return true;
-    const code = (e as { code?: string }).code;
+    const code = e.code;
     if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return true;
   }
   return false;
@@ -18,12 +15,12 @@ export function isUnreachable(error: unknown): boolean {
 /** The node executed the call and it reverted. */
 export function isRevert(error: unknown): boolean {
   for (const e of causes(error)) {
-    const name = (e as Error).name;
+    const name = e.name;
     if (
       e instanceof ContractFunctionRevertedError ||
       name === 'ExecutionRevertedError' ||
       name === 'RawContractError' ||
-      /execution reverted|revert/i.test((e as { details?: string }).details ?? '')
+      /execution reverted|revert/i.test(typeof e.details === 'string' ? e.details : '')
     )
       return true;
   }
@@ -33,7 +30,7 @@ export function isRevert(error: unknown): boolean {
 /** The revert data carried somewhere in a viem error, if any. */
 function revertData(error: unknown): Hex | undefined {
   for (const e of causes(error)) {
-    const data = (e as { data?: unknown }).data;
+    const data = e.data;
     if (typeof data === 'string' && data.startsWith('0x') && data.length >= 10) return data as Hex;
     if (data && typeof data === 'object' && typeof (data as { data?: unknown }).data === 'string') {
       return (data as { data: Hex }).data;

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { causes } from '#api/lib/causes.ts';
 
 // int8 (bigint) columns come back as strings by default; our ids and counters fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
@@ -44,14 +45,10 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
  * shutdown (57P0x), connection class 08, a pool that could not connect in time.
  */
 export function isConnectionLoss(error: unknown): boolean {
-  for (
-    let e = error as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    depth++
-  ) {
+  for (const e of causes(error)) {
     const code = typeof e.code === 'string' ? e.code : '';
     if (NETWORK_CODES.has(code) || /^57P0[1-3]$/.test(code) || /^08/.test(code)) return true;
-    if (code === 'ENOENT' && (e as { syscall?: unknown }).syscall === 'connect') return true;
+    if (code === 'ENOENT' && e.syscall === 'connect') return true;
     const message = typeof e.message === 'string' ? e.message : '';
     if (
       /Connection terminated|not queryable|the database system is (shutting down|starting up)|timeout exceeded when trying to connect/i.test(
@@ -59,7 +56,6 @@ export function isConnectionLoss(error: unknown): boolean {
       )
     )
       return true;
-    e = e.cause as typeof e;
   }
   return false;
 }

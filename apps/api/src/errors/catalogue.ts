@@ -129,11 +129,6 @@ export const ERROR_CATALOGUE = {
     message: 'An internal error occurred (request id {requestId})',
     description: 'Something failed on our side. Quote the request id when you contact support.',
   },
-  NOT_IMPLEMENTED: {
-    status: 501,
-    message: 'Operation {operationId} is not available yet',
-    description: 'The operation is declared in the API but not yet served by this deployment.',
-  },
   CHAIN_UNAVAILABLE: {
     status: 503,
     message: 'The RPC endpoint of network {networkId} did not answer: {reason}',

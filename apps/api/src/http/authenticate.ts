@@ -4,7 +4,13 @@ import { keyMatches, parseApiKey } from '#api/auth/apiKeys.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
 import type { Role } from '#api/projects/users.ts';
-import type { RouteAuth } from './route.ts';
+
+export interface RouteAuth {
+  /** Roles that may call the operation (SPEC §6). */
+  roles: readonly Role[];
+  /** Only a user access token is accepted (get-projects); the caller need not pick a project. */
+  accessTokenOnly?: boolean;
+}
 
 /** Who is calling, and in which project with which role. */
 export type Principal =

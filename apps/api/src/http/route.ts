@@ -1,18 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { ErrorCode } from '#api/errors/catalogue.ts';
-import type { Role } from '#api/projects/users.ts';
-import type { AppDeps } from '../app.ts';
-import type { Principal } from './authenticate.ts';
+import type { AppDeps } from './appDeps.ts';
+import type { Principal, RouteAuth } from './authenticate.ts';
 
 export type Tag = 'Project' | 'Event Notifier' | 'Contract' | 'Transaction';
-
-export interface RouteAuth {
-  /** Roles that may call the operation (SPEC §6). */
-  roles: readonly Role[];
-  /** Only a user access token is accepted (get-projects); the caller need not pick a project. */
-  accessTokenOnly?: boolean;
-}
 
 export interface HandlerContext<B, Q> {
   body: B;
@@ -45,8 +37,6 @@ export interface RouteDefinition<
   response: { status: 200 | 201; schema: R; description: string; example: Static<R> };
   /** Error codes this operation answers besides the ones every operation can (auth, validation, 429, 500). */
   errors: ErrorCode[];
-  /** Declared in the contract but not served yet: answers 501 after authentication and validation. */
-  notImplemented?: true;
   handler: (
     ctx: HandlerContext<B extends TSchema ? Static<B> : undefined, Q extends TSchema ? Static<Q> : undefined>,
   ) => Promise<Static<R>>;

@@ -1,9 +1,9 @@
 import type { TSchema } from 'typebox';
-import { API_PREFIX } from '#api/app.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '#api/errors/catalogue.ts';
-import { ANY_ROLE } from '#api/http/roles.ts';
+import { API_PREFIX } from '#api/http/appDeps.ts';
 import type { RouteDefinition, Tag } from '#api/http/route.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { componentName, components } from '#api/schemas/components.ts';
 
 export const GENERATED_MARK =
@@ -46,9 +46,8 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
       codes.add(c);
   if (route.auth.accessTokenOnly) codes.add('ACCESS_TOKEN_REQUIRED');
   else for (const c of ['PROJECT_REQUIRED', 'INVALID_PROJECT_ID', 'NOT_A_MEMBER'] as const) codes.add(c);
-  if (route.auth.roles.length < ANY_ROLE.length) codes.add('FORBIDDEN');
+  if (route.auth.roles.length < ROLES.length) codes.add('FORBIDDEN');
   for (const c of route.errors) codes.add(c);
-  if (route.notImplemented) codes.add('NOT_IMPLEMENTED');
   codes.add('RATE_LIMITED');
   codes.add('INTERNAL_ERROR');
   codes.add('SERVICE_UNAVAILABLE');

@@ -1,6 +1,7 @@
 import type { Db } from '#api/db/db.ts';
 
 export type Role = 'admin' | 'editor' | 'reader';
+/** Every project role: what a membership may hold, and who may call the operations that only read. */
 export const ROLES: readonly Role[] = ['admin', 'editor', 'reader'];
 
 export async function createUser(db: Db, input: { email: string; name?: string }): Promise<{ id: number }> {

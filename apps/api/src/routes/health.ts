@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.ts';
+import type { AppDeps } from '#api/http/appDeps.ts';
 
 const CHECK_TIMEOUT_MS = 2_000;
 

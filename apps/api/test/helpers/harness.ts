@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyServerOptions, InjectOptions } from 'fastify';
-import { API_PREFIX, type AppDeps, buildApp } from '#api/app.ts';
+import { buildApp } from '#api/app.ts';
 import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { NetworkId } from '#api/config/networks.ts';
+import { API_PREFIX, type AppDeps } from '#api/http/appDeps.ts';
 import type { CorsSettings } from '#api/http/cors.ts';
 import type { RateLimitSettings } from '#api/http/rateLimit.ts';
 import { createProject } from '#api/projects/projects.ts';

@@ -1,11 +1,11 @@
 import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { NETWORKS } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
+import { eventSignature, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
+import { type RecordRow, type SubscriptionRow, webhookSecretOf } from '#api/eventNotifier/rows.ts';
+import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
-import { eventSignature, parseAbiEvent } from '../abiEvent.ts';
-import { type RecordRow, type SubscriptionRow, webhookSecretOf } from '../rows.ts';
-import type { EventNotifierSettings } from '../settings.ts';
-import type { QueueFor } from '../subscriptionJob.ts';
 import { type AttemptResult, retryDelayMs, sendWebhook } from './webhookSender.ts';
 import { webhookUrlRefusal } from './webhookUrlPolicy.ts';
 

@@ -1,6 +1,6 @@
+import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { queueFor, SubscriptionPayload } from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
-import { defaultEventNotifierSettings } from '../settings.ts';
-import { queueFor, SubscriptionPayload } from '../subscriptionJob.ts';
 import { deliverDue } from './delivery.ts';
 
 /**

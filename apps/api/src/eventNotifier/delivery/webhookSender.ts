@@ -1,7 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
+import { parseRetryAfter } from '@mountain/public-api-client';
 import { sign, type WebhookEvent } from '@mountain/webhook-sdk';
-import type { PrivateAddressAllowance } from '../settings.ts';
+import type { PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
+import { causes } from '#api/lib/causes.ts';
 import { guardedLookup } from './webhookUrlPolicy.ts';
 
 /** The result of one delivery attempt. */
@@ -104,20 +106,12 @@ function post(
 }
 
 function connectionReason(error: unknown): string {
-  for (let e = error as { code?: unknown; cause?: unknown; message?: string } | undefined; e; e = e.cause as never) {
-    if (e.code === 'EADDRREFUSED') return e.message ?? e.code;
+  for (const e of causes(error)) {
+    if (e.code === 'EADDRREFUSED') return typeof e.message === 'string' ? e.message : e.code;
     if (typeof e.code === 'string') return e.code;
-    if (!e.cause) return e.message ?? 'unknown error';
+    if (!e.cause) return typeof e.message === 'string' ? e.message : 'unknown error';
   }
   return 'unknown error';
-}
-
-/** `Retry-After` as milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type LookupAddress, type LookupOptions, lookup as lookupCallback } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import type { PrivateAddressAllowance } from '../settings.ts';
+import type { PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
 
 type AddressKind = 'public' | 'loopback' | 'private' | 'link-local';
 

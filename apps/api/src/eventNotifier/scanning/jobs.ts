@@ -1,7 +1,7 @@
+import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
+import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { queueFor, SubscriptionPayload } from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
-import { deliveryQueue } from '../delivery/jobs.ts';
-import { defaultEventNotifierSettings } from '../settings.ts';
-import { queueFor, SubscriptionPayload } from '../subscriptionJob.ts';
 import { type ScanQueue, scanSubscription } from './scanner.ts';
 
 // Advisory lock class of scans: (class, hash of the subscription id).

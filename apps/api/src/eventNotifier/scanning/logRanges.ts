@@ -1,5 +1,6 @@
 import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
-import { createLogDecoder, type LogArgs } from '../abiEvent.ts';
+import { createLogDecoder, type LogArgs } from '#api/eventNotifier/abiEvent.ts';
+import { causes } from '#api/lib/causes.ts';
 
 /** One block range fully read: every matching log of blocks `fromBlock`..`toBlock`, decoded. */
 export interface LogChunk {
@@ -31,7 +32,7 @@ interface RpcLog {
 
 /** True when the RPC could not be reached at all (as opposed to refusing the request): splitting cannot help. */
 export function isConnectionFailure(error: unknown): boolean {
-  for (let e = error as { name?: string; status?: number; cause?: unknown } | undefined; e; e = e.cause as never) {
+  for (const e of causes(error)) {
     if (e.name === 'HttpRequestError' && e.status === undefined) return true;
     if (e.name === 'NetworkNotConfiguredError') return true;
   }

@@ -2,10 +2,11 @@ import type pg from 'pg';
 import type { Address, PublicClient } from 'viem';
 import type { Chains } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
-import { parseAbiEvent, toDecodedLog } from '../abiEvent.ts';
-import type { SubscriptionRow } from '../rows.ts';
-import type { EventNotifierSettings } from '../settings.ts';
-import type { QueueFor } from '../subscriptionJob.ts';
+import { parseAbiEvent, toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
+import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
+import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
+import { causes } from '#api/lib/causes.ts';
 import { isConnectionFailure, type LogChunk, readLogRanges } from './logRanges.ts';
 
 /** What a scan queues, inside its own database transactions: the next scan, and deliveries. */
@@ -265,13 +266,10 @@ export function describeScanFailure(error: unknown, networkId: number): string {
   return `The RPC of network ${networkId} failed: ${text.replace(/\b(https?|wss?):\/\/\S+/g, '<rpc>')}`.slice(0, 500);
 }
 
+/** The innermost error code of the chain (ECONNREFUSED…), or else the innermost message's first line. */
 function rootCause(error: unknown): string {
-  let e = error as { cause?: unknown; code?: string; message?: string };
-  let code: string | undefined;
-  while (e) {
-    if (typeof e.code === 'string') code = e.code;
-    if (!e.cause) break;
-    e = e.cause as typeof e;
-  }
-  return code ?? (e?.message ?? 'connection failed').split('\n')[0] ?? 'connection failed';
+  const chain = [...causes(error)];
+  const code = chain.findLast((e) => typeof e.code === 'string')?.code as string | undefined;
+  const message = chain.at(-1)?.message;
+  return code ?? (typeof message === 'string' ? message : 'connection failed').split('\n')[0] ?? 'connection failed';
 }

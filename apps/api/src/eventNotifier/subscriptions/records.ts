@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import type { Db } from '#api/db/db.ts';
+import { deliverJob } from '#api/eventNotifier/delivery/jobs.ts';
+import type { RecordRow } from '#api/eventNotifier/rows.ts';
 import type { EventNotifierRecord } from '#api/schemas/entities.ts';
-import { deliverJob } from '../delivery/jobs.ts';
-import type { RecordRow } from '../rows.ts';
 import { findSubscription } from './subscriptions.ts';
 
 export type RecordView = Static<typeof EventNotifierRecord>;

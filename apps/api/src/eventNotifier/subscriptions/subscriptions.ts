@@ -5,10 +5,10 @@ import type { NetworkId } from '#api/config/networks.ts';
 import { seal } from '#api/crypto/secretBox.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
+import { deliverJob } from '#api/eventNotifier/delivery/jobs.ts';
+import { type SubscriptionRow, secretContext } from '#api/eventNotifier/rows.ts';
+import { scanJob } from '#api/eventNotifier/scanning/jobs.ts';
 import type { EventNotifierSubscription } from '#api/schemas/entities.ts';
-import { deliverJob } from '../delivery/jobs.ts';
-import { type SubscriptionRow, secretContext } from '../rows.ts';
-import { scanJob } from '../scanning/jobs.ts';
 
 export type SubscriptionView = Static<typeof EventNotifierSubscription>;
 

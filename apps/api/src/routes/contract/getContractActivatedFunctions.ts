@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { listActivatedFunctions } from '#api/contracts/contracts.ts';
-import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { ContractActivatedFunction } from '#api/schemas/entities.ts';
 import { exampleActivatedFunction } from '#api/schemas/examples.ts';
 import { ContractIdField } from '#api/schemas/requests.ts';
@@ -13,7 +14,7 @@ export default defineRoute({
   tag: 'Contract',
   summary: 'List a contract’s active functions',
   description: 'Lists the functions of the contract that transactions may call.',
-  auth: { roles: ANY_ROLE },
+  auth: { roles: ROLES },
   body: Type.Object({ contractId: ContractIdField }, { additionalProperties: false }),
   requestExample: { contractId: 7 },
   response: {

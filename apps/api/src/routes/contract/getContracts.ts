@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { listContracts } from '#api/contracts/contracts.ts';
-import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { Contract } from '#api/schemas/entities.ts';
 import { exampleContract } from '#api/schemas/examples.ts';
 
@@ -12,7 +13,7 @@ export default defineRoute({
   tag: 'Contract',
   summary: 'List your contracts',
   description: 'Lists the contracts imported into the project, oldest first.',
-  auth: { roles: ANY_ROLE },
+  auth: { roles: ROLES },
   response: {
     status: 200,
     description: 'The project’s contracts.',

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { listRecords } from '#api/eventNotifier/subscriptions/records.ts';
-import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { EventNotifierRecord } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleRecord } from '#api/schemas/examples.ts';
 import { RequestUuid } from '#api/schemas/requests.ts';
@@ -13,7 +14,7 @@ export default defineRoute({
   tag: 'Event Notifier',
   summary: 'List the events a subscription found',
   description: 'Lists the subscription’s records, newest first, with their delivery status.',
-  auth: { roles: ANY_ROLE },
+  auth: { roles: ROLES },
   body: Type.Object({ subscriptionId: RequestUuid('The subscription id.') }, { additionalProperties: false }),
   requestExample: { subscriptionId: EXAMPLE.subscriptionId },
   response: {

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { listSubscriptions } from '#api/eventNotifier/subscriptions/subscriptions.ts';
-import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';
 import { exampleSubscription } from '#api/schemas/examples.ts';
 
@@ -12,7 +13,7 @@ export default defineRoute({
   tag: 'Event Notifier',
   summary: 'List your event subscriptions',
   description: 'Lists the project’s subscriptions, newest first, with their scan state. Webhook secrets are masked.',
-  auth: { roles: ANY_ROLE },
+  auth: { roles: ROLES },
   response: {
     status: 200,
     description: 'The project’s subscriptions.',

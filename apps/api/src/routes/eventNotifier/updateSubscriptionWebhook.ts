@@ -1,8 +1,9 @@
 import Type from 'typebox';
 import { validationError } from '#api/errors/ApiError.ts';
 import { updateWebhook } from '#api/eventNotifier/subscriptions/subscriptions.ts';
-import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleSubscription } from '#api/schemas/examples.ts';
 import { RequestUuid, WebhookMaxRetries, WebhookUrl } from '#api/schemas/requests.ts';
@@ -16,7 +17,7 @@ export default defineRoute({
   summary: 'Change a subscription’s webhook',
   description:
     'Enables or disables delivery, changes the URL or the number of retries. Fields you leave out keep their value. While a webhook is disabled, new records stay `scanned`.',
-  auth: { roles: ANY_ROLE },
+  auth: { roles: ROLES },
   body: Type.Object(
     {
       id: RequestUuid('The subscription id.'),

@@ -1,8 +1,9 @@
 import Type from 'typebox';
 import { ApiError } from '#api/errors/ApiError.ts';
-import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { getProjectDetail } from '#api/projects/projects.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { ProjectDetail } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleProject } from '#api/schemas/examples.ts';
 
@@ -14,7 +15,7 @@ export default defineRoute({
   summary: 'Get your project and its system wallets',
   description:
     'Returns the project the credentials act in, with its mainnet and testnet system wallets. The API key is masked.',
-  auth: { roles: ANY_ROLE },
+  auth: { roles: ROLES },
   response: {
     status: 200,
     description: 'The project and its two system wallets.',

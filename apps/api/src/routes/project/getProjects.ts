@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import { ANY_ROLE } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { listProjectsForUser } from '#api/projects/projects.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { PaginationMeta, Project } from '#api/schemas/entities.ts';
 import { exampleProject } from '#api/schemas/examples.ts';
 import { PageQuery, pageMeta } from '#api/schemas/requests.ts';
@@ -14,7 +14,7 @@ export default defineRoute({
   summary: 'List your projects',
   description:
     'Lists the projects the calling user is a member of, oldest first. Accepts only a user access token (Authorization: Bearer); a project API key gets 403 ACCESS_TOKEN_REQUIRED.',
-  auth: { roles: ANY_ROLE, accessTokenOnly: true },
+  auth: { roles: ROLES, accessTokenOnly: true },
   querystring: Type.Object(PageQuery, { additionalProperties: false }),
   response: {
     status: 200,

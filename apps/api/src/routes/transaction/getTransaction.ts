@@ -1,6 +1,7 @@
 import Type from 'typebox';
-import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
 import { RequestUuid } from '#api/schemas/requests.ts';
@@ -13,7 +14,7 @@ export default defineRoute({
   tag: 'Transaction',
   summary: 'Get a transaction',
   description: 'Returns one transaction of the project with its current status.',
-  auth: { roles: ANY_ROLE },
+  auth: { roles: ROLES },
   querystring: Type.Object({ transactionId: RequestUuid('The transaction id.') }, { additionalProperties: false }),
   response: {
     status: 200,

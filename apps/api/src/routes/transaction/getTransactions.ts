@@ -1,6 +1,7 @@
 import Type from 'typebox';
-import { ANY_ROLE, projectOf } from '#api/http/roles.ts';
+import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { PaginationMeta, Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
 import { PageQuery, TransactionStatusFilter } from '#api/schemas/requests.ts';
@@ -14,7 +15,7 @@ export default defineRoute({
   summary: 'List transactions',
   description:
     'Lists the project’s transactions, newest first by `createdAt`, one page at a time, optionally by status.',
-  auth: { roles: ANY_ROLE },
+  auth: { roles: ROLES },
   querystring: Type.Object(
     { ...PageQuery, status: Type.Optional(TransactionStatusFilter) },
     { additionalProperties: false },

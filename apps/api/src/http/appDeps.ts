@@ -1,0 +1,23 @@
+import type { Chains } from '#api/chain/chains.ts';
+import type { Db } from '#api/db/db.ts';
+import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import type { CorsSettings } from './cors.ts';
+import type { RateLimitSettings } from './rateLimit.ts';
+
+export const API_PREFIX = '/public-api/v3';
+
+/** Everything a request handler may use. Built by main.ts (or a test) and passed in: the app opens nothing itself. */
+export interface AppDeps {
+  db: Db;
+  chains: Chains;
+  tokenSigningKey: Buffer;
+  /** Encrypts secrets at rest (webhook secrets). */
+  masterKey: Buffer;
+  bodyLimit: number;
+  /** Event notifier settings; the development defaults when absent. */
+  eventNotifier?: EventNotifierSettings;
+  /** Per-credential and failed-authentication limits; `DEFAULT_RATE_LIMIT` when absent. */
+  rateLimit?: RateLimitSettings;
+  /** Which origins browsers may call the API from; any when absent. */
+  cors?: CorsSettings;
+}
