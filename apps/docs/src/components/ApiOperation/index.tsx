@@ -1,6 +1,7 @@
 import Heading from '@theme/Heading';
 import clsx from 'clsx';
 import type { ReactNode } from 'react';
+import methodColors from '../ApiReference/methodColors.module.css';
 import {
   deref,
   examplesOf,
@@ -37,7 +38,7 @@ export default function ApiOperation({ doc, operation }: Props): ReactNode {
         {op.summary ?? id}
       </Heading>
       <p className={styles.endpoint}>
-        <span className={clsx(styles.method, styles[method])}>{method.toUpperCase()}</span>
+        <span className={clsx(styles.method, methodColors[method])}>{method.toUpperCase()}</span>
         <code className={styles.path}>{path}</code>
       </p>
       <dl className={styles.facts}>
