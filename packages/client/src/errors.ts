@@ -1,5 +1,5 @@
 // One base error for every failure of a call, one subclass per kind (like stripe-node and svix), with a fixed
-// `name` so that it survives minification and structured cloning.
+// `name` so that it survives minification and structured cloning; and which of them a non-2xx answer becomes.
 
 /**
  * One wrong field of a `400 VALIDATION_FAILED` answer: `field` is its path (`body.networkId`, `querystring.page`).
@@ -221,4 +221,42 @@ export class ConnectionError extends MountainError {
  */
 export class TimeoutError extends ConnectionError {
   override name = 'TimeoutError';
+}
+
+/** The error for a non-2xx answer: the class by status, the rest from the API's error body. @internal */
+export function errorFromResponse(
+  status: number,
+  text: string,
+  requestId: string | undefined,
+  retryAfterMs?: number,
+): MountainError {
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not the API's JSON error (a proxy's HTML page, say): keep the text.
+  }
+  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const init: ErrorInit = {
+    status,
+    code: typeof fields.code === 'string' ? fields.code : `HTTP_${status}`,
+    message: typeof fields.message === 'string' ? fields.message : `HTTP ${status}`,
+    requestId,
+    body,
+  };
+  if (status === 400) return new ValidationError({ ...init, details: list<FieldError>(fields.details) });
+  if (status === 401) return new AuthenticationError(init);
+  if (status === 403) return new PermissionError({ ...init, requiredRoles: list<string>(fields.requiredRoles) });
+  if (status === 404) return new NotFoundError(init);
+  if (status === 409) return new ConflictError(init);
+  if (status === 429) {
+    const retryAfter = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
+    return new RateLimitError({ ...init, retryAfter });
+  }
+  if (status >= 500) return new ServerError(init);
+  return new MountainError(init);
+}
+
+function list<T>(value: unknown): T[] | undefined {
+  return Array.isArray(value) ? (value as T[]) : undefined;
 }

@@ -68,51 +68,34 @@ interface OperationRoute {
   path: keyof paths;
 }
 
+/** `get(operationId, path)` and `post(…)` build one entry of the table, keeping its literal types. */
+const route =
+  <const Method extends OperationRoute['method']>(method: Method) =>
+  <const Id extends OperationId, const Path extends keyof paths>(operationId: Id, path: Path) => ({
+    operationId,
+    method,
+    path,
+  });
+const get = route('GET');
+const post = route('POST');
+
 /** Method and path of each operation, by client method name. @internal */
 export const OPERATIONS = {
-  getProjects: { operationId: 'get-projects', method: 'GET', path: '/project/get-projects' },
-  getProjectDetail: { operationId: 'get-project-detail', method: 'GET', path: '/project/get-project-detail' },
-  createSubscription: {
-    operationId: 'create-subscription',
-    method: 'POST',
-    path: '/event-notifier/create-subscription',
-  },
-  getSubscriptions: { operationId: 'get-subscriptions', method: 'GET', path: '/event-notifier/get-subscriptions' },
-  updateSubscriptionWebhook: {
-    operationId: 'update-subscription-webhook',
-    method: 'POST',
-    path: '/event-notifier/update-subscription-webhook',
-  },
-  getRecords: { operationId: 'get-records', method: 'POST', path: '/event-notifier/get-records' },
-  resendFailedWebhook: {
-    operationId: 'resend-failed-webhook',
-    method: 'POST',
-    path: '/event-notifier/resend-failed-webhook',
-  },
-  getContracts: { operationId: 'get-contracts', method: 'GET', path: '/contract' },
-  importContract: { operationId: 'import-contract', method: 'POST', path: '/contract/import-contract' },
-  activateContractFunction: {
-    operationId: 'activate-contract-function',
-    method: 'POST',
-    path: '/contract/activate-contract-function',
-  },
-  deactivateContractFunction: {
-    operationId: 'deactivate-contract-function',
-    method: 'POST',
-    path: '/contract/deactivate-contract-function',
-  },
-  getContractActivatedFunctions: {
-    operationId: 'get-contract-activated-functions',
-    method: 'POST',
-    path: '/contract/get-contract-activated-functions',
-  },
-  executeTransaction: {
-    operationId: 'execute-transaction',
-    method: 'POST',
-    path: '/transaction/execute-transaction',
-  },
-  getTransaction: { operationId: 'get-transaction', method: 'GET', path: '/transaction/get-transaction' },
-  getTransactions: { operationId: 'get-transactions', method: 'GET', path: '/transaction/get-transactions' },
+  getProjects: get('get-projects', '/project/get-projects'),
+  getProjectDetail: get('get-project-detail', '/project/get-project-detail'),
+  createSubscription: post('create-subscription', '/event-notifier/create-subscription'),
+  getSubscriptions: get('get-subscriptions', '/event-notifier/get-subscriptions'),
+  updateSubscriptionWebhook: post('update-subscription-webhook', '/event-notifier/update-subscription-webhook'),
+  getRecords: post('get-records', '/event-notifier/get-records'),
+  resendFailedWebhook: post('resend-failed-webhook', '/event-notifier/resend-failed-webhook'),
+  getContracts: get('get-contracts', '/contract'),
+  importContract: post('import-contract', '/contract/import-contract'),
+  activateContractFunction: post('activate-contract-function', '/contract/activate-contract-function'),
+  deactivateContractFunction: post('deactivate-contract-function', '/contract/deactivate-contract-function'),
+  getContractActivatedFunctions: post('get-contract-activated-functions', '/contract/get-contract-activated-functions'),
+  executeTransaction: post('execute-transaction', '/transaction/execute-transaction'),
+  getTransaction: get('get-transaction', '/transaction/get-transaction'),
+  getTransactions: get('get-transactions', '/transaction/get-transactions'),
 } as const satisfies { [Name in MethodName]: OperationRoute & { operationId: OperationIdOf<Name> } };
 
 type OperationIdOf<Name extends MethodName> = {

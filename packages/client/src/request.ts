@@ -1,19 +1,6 @@
 // Sends one operation's request with the client's credentials, retrying what may succeed when sent again, and
 // turns every failure into a MountainError subclass.
-import {
-  AuthenticationError,
-  ConflictError,
-  ConnectionError,
-  type ErrorInit,
-  type FieldError,
-  MountainError,
-  NotFoundError,
-  PermissionError,
-  RateLimitError,
-  ServerError,
-  TimeoutError,
-  ValidationError,
-} from './errors.ts';
+import { ConnectionError, errorFromResponse, MountainError, TimeoutError } from './errors.ts';
 import type { ClientConfig, RequestOptions } from './options.ts';
 import { backoffDelay, isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep } from './retry.ts';
 
@@ -119,42 +106,4 @@ function parseSuccess<T>(text: string, status: number, requestId: string | undef
       cause,
     });
   }
-}
-
-/** The error for a non-2xx answer: the class by status, the rest from the API's error body. @internal */
-export function errorFromResponse(
-  status: number,
-  text: string,
-  requestId: string | undefined,
-  retryAfterMs?: number,
-): MountainError {
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // Not the API's JSON error (a proxy's HTML page, say): keep the text.
-  }
-  const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-  const init: ErrorInit = {
-    status,
-    code: typeof fields.code === 'string' ? fields.code : `HTTP_${status}`,
-    message: typeof fields.message === 'string' ? fields.message : `HTTP ${status}`,
-    requestId,
-    body,
-  };
-  if (status === 400) return new ValidationError({ ...init, details: list<FieldError>(fields.details) });
-  if (status === 401) return new AuthenticationError(init);
-  if (status === 403) return new PermissionError({ ...init, requiredRoles: list<string>(fields.requiredRoles) });
-  if (status === 404) return new NotFoundError(init);
-  if (status === 409) return new ConflictError(init);
-  if (status === 429) {
-    const retryAfter = retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000);
-    return new RateLimitError({ ...init, retryAfter });
-  }
-  if (status >= 500) return new ServerError(init);
-  return new MountainError(init);
-}
-
-function list<T>(value: unknown): T[] | undefined {
-  return Array.isArray(value) ? (value as T[]) : undefined;
 }

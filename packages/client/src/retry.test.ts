@@ -147,26 +147,20 @@ describe('retries', () => {
 
 describe('backoff and Retry-After parsing', () => {
   it('doubles from the initial delay, capped, with jitter between half and all of the step', () => {
-    assert.equal(
-      backoffDelay(0, 500, 8000, () => 0),
-      250,
-    );
-    assert.equal(
-      backoffDelay(0, 500, 8000, () => 1),
-      500,
-    );
-    assert.equal(
-      backoffDelay(3, 500, 8000, () => 1),
-      4000,
-    );
-    assert.equal(
-      backoffDelay(10, 500, 8000, () => 1),
-      8000,
-    );
-    assert.equal(
-      backoffDelay(10, 500, 8000, () => 0.5),
-      6000,
-    );
+    // [retry, random(), expected delay] with an initial delay of 500 ms and a cap of 8000 ms.
+    for (const [retry, random, expected] of [
+      [0, 0, 250],
+      [0, 1, 500],
+      [3, 1, 4000],
+      [10, 1, 8000],
+      [10, 0.5, 6000],
+    ] as const) {
+      assert.equal(
+        backoffDelay(retry, 500, 8000, () => random),
+        expected,
+        `retry ${retry}, random ${random}`,
+      );
+    }
   });
 
   it('reads delta seconds and HTTP dates, and ignores what it does not understand', () => {

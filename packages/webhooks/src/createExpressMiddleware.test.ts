@@ -5,9 +5,9 @@ import express4, { type ErrorRequestHandler, type Express } from 'express';
 import express5 from 'express5';
 import { createExpressMiddleware } from './createExpressMiddleware.ts';
 import { InvalidSecretError, WebhookHandlerError } from './errors.ts';
-import type { HandlerOptions, WebhookContext } from './handleDelivery.ts';
 import { listen, SECRET, sampleEvent, signedHeaders } from './testing.ts';
 import { describeHandlerContract, post } from './testingHandlers.ts';
+import type { HandlerOptions, WebhookContext } from './types.ts';
 
 type OnEvent = (event: unknown, context: WebhookContext<IncomingMessage>) => Promise<void>;
 

@@ -1,14 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  HANDLER_OPTIONS,
-  type HandlerOptions,
-  handleDelivery,
-  setupHandler,
-  tooLarge,
-  type WebhookEventHandler,
-} from './handleDelivery.ts';
+import { HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
 import { readNodeBody, writeNodeResult } from './nodeIo.ts';
-import type { WebhookEvent } from './types.ts';
+import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
 
 /** The fields Express body parsers leave on a request, read to find the raw body. */
 interface ParsedRequest {
@@ -73,10 +66,7 @@ export function createExpressMiddleware<Req extends IncomingMessage = IncomingMe
     const raw = rawBodyOf(req);
     if (raw === 'consumed') return next(new TypeError(CONSUMED_MESSAGE));
     const body = raw === 'unread' ? await readNodeBody(req, setup.maxBodyBytes) : raw;
-    const result =
-      body === undefined || body.length > setup.maxBodyBytes
-        ? tooLarge(setup.maxBodyBytes)
-        : await handleDelivery(setup, { method: req.method, body, headers: req.headers, request: req });
+    const result = await handleDelivery(setup, { method: req.method, body, headers: req.headers, request: req });
     if ('error' in result && result.error) return next(result.error);
     writeNodeResult(res, result);
   };

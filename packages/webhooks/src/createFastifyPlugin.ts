@@ -1,11 +1,5 @@
-import {
-  HANDLER_OPTIONS,
-  type HandlerOptions,
-  handleDelivery,
-  setupHandler,
-  type WebhookEventHandler,
-} from './handleDelivery.ts';
-import type { WebhookEvent } from './types.ts';
+import { HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
+import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
 import type { WebhookRequestHeaders } from './verify.ts';
 
 // Structural types for the few Fastify features used, so the package needs neither fastify nor its types.

@@ -6,10 +6,8 @@ import {
   handleDelivery,
   methodNotAllowed,
   setupHandler,
-  tooLarge,
-  type WebhookEventHandler,
 } from './handleDelivery.ts';
-import type { WebhookEvent } from './types.ts';
+import type { WebhookEvent, WebhookEventHandler } from './types.ts';
 
 /** Reads a Fetch body as bytes, stopping (and cancelling the stream) once it exceeds `limit`. */
 async function readRequestBody(request: Request, limit: number): Promise<Uint8Array | undefined> {
@@ -81,7 +79,6 @@ export function createFetchHandler<T = WebhookEvent>(
         return toResponse(methodNotAllowed());
       }
       const body = await readRequestBody(request, setup.maxBodyBytes);
-      if (body === undefined) return toResponse(tooLarge(setup.maxBodyBytes));
       const result = await handleDelivery(setup, { method: request.method, body, headers: request.headers, request });
       if ('error' in result && result.error) report(options?.onError, result.error);
       return toResponse(result);

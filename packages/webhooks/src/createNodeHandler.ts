@@ -1,16 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  checkOnError,
-  errorResult,
-  HANDLER_OPTIONS,
-  type HandlerOptions,
-  handleDelivery,
-  setupHandler,
-  tooLarge,
-  type WebhookEventHandler,
-} from './handleDelivery.ts';
+import { checkOnError, errorResult, HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
 import { readNodeBody, writeNodeResult } from './nodeIo.ts';
-import type { WebhookEvent } from './types.ts';
+import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
 
 /**
  * Options of {@link createNodeHandler} and {@link createFetchHandler}.
@@ -85,10 +76,7 @@ export function createNodeHandler<T = WebhookEvent>(
       return;
     }
     try {
-      const result =
-        body === undefined
-          ? tooLarge(setup.maxBodyBytes)
-          : await handleDelivery(setup, { method: req.method, body, headers: req.headers, request: req });
+      const result = await handleDelivery(setup, { method: req.method, body, headers: req.headers, request: req });
       if ('error' in result && result.error) report(options?.onError, result.error);
       writeNodeResult(res, result);
     } catch (error) {

@@ -22,8 +22,15 @@ export {
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
 } from './errors.ts';
-export type { ErrorBody, HandlerOptions, WebhookContext, WebhookEventHandler } from './handleDelivery.ts';
 export { generateSecret } from './secret.ts';
 export { type SignedHeaders, type SignParams, sign } from './sign.ts';
-export type { EventNotifierEvent, EventNotifierEventData, WebhookEvent } from './types.ts';
+export type {
+  ErrorBody,
+  EventNotifierEvent,
+  EventNotifierEventData,
+  HandlerOptions,
+  WebhookContext,
+  WebhookEvent,
+  WebhookEventHandler,
+} from './types.ts';
 export { type VerifyOptions, verify, type WebhookRequestHeaders } from './verify.ts';

@@ -2,36 +2,22 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { testEvent } from '../examples/sendTestDelivery.ts';
 import { sign } from './sign.ts';
 import type { WebhookEvent } from './types.ts';
 
 /** The secret of the Standard Webhooks reference test vector. */
 export const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6eDGZ0b1pHU=';
 export const OTHER_SECRET = 'whsec_c2VjcmV0LW51bWJlci10d28tMzItYnl0ZXMtbG9uZyE=';
+const MAX_UINT256 = '115792089237316195423570985008687907853269984665640564039457584007913129639935';
 
+/**
+ * The event the examples send, with the largest uint256 as `value` (a number would lose it) and `overrides` on
+ * its `data`.
+ */
 export function sampleEvent(overrides: Partial<WebhookEvent['data']> = {}): WebhookEvent {
-  return {
-    type: 'event_notifier.event',
-    timestamp: '2025-01-02T03:04:05.000Z',
-    data: {
-      recordId: '6f1c2b4e-8a3d-4e5f-9b7a-1c2d3e4f5a6b',
-      subscription: { id: '0b6e2f8c-3d4a-4b5c-8d6e-7f8091a2b3c4', name: 'Transfers', projectId: 7 },
-      network: { id: 1337, name: 'anvil' },
-      contractAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-      event: { name: 'Transfer', signature: 'Transfer(address,address,uint256)' },
-      decodedLog: {
-        from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
-        to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-        value: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
-      },
-      blockNumber: 42,
-      blockTimestamp: '2025-01-02T03:04:00.000Z',
-      transactionHash: '0x8a1f4b6a2f3c9d0e1b2c3d4e5f60718293a4b5c6d7e8f90112233445566778899',
-      transactionIndex: 0,
-      logIndex: 3,
-      ...overrides,
-    },
-  };
+  const { data, ...event } = structuredClone(testEvent);
+  return { ...event, data: { ...data, decodedLog: { ...data.decodedLog, value: MAX_UINT256 }, ...overrides } };
 }
 
 /** A JSON body laid out unlike `JSON.stringify` would (indentation, spaces, key order), to catch re-serialisation. */

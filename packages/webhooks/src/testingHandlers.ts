@@ -1,8 +1,8 @@
 // A behaviour contract every ready-made handler must meet, run by each framework's test file over real HTTP.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { HandlerOptions, WebhookContext } from './handleDelivery.ts';
 import { OTHER_SECRET, oddlyFormattedBody, sampleEvent, signedHeaders } from './testing.ts';
+import type { HandlerOptions, WebhookContext } from './types.ts';
 
 export interface Received {
   event: unknown;

@@ -1,7 +1,7 @@
-import { Collapsible, useCollapsible } from '@docusaurus/theme-common';
 import Heading from '@theme/Heading';
 import clsx from 'clsx';
-import { type ReactNode, useId } from 'react';
+import type { ReactNode } from 'react';
+import methodColors from '../ApiReference/methodColors.module.css';
 import {
   deref,
   examplesOf,
@@ -13,6 +13,7 @@ import {
 } from '../ApiReference/openapi';
 import { curlSample } from '../ApiReference/samples';
 import CopyableCode from '../CopyableCode';
+import { DisclosureButton, DisclosurePanel, useDisclosure } from '../Disclosure';
 import InlineMarkdown from '../InlineMarkdown';
 import SchemaView from '../SchemaView';
 import styles from './styles.module.css';
@@ -37,7 +38,7 @@ export default function ApiOperation({ doc, operation }: Props): ReactNode {
         {op.summary ?? id}
       </Heading>
       <p className={styles.endpoint}>
-        <span className={clsx(styles.method, styles[method])}>{method.toUpperCase()}</span>
+        <span className={clsx(styles.method, methodColors[method])}>{method.toUpperCase()}</span>
         <code className={styles.path}>{path}</code>
       </p>
       <dl className={styles.facts}>
@@ -121,38 +122,28 @@ function ErrorResponses({
   operationId: string;
   responses: [string, ResponseObject][];
 }) {
-  const { collapsed, toggleCollapsed } = useCollapsible({ initialState: true });
-  const panelId = useId();
+  const disclosure = useDisclosure();
   return (
     <div className={styles.errors}>
-      <button
-        type="button"
-        className={styles.responseToggle}
-        aria-expanded={!collapsed}
-        aria-controls={panelId}
-        onClick={toggleCollapsed}
-      >
-        <span className={clsx(styles.chevron, !collapsed && styles.open)} aria-hidden="true" />
+      <DisclosureButton disclosure={disclosure} className={styles.responseToggle}>
         <span>Error responses</span>
         <span className={clsx(styles.status, styles.clientError)}>
           {responses.map(([status]) => status).join(' · ')}
         </span>
-      </button>
-      <div id={panelId}>
-        <Collapsible lazy collapsed={collapsed}>
-          <ul className={clsx(styles.responses, styles.errorList)}>
-            {responses.map(([status, response]) => (
-              <ResponseItem
-                key={status}
-                doc={doc}
-                operationId={operationId}
-                status={status}
-                response={deref(doc, response)}
-              />
-            ))}
-          </ul>
-        </Collapsible>
-      </div>
+      </DisclosureButton>
+      <DisclosurePanel disclosure={disclosure}>
+        <ul className={clsx(styles.responses, styles.errorList)}>
+          {responses.map(([status, response]) => (
+            <ResponseItem
+              key={status}
+              doc={doc}
+              operationId={operationId}
+              status={status}
+              response={deref(doc, response)}
+            />
+          ))}
+        </ul>
+      </DisclosurePanel>
     </div>
   );
 }
@@ -166,38 +157,28 @@ interface ResponseProps {
 
 /** One response, closed until opened (like the viewer's default); its fields and examples render on first open. */
 function ResponseItem({ doc, operationId, status, response }: ResponseProps) {
-  const { collapsed, toggleCollapsed } = useCollapsible({ initialState: true });
-  const panelId = useId();
+  const disclosure = useDisclosure();
   const media = response.content?.['application/json'];
-  const examples = collapsed ? [] : examplesOf(doc, media);
+  const examples = disclosure.collapsed ? [] : examplesOf(doc, media);
   const kind = status.startsWith('2') ? styles.ok : status.startsWith('5') ? styles.serverError : styles.clientError;
   return (
     <li className={styles.response}>
-      <button
-        type="button"
-        className={styles.responseToggle}
-        aria-expanded={!collapsed}
-        aria-controls={panelId}
-        onClick={toggleCollapsed}
-      >
-        <span className={clsx(styles.chevron, !collapsed && styles.open)} aria-hidden="true" />
+      <DisclosureButton disclosure={disclosure} className={styles.responseToggle}>
         <span className={clsx(styles.status, kind)}>{status}</span>
         <span>{reasonPhrase(status)}</span>
-      </button>
-      <div id={panelId}>
-        <Collapsible lazy collapsed={collapsed}>
-          <div className={styles.responseBody}>
-            <InlineMarkdown text={response.description} className={styles.description} />
-            {media?.schema ? <SchemaView doc={doc} schema={media.schema} /> : <p>No body.</p>}
-            {examples.map(({ label, value }) => (
-              <div key={label}>
-                {label && <p className={styles.exampleLabel}>Example: {label}</p>}
-                <CopyableCode code={jsonText(value)} label={`${status} ${label} response example of ${operationId}`} />
-              </div>
-            ))}
-          </div>
-        </Collapsible>
-      </div>
+      </DisclosureButton>
+      <DisclosurePanel disclosure={disclosure}>
+        <div className={styles.responseBody}>
+          <InlineMarkdown text={response.description} className={styles.description} />
+          {media?.schema ? <SchemaView doc={doc} schema={media.schema} /> : <p>No body.</p>}
+          {examples.map(({ label, value }) => (
+            <div key={label}>
+              {label && <p className={styles.exampleLabel}>Example: {label}</p>}
+              <CopyableCode code={jsonText(value)} label={`${status} ${label} response example of ${operationId}`} />
+            </div>
+          ))}
+        </div>
+      </DisclosurePanel>
     </li>
   );
 }

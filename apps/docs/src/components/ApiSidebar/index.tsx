@@ -1,5 +1,6 @@
 import clsx from 'clsx';
 import type { ReactNode } from 'react';
+import methodColors from '../ApiReference/methodColors.module.css';
 import type { TagGroup } from '../ApiReference/openapi';
 import styles from './styles.module.css';
 
@@ -33,7 +34,7 @@ export default function ApiSidebar({ groups, activeId }: Props): ReactNode {
                       className={clsx(styles.link, active && styles.active)}
                       aria-current={active ? 'location' : undefined}
                     >
-                      <span className={clsx(styles.method, styles[operation.method])}>
+                      <span className={clsx(styles.method, methodColors[operation.method])}>
                         {operation.method === 'delete' ? 'DEL' : operation.method.toUpperCase()}
                       </span>
                       <span className={styles.label}>{operation.operation.summary ?? operation.id}</span>

@@ -1,8 +1,7 @@
-import { Collapsible, useCollapsible } from '@docusaurus/theme-common';
 import Heading from '@theme/Heading';
-import clsx from 'clsx';
-import { type ReactNode, useEffect, useId } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import { normalize, type OpenApiDocument, type SchemaObject } from '../ApiReference/openapi';
+import { DisclosureButton, DisclosurePanel, useDisclosure } from '../Disclosure';
 import InlineMarkdown from '../InlineMarkdown';
 import SchemaView from '../SchemaView';
 import styles from './styles.module.css';
@@ -19,8 +18,8 @@ interface Props {
  */
 export default function SchemaSection({ doc, name, schema }: Props): ReactNode {
   const id = `schema-${name}`;
-  const { collapsed, setCollapsed, toggleCollapsed } = useCollapsible({ initialState: true });
-  const panelId = useId();
+  const disclosure = useDisclosure();
+  const { collapsed, setCollapsed } = disclosure;
   useEffect(() => {
     const openWhenTargeted = () => {
       if (window.location.hash === `#${id}`) setCollapsed(false);
@@ -36,23 +35,14 @@ export default function SchemaSection({ doc, name, schema }: Props): ReactNode {
         {name}
       </Heading>
       <InlineMarkdown text={schema.description} />
-      <button
-        type="button"
-        className={styles.toggle}
-        aria-expanded={!collapsed}
-        aria-controls={panelId}
-        onClick={toggleCollapsed}
-      >
-        <span className={clsx(styles.chevron, !collapsed && styles.open)} aria-hidden="true" />
+      <DisclosureButton disclosure={disclosure} className={styles.toggle}>
         {fields > 0 ? `${collapsed ? 'Show' : 'Hide'} ${fields} field${fields === 1 ? '' : 's'}` : 'Show schema'}
-      </button>
-      <div id={panelId}>
-        <Collapsible lazy collapsed={collapsed}>
-          <div className={styles.body}>
-            <SchemaView doc={doc} schema={{ $ref: `#/components/schemas/${name}` }} />
-          </div>
-        </Collapsible>
-      </div>
+      </DisclosureButton>
+      <DisclosurePanel disclosure={disclosure}>
+        <div className={styles.body}>
+          <SchemaView doc={doc} schema={{ $ref: `#/components/schemas/${name}` }} />
+        </div>
+      </DisclosurePanel>
     </div>
   );
 }

@@ -1,6 +1,5 @@
-import { Collapsible, useCollapsible } from '@docusaurus/theme-common';
 import clsx from 'clsx';
-import { type ReactNode, useId } from 'react';
+import type { ReactNode } from 'react';
 import {
   childSchema,
   constraints,
@@ -9,6 +8,7 @@ import {
   type SchemaObject,
   typeLabel,
 } from '../ApiReference/openapi';
+import { DisclosureButton, DisclosurePanel, useDisclosure } from '../Disclosure';
 import InlineMarkdown from '../InlineMarkdown';
 import styles from './styles.module.css';
 
@@ -77,8 +77,7 @@ interface PropertyProps {
 function Property({ doc, name, schema, required, expanded, depth }: PropertyProps) {
   const normalized = normalize(doc, schema);
   const nested = depth < MAX_DEPTH ? childSchema(doc, schema) : undefined;
-  const { collapsed, toggleCollapsed } = useCollapsible({ initialState: !expanded });
-  const panelId = useId();
+  const disclosure = useDisclosure(expanded);
   const label = (
     <>
       <code className={styles.name}>{name}</code>
@@ -89,16 +88,9 @@ function Property({ doc, name, schema, required, expanded, depth }: PropertyProp
     <li className={styles.property}>
       <div className={styles.head}>
         {nested ? (
-          <button
-            type="button"
-            className={styles.toggle}
-            aria-expanded={!collapsed}
-            aria-controls={panelId}
-            onClick={toggleCollapsed}
-          >
-            <span className={clsx(styles.chevron, !collapsed && styles.open)} aria-hidden="true" />
+          <DisclosureButton disclosure={disclosure} className={styles.toggle}>
             {label}
-          </button>
+          </DisclosureButton>
         ) : (
           label
         )}
@@ -111,11 +103,9 @@ function Property({ doc, name, schema, required, expanded, depth }: PropertyProp
         <InlineMarkdown text={normalized.description} className={styles.description} />
       </div>
       {nested && (
-        <div id={panelId}>
-          <Collapsible lazy collapsed={collapsed} className={styles.panel}>
-            <PropertyList doc={doc} schema={normalize(doc, nested)} depth={depth + 1} />
-          </Collapsible>
-        </div>
+        <DisclosurePanel disclosure={disclosure} className={styles.panel}>
+          <PropertyList doc={doc} schema={normalize(doc, nested)} depth={depth + 1} />
+        </DisclosurePanel>
       )}
     </li>
   );
