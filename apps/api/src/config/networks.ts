@@ -19,3 +19,14 @@ export function networkTypeOf(networkId: NetworkId): NetworkType {
   if (!network) throw new RangeError(`Unknown network ${networkId}`);
   return network.networkType;
 }
+
+/** Blocks on top of a block before the platform treats it as settled, per network (CONFIRMATIONS_<id>). */
+export const DEFAULT_CONFIRMATIONS: Readonly<Record<NetworkId, number>> = Object.freeze({
+  1: 12,
+  137: 64,
+  42161: 20,
+  11155111: 6,
+  80002: 16,
+  421614: 10,
+  1337: 0,
+});

@@ -1,4 +1,4 @@
-import type { NetworkId } from '#api/config/networks.ts';
+import { DEFAULT_CONFIRMATIONS, type NetworkId } from '#api/config/networks.ts';
 
 /** Which non-public addresses a webhook URL may resolve to. */
 export type PrivateAddressAllowance = 'none' | 'loopback' | 'all';
@@ -24,16 +24,6 @@ export interface EventNotifierSettings {
    */
   readonly backfillHoldMs: number;
 }
-
-export const DEFAULT_CONFIRMATIONS: Readonly<Record<NetworkId, number>> = Object.freeze({
-  1: 12,
-  137: 64,
-  42161: 20,
-  11155111: 6,
-  80002: 16,
-  421614: 10,
-  1337: 0,
-});
 
 export function defaultEventNotifierSettings(
   env: 'development' | 'test' | 'production' = 'development',

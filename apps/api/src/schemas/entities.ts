@@ -185,6 +185,17 @@ export const Transaction = component(
     gasLimit: nullable(Type.String({ description: 'Gas limit, as a decimal string.' })),
     gasUsed: nullable(Type.String({ description: 'Gas used, as a decimal string, once mined.' })),
     blockNumber: nullable(Type.Integer()),
+    confirmations: nullable(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Blocks on top of the block that holds it (0 in the newest block), counted from the newest head the platform has seen; null until mined. A reorg that takes the block away makes it null again.',
+      }),
+    ),
+    finalized: Type.Boolean({
+      description:
+        "Its block is at or below the network's `finalized` block (or, on a network without that tag, has its confirmation depth on top): the chain will not take it back. Act on this for irreversible business steps.",
+    }),
     errorMessage: nullable(Type.String()),
     idempotencyKey: Type.String(),
     createdAt: DateTime('When the transaction was accepted.'),

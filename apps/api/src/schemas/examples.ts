@@ -59,6 +59,8 @@ export const exampleRecord = {
   blockTimestamp: '2026-11-20T10:15:28.000Z',
   transactionHash: EXAMPLE.transactionHash,
   blockNumber: 1518,
+  confirmations: 70,
+  finalized: true,
   transactionIndex: 0,
   logIndex: 1,
   decodedLog: {
@@ -87,6 +89,8 @@ export const exampleTransaction = {
   gasLimit: '61234',
   gasUsed: '51028',
   blockNumber: 1518,
+  confirmations: 70,
+  finalized: true,
   errorMessage: null,
   idempotencyKey: 'order-2026-11-20-0001',
   createdAt: EXAMPLE.timestamp,

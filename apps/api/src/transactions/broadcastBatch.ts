@@ -62,17 +62,19 @@ export async function broadcastBatch(
     outcomes.push(...(await Promise.all(indexes.map(send))));
   }
 
-  const sent = rows.flatMap((row, i) => (outcomes[i]?.kind === 'sent' ? [{ id: row.id, hash: hashes[i] }] : []));
+  const sent = rows.flatMap((row, i) =>
+    outcomes[i]?.kind === 'sent' ? [{ id: row.id, hash: hashes[i], raw: signed[i] }] : [],
+  );
   await db.transaction(async (tx) => {
     if (sent.length > 0) {
       await tx.query(
         `UPDATE transactions t SET status = 'broadcasted', transaction_hash = v.hash, broadcasted_at = clock_timestamp(),
            previous_hashes = CASE WHEN v.hash = ANY(t.previous_hashes) THEN t.previous_hashes
                                   ELSE t.previous_hashes || v.hash END,
-           updated_at = clock_timestamp()
-         FROM unnest($1::uuid[], $2::text[]) AS v(id, hash)
+           raw_transaction = v.raw, updated_at = clock_timestamp()
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, hash, raw)
          WHERE t.id = v.id AND t.status = 'processing'`,
-        [sent.map((s) => s.id), sent.map((s) => s.hash)],
+        [sent.map((s) => s.id), sent.map((s) => s.hash), sent.map((s) => s.raw)],
       );
     }
     let released = false;

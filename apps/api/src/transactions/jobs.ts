@@ -43,7 +43,8 @@ export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
 
 /**
  * `transaction:monitor` for one (wallet, network): waits for the receipts of broadcast transactions and records
- * their outcome, re-sending with a higher fee what waits too long (see monitorTransactions.ts).
+ * their outcome, re-sending with a higher fee what waits too long; then watches mined ones until their block is
+ * final, taking back what a reorg removes (see monitorTransactions.ts and followCanonical.ts).
  */
 export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
   name: 'transaction:monitor',
@@ -52,8 +53,17 @@ export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
   maxAttempts: 25,
   lock: { key: monitorLock, retryInMs: (deps) => settingsOf(deps).monitorPollMs },
   run: ({ deps, payload, requeue }) =>
-    monitorTransactions(deps, settingsOf(deps), payload, (runAt) => requeue(deps.db.pool, { runAt })),
-  recover: (deps, graceMs) => recoverWallets(deps.db, graceMs, monitorJob, "status = 'broadcasted'"),
+    monitorTransactions(deps, settingsOf(deps), payload, {
+      again: (runAt) => requeue(deps.db.pool, { runAt }),
+      sender: () => sendJob.enqueue(deps.db.pool, payload),
+    }),
+  recover: (deps, graceMs) =>
+    recoverWallets(
+      deps.db,
+      graceMs,
+      monitorJob,
+      "status = 'broadcasted' OR (status IN ('succeeded', 'reverted') AND finalized_at IS NULL)",
+    ),
 });
 
 /**
@@ -70,7 +80,8 @@ async function recoverWallets(
 ): Promise<number> {
   const { rows } = await db.query<WalletNetwork>(
     `SELECT system_wallet_id AS "walletId", network_id AS "networkId"
-       FROM transactions WHERE status IN ('created', 'processing', 'broadcasted')
+       FROM transactions
+      WHERE status IN ('created', 'processing', 'broadcasted') OR (status IN ('succeeded', 'reverted') AND finalized_at IS NULL)
       GROUP BY system_wallet_id, network_id
      HAVING bool_or(${waiting}) AND max(updated_at) < clock_timestamp() - $1 * interval '1 millisecond'`,
     [graceMs],

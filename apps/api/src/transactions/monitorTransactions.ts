@@ -6,10 +6,21 @@ import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
+import { type ChainView, observeChain } from './canonical.ts';
 import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
+import { followCanonical } from './followCanonical.ts';
+import { receiptOf } from './receipts.ts';
+import { repairDropped } from './repairDropped.ts';
 import { resendWithHigherFee } from './resendWithHigherFee.ts';
 import type { WalletNetwork } from './senders.ts';
 import type { TransactionSettings } from './settings.ts';
+import { walletRecord } from './signing.ts';
+
+/** What the monitor queues: itself, to go on later, and the wallet's sender, to fill a nonce hole. */
+export interface MonitorQueue {
+  again(runAt: Date): Promise<void>;
+  sender(): Promise<void>;
+}
 
 export interface BroadcastRow {
   id: string;
@@ -37,7 +48,7 @@ export async function monitorTransactions(
   deps: WorkerDeps,
   settings: TransactionSettings,
   target: WalletNetwork,
-  again: (runAt: Date) => Promise<void>,
+  queue: MonitorQueue,
 ): Promise<void> {
   let client: PublicClient;
   try {
@@ -48,15 +59,89 @@ export async function monitorTransactions(
   }
   const started = Date.now();
   while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
-    const waiting = await checkOnce(deps, settings, target, client);
-    if (waiting === 0) return;
+    const { waiting, watched } = await checkOnce(deps, settings, target, client, queue);
+    if (waiting === 0) {
+      // Only mined transactions left to watch until final: look again later, without holding a worker slot.
+      if (watched > 0) await queue.again(new Date(Date.now() + settings.finalityPollMs));
+      return;
+    }
     await sleep(settings.monitorPollMs, undefined, { signal: deps.signal }).catch(() => {});
   }
-  await again(new Date(Date.now() + settings.monitorPollMs));
+  await queue.again(new Date(Date.now() + settings.monitorPollMs));
 }
 
-/** One pass over the broadcast transactions; returns how many still wait for a receipt. */
-async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target: WalletNetwork, client: PublicClient) {
+/**
+ * One pass: the chain's head and finalized block, then the broadcast transactions (receipts, re-sends, time-outs),
+ * then the mined ones not final yet (still on the canonical chain?). Returns how many still wait for a receipt and
+ * how many mined ones are still watched.
+ */
+async function checkOnce(
+  deps: WorkerDeps,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  client: PublicClient,
+  queue: MonitorQueue,
+): Promise<{ waiting: number; watched: number }> {
+  let view: ChainView;
+  let minedCount: number;
+  let address: Address;
+  try {
+    address = (await walletRecord(deps.db, target.walletId)).address as Address;
+    [view, minedCount] = await Promise.all([
+      observeChain(deps.db, client, target.networkId, {
+        fallbackDepth: settings.finalityDepth[target.networkId] ?? 0,
+        lagGraceMs: settings.lagGraceMs,
+      }),
+      client.getTransactionCount({ address, blockTag: 'latest' }),
+    ]);
+  } catch (error) {
+    if (!isUnreachable(error)) throw error;
+    return { waiting: await timeOutUnreachable(deps.db, settings, target, error), watched: 1 };
+  }
+  try {
+    const waiting = await settleBroadcast(deps, settings, target, client, minedCount);
+    const canonical = await followCanonical(deps.db, client, target, view, minedCount);
+    if (!view.lagging && waiting > 0) {
+      await repairDropped(deps.db, client, target, address, {
+        resendDroppedAfterMs: settings.resendDroppedAfterMs,
+        fillHoles: queue.sender,
+      });
+    }
+    return { waiting: waiting + canonical.takenBack, watched: canonical.watched };
+  } catch (error) {
+    if (!isUnreachable(error)) throw error;
+    return { waiting: await timeOutUnreachable(deps.db, settings, target, error), watched: 1 };
+  }
+}
+
+/** The RPC cannot be reached: only the receipt time-out applies. Returns how many still wait. */
+async function timeOutUnreachable(
+  db: Db,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  error: unknown,
+): Promise<number> {
+  const { rows } = await db.query<{ id: string; ageMs: number }>(
+    `SELECT id, (extract(epoch FROM clock_timestamp() - created_at) * 1000)::bigint AS "ageMs"
+       FROM transactions WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted'`,
+    [target.walletId, target.networkId],
+  );
+  for (const row of rows.filter((r) => r.ageMs > settings.receiptTimeoutMs)) {
+    await finish(db, row.id, 'monitor-failed', {
+      errorMessage: `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s; the RPC endpoint is unreachable: ${shortError(error)}`,
+    });
+  }
+  return rows.length;
+}
+
+/** The broadcast transactions: receipts, re-sends, time-outs. Returns how many still wait for a receipt. */
+async function settleBroadcast(
+  deps: WorkerDeps,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  client: PublicClient,
+  minedCount: number,
+): Promise<number> {
   const { rows } = await deps.db.query<BroadcastRow>(
     `SELECT t.id, t.previous_hashes AS hashes, w.address AS "from", t.to_address AS "to", t.data, t.nonce,
             t.gas_limit::text AS gas, t.gas_price::text AS "maxFeePerGas",
@@ -73,27 +158,11 @@ async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target
     [target.walletId, target.networkId],
   );
   if (rows.length === 0) return 0;
-  let receipts: (TransactionReceipt | undefined)[];
-  try {
-    // Only a nonce below the wallet's mined count can have a receipt: one call spares a receipt lookup for each
-    // transaction still waiting (under a backlog, most of them).
-    const minedCount = await client.getTransactionCount({
-      address: (rows[0] as BroadcastRow).from,
-      blockTag: 'latest',
-    });
-    receipts = await mapLimit(rows, 32, async (row) =>
-      Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
-    );
-  } catch (error) {
-    if (!isUnreachable(error)) throw error;
-    // Cannot look: only the timeout applies.
-    for (const row of rows.filter((r) => r.ageMs > settings.receiptTimeoutMs)) {
-      await finish(deps.db, row.id, 'monitor-failed', {
-        errorMessage: `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s; the RPC endpoint is unreachable: ${shortError(error)}`,
-      });
-    }
-    return rows.length;
-  }
+  // Only a nonce below the wallet's mined count can have a receipt: one call spares a receipt lookup for each
+  // transaction still waiting (under a backlog, most of them).
+  const receipts = await mapLimit(rows, 32, async (row) =>
+    Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
+  );
   let waiting = 0;
   const stalled = rows.find((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS);
   if (stalled && (await unstickDevChain(client, target.networkId)) && stalled.feeBumps < settings.maxFeeBumps) {
@@ -107,9 +176,10 @@ async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target
   if (succeeded.length > 0) {
     await deps.db.query(
       `UPDATE transactions t SET status = 'succeeded', transaction_hash = v.hash, gas_used = v.gas_used,
-         gas_price = v.gas_price, block_number = v.block_number, error_message = NULL, updated_at = clock_timestamp()
-       FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::bigint[])
-         AS v(id, hash, gas_used, gas_price, block_number)
+         gas_price = v.gas_price, block_number = v.block_number, block_hash = v.block_hash, error_message = NULL,
+         updated_at = clock_timestamp()
+       FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::bigint[], $6::text[])
+         AS v(id, hash, gas_used, gas_price, block_number, block_hash)
        WHERE t.id = v.id AND t.status = 'broadcasted'`,
       [
         succeeded.map((s) => s.id),
@@ -117,6 +187,7 @@ async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target
         succeeded.map((s) => s.receipt.gasUsed.toString()),
         succeeded.map((s) => s.receipt.effectiveGasPrice.toString()),
         succeeded.map((s) => s.receipt.blockNumber.toString()),
+        succeeded.map((s) => s.receipt.blockHash),
       ],
     );
   }
@@ -137,24 +208,13 @@ async function checkOnce(deps: WorkerDeps, settings: TransactionSettings, target
   return waiting;
 }
 
-/** The receipt of whichever of the transaction's hashes was mined (a fee bump leaves several candidates). */
-async function receiptOf(client: PublicClient, hashes: Hex[]): Promise<TransactionReceipt | undefined> {
-  for (const hash of [...hashes].reverse()) {
-    try {
-      return await client.getTransactionReceipt({ hash });
-    } catch (error) {
-      if ((error as Error).name !== 'TransactionReceiptNotFoundError') throw error;
-    }
-  }
-  return undefined;
-}
-
 async function recordReceipt(db: Db, client: PublicClient, row: BroadcastRow, receipt: TransactionReceipt) {
   const values = {
     transactionHash: receipt.transactionHash,
     gasUsed: receipt.gasUsed.toString(),
     gasPrice: receipt.effectiveGasPrice.toString(),
     blockNumber: Number(receipt.blockNumber),
+    blockHash: receipt.blockHash,
   };
   if (receipt.status === 'success') return finish(db, row.id, 'succeeded', values);
   // Replaying the call at its block gives the reason (the block's state includes what made it revert).
@@ -177,12 +237,20 @@ async function finish(
   db: Db,
   id: string,
   status: 'succeeded' | 'reverted' | 'monitor-failed',
-  values: { transactionHash?: Hex; gasUsed?: string; gasPrice?: string; blockNumber?: number; errorMessage?: string },
+  values: {
+    transactionHash?: Hex;
+    gasUsed?: string;
+    gasPrice?: string;
+    blockNumber?: number;
+    blockHash?: Hex;
+    errorMessage?: string;
+  },
 ): Promise<void> {
   await db.query(
     `UPDATE transactions SET status = $2, transaction_hash = COALESCE($3, transaction_hash),
        gas_used = COALESCE($4::numeric, gas_used), gas_price = COALESCE($5::numeric, gas_price),
-       block_number = COALESCE($6, block_number), error_message = $7, updated_at = clock_timestamp()
+       block_number = COALESCE($6, block_number), block_hash = COALESCE($8, block_hash), error_message = $7,
+       updated_at = clock_timestamp()
      WHERE id = $1 AND status = 'broadcasted'`,
     [
       id,
@@ -192,6 +260,7 @@ async function finish(
       values.gasPrice ?? null,
       values.blockNumber ?? null,
       values.errorMessage ?? null,
+      values.blockHash ?? null,
     ],
   );
 }

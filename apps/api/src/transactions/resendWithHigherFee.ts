@@ -42,9 +42,9 @@ export async function resendWithHigherFee(
   const hash: Hex = keccak256(serialized);
   await deps.db.query(
     `UPDATE transactions SET transaction_hash = $2::text, previous_hashes = previous_hashes || $2::text,
-       gas_price = $3, max_priority_fee_per_gas = $4, fee_bumps = fee_bumps + 1,
+       gas_price = $3, max_priority_fee_per_gas = $4, fee_bumps = fee_bumps + 1, raw_transaction = $6,
        broadcasted_at = clock_timestamp(), updated_at = clock_timestamp()
      WHERE id = $1 AND status = 'broadcasted' AND fee_bumps = $5`,
-    [row.id, hash, maxFeePerGas.toString(), maxPriorityFeePerGas.toString(), row.feeBumps],
+    [row.id, hash, maxFeePerGas.toString(), maxPriorityFeePerGas.toString(), row.feeBumps, serialized],
   );
 }

@@ -1,3 +1,5 @@
+import { DEFAULT_CONFIRMATIONS } from '#api/config/networks.ts';
+
 /** Tunables of the transaction pipeline. The defaults are what `npm start` and production use. */
 export interface TransactionSettings {
   /** Transactions signed and broadcast per round of the sender. */
@@ -17,6 +19,17 @@ export interface TransactionSettings {
   monitorPollMs: number;
   /** A job hands over to a fresh job after this long, so one wallet cannot hold a worker slot forever. */
   jobBudgetMs: number;
+  /** Pause between looks at mined transactions not final yet (while none waits for a receipt). */
+  finalityPollMs: number;
+  /**
+   * Per network, how many blocks on top make a block final where the node has no `finalized` tag (see
+   * CONFIRMATIONS_<id>); a node that answers the tag decides by it.
+   */
+  finalityDepth: Readonly<Partial<Record<number, number>>>;
+  /** A head lower than one seen within this long is a lagging node, not a rollback. */
+  lagGraceMs: number;
+  /** A broadcast transaction missing from the node's pool this long after its broadcast is sent again. */
+  resendDroppedAfterMs: number;
 }
 
 export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Object.freeze({
@@ -29,4 +42,8 @@ export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Objec
   receiptTimeoutMs: 30 * 60_000,
   monitorPollMs: 250,
   jobBudgetMs: 30_000,
+  finalityPollMs: 1_000,
+  finalityDepth: DEFAULT_CONFIRMATIONS,
+  lagGraceMs: 10_000,
+  resendDroppedAfterMs: 3_000,
 });

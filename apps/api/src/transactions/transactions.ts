@@ -22,6 +22,8 @@ export interface Transaction {
   gasLimit: string | null;
   gasUsed: string | null;
   blockNumber: number | null;
+  confirmations: number | null;
+  finalized: boolean;
   errorMessage: string | null;
   idempotencyKey: string;
   createdAt: string;
@@ -35,7 +37,12 @@ export const TRANSACTION_COLUMNS = `id, project_id AS "projectId",
   contract_activated_function_id AS "contractActivatedFunctionId", system_wallet_id AS "mSystemWalletId",
   network_id AS "networkId", function_args AS "functionArgs", status, transaction_hash AS "transactionHash",
   nonce, gas_price::text AS "gasPrice", gas_limit::text AS "gasLimit", gas_used::text AS "gasUsed",
-  block_number AS "blockNumber", error_message AS "errorMessage", idempotency_key AS "idempotencyKey",
+  block_number AS "blockNumber",
+  CASE WHEN block_number IS NOT NULL THEN greatest(0, coalesce(
+    (SELECT h.head FROM network_heads h WHERE h.network_id = transactions.network_id), block_number) - block_number)
+  END::int AS confirmations,
+  finalized_at IS NOT NULL AS finalized,
+  error_message AS "errorMessage", idempotency_key AS "idempotencyKey",
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
 

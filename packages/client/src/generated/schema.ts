@@ -464,6 +464,9 @@ export interface components {
             gasLimit: string | null;
             gasUsed: string | null;
             blockNumber: number | null;
+            confirmations: number | null;
+            /** @description Its block is at or below the network's `finalized` block (or, on a network without that tag, has its confirmation depth on top): the chain will not take it back. Act on this for irreversible business steps. */
+            finalized: boolean;
             errorMessage: string | null;
             idempotencyKey: string;
             /**
@@ -1309,6 +1312,8 @@ export interface operations {
                      *           "blockTimestamp": "2026-11-20T10:15:28.000Z",
                      *           "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *           "blockNumber": 1518,
+                     *           "confirmations": 70,
+                     *           "finalized": true,
                      *           "transactionIndex": 0,
                      *           "logIndex": 1,
                      *           "decodedLog": {
@@ -2450,6 +2455,8 @@ export interface operations {
                      *         "gasLimit": null,
                      *         "gasUsed": null,
                      *         "blockNumber": null,
+                     *         "confirmations": 70,
+                     *         "finalized": true,
                      *         "errorMessage": null,
                      *         "idempotencyKey": "order-2026-11-20-0001",
                      *         "createdAt": "2026-11-20T10:15:30.000Z",
@@ -2644,6 +2651,8 @@ export interface operations {
                      *         "gasLimit": "61234",
                      *         "gasUsed": "51028",
                      *         "blockNumber": 1518,
+                     *         "confirmations": 70,
+                     *         "finalized": true,
                      *         "errorMessage": null,
                      *         "idempotencyKey": "order-2026-11-20-0001",
                      *         "createdAt": "2026-11-20T10:15:30.000Z",
@@ -2788,6 +2797,8 @@ export interface operations {
                      *             "gasLimit": "61234",
                      *             "gasUsed": "51028",
                      *             "blockNumber": 1518,
+                     *             "confirmations": 70,
+                     *             "finalized": true,
                      *             "errorMessage": null,
                      *             "idempotencyKey": "order-2026-11-20-0001",
                      *             "createdAt": "2026-11-20T10:15:30.000Z",

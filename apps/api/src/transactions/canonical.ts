@@ -1,0 +1,64 @@
+import type { Hex, PublicClient } from 'viem';
+import type { Db } from '#api/db/db.ts';
+
+/** What the platform takes to be the network's chain right now. */
+export interface ChainView {
+  /** The head the node answered. */
+  head: number;
+  /** The newest final block: the node's `finalized` tag, or the head less the confirmation depth without one. */
+  finalized: number;
+  /**
+   * The node answered a head lower than one seen less than `lagGraceMs` ago: a load-balanced node behind the
+   * others. Nothing above its head is taken back while it lags; a lower head that lasts is a rollback.
+   */
+  lagging: boolean;
+}
+
+/**
+ * Asks the node for its head and finalized block and records them as the network's newest (`network_heads`,
+ * which also counts every answer's `confirmations`). A head lower than the recorded one counts as lag until it
+ * has lasted `lagGraceMs`; then it is the chain's (a rollback, a reset) and replaces the recorded one.
+ */
+export async function observeChain(
+  db: Db,
+  client: PublicClient,
+  networkId: number,
+  options: { fallbackDepth: number; lagGraceMs: number },
+): Promise<ChainView> {
+  const [headBig, finalizedBlock] = await Promise.all([
+    client.getBlockNumber({ cacheTime: 0 }),
+    client.getBlock({ blockTag: 'finalized' }).catch(() => undefined),
+  ]);
+  const head = Number(headBig);
+  const finalized = finalizedBlock?.number != null ? Number(finalizedBlock.number) : head - options.fallbackDepth;
+  const { rows } = await db.query<{ lagging: boolean }>(
+    `WITH before AS (SELECT head, head_seen_at FROM network_heads WHERE network_id = $1),
+     lag AS (SELECT EXISTS (SELECT 1 FROM before WHERE before.head > $2
+                              AND before.head_seen_at > now() - $4 * interval '1 millisecond') AS lagging),
+     written AS (
+       INSERT INTO network_heads AS h (network_id, head, finalized, head_seen_at)
+       SELECT $1, $2, $3, now() FROM lag WHERE NOT lag.lagging
+       ON CONFLICT (network_id) DO UPDATE
+         SET head = excluded.head, finalized = excluded.finalized, head_seen_at = now(), updated_at = now()
+     )
+     SELECT lagging FROM lag`,
+    [networkId, head, Math.max(0, finalized), options.lagGraceMs],
+    'observe-chain',
+  );
+  return { head, finalized: Math.max(0, finalized), lagging: rows[0]?.lagging ?? false };
+}
+
+/** The hash of the canonical block at each height (undefined above the node's head). */
+export async function canonicalHashes(client: PublicClient, heights: number[]): Promise<Map<number, Hex | undefined>> {
+  const hashes = new Map<number, Hex | undefined>();
+  await Promise.all(
+    [...new Set(heights)].map(async (height) => {
+      const block = await client.getBlock({ blockNumber: BigInt(height) }).catch((error: Error) => {
+        if (error.name === 'BlockNotFoundError') return undefined;
+        throw error;
+      });
+      hashes.set(height, block?.hash ?? undefined);
+    }),
+  );
+  return hashes;
+}
