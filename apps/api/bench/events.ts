@@ -7,13 +7,13 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import { type AbiEvent, parseAbiItem } from 'viem';
-import { startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';

@@ -3,12 +3,12 @@
 // throwaway embedded PostgreSQL and anvil. Prints a table per operation and every failure; exits 1 on any.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { freePort } from '@mountain/testkit/ports.ts';
 import pg from 'pg';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { createDb } from '#api/db/db.ts';
 import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
-import { freePort } from '#api/lib/ports.ts';
 import {
   checkHealth,
   formatReport,

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import { hashKey, issueApiKey, keyMatches } from '#api/auth/apiKeys.ts';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { routes } from '#api/routes/index.ts';
 import {
   assertRefusal,

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import type { RecordView } from '#api/eventNotifier/records.ts';
 import { sendWebhook } from '#api/eventNotifier/webhookSender.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { deployEmitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';

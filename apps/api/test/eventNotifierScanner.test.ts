@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import type { Task } from 'graphile-worker';
 import { parseAbiItem } from 'viem';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { deliverDue } from '#api/eventNotifier/delivery.ts';
 import { readLogRanges } from '#api/eventNotifier/logRanges.ts';
@@ -10,7 +11,6 @@ import { TASK } from '#api/eventNotifier/queue.ts';
 import type { RecordView } from '#api/eventNotifier/records.ts';
 import { SCAN_LOCK_CLASS, scanSubscription } from '#api/eventNotifier/scanner.ts';
 import { eventNotifierTasks } from '#api/eventNotifier/tasks.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { deployEmitter, type Emitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import { deployEmitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
 import { startRpcProxy } from './helpers/rpcProxy.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import { setMembership } from '#api/projects/users.ts';
 import { INCREMENT, SET_LOCKED } from './helpers/authMatrix.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';

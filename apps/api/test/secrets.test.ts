@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHmac, pbkdf2Sync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import { Webhook } from 'standardwebhooks';
 import { hashKey } from '#api/auth/apiKeys.ts';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { open } from '#api/crypto/secretBox.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';

@@ -2,9 +2,9 @@
 // operator), and anvil when its automine stalls.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import { createPublicClient, http, type PublicClient } from 'viem';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
 import { startRpcProxy } from './helpers/rpcProxy.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from './helpers/testContract.ts';

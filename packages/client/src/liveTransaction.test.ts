@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type AnvilHandle, startAnvil } from '../../../apps/api/src/chain/anvil.ts';
-import { freePort } from '../../../apps/api/src/lib/ports.ts';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import { createHarness, type Harness } from '../../../apps/api/test/helpers/harness.ts';
 import { ConflictError, MountainClient, MountainError, ServerError } from './index.ts';
 

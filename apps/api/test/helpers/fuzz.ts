@@ -4,12 +4,12 @@
 // every answer as documented, nothing written by a refused request. Used by `npm run fuzz` and test/fuzz.test.ts.
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { API_PREFIX } from '#api/app.ts';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { OPENAPI_PATH } from './openapi.ts';
 import { type RawRequest, sendRaw } from './rawHttp.ts';
