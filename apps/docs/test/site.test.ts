@@ -2,8 +2,8 @@
 // navigation, the API reference and accessibility. Needs `npm run build -w @mountain/docs` first.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
 import { type StaticSite, serveBuild } from '../scripts/staticServer.ts';
-import { type Browser, launchBrowser } from './helpers/browser.ts';
 import { OPERATION_IDS, ROUTES, SIDEBARS, SITE_TITLE } from './helpers/expectations.ts';
 import { luminance, openPage, seriousViolations, waitForHydration } from './helpers/page.ts';
 
