@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
@@ -10,7 +11,6 @@ import { sendWebhook } from '#api/eventNotifier/webhookSender.ts';
 import { deployEmitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { eventually, type Receiver, startReceiver } from './helpers/webhookReceiver.ts';
 
 describe('event notifier end to end: anvil → worker → signed webhooks', () => {
   let anvil: AnvilHandle;

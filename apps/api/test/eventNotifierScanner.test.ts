@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { eventually, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { Task } from 'graphile-worker';
 import { parseAbiItem } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
@@ -15,8 +17,6 @@ import { createSignerProvider } from '#api/wallets/signer.ts';
 import { deployEmitter, type Emitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { startRpcProxy } from './helpers/rpcProxy.ts';
-import { eventually, startReceiver } from './helpers/webhookReceiver.ts';
 
 describe('event scanner', () => {
   let anvil: AnvilHandle;

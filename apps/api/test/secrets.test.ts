@@ -3,6 +3,7 @@ import { createHmac, pbkdf2Sync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { Webhook } from 'standardwebhooks';
 import { hashKey } from '#api/auth/apiKeys.ts';
 import { open } from '#api/crypto/secretBox.ts';
@@ -12,7 +13,6 @@ import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.t
 import { captureLogs } from './helpers/logCapture.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from './helpers/testContract.ts';
 import { settled } from './helpers/transactionFlow.ts';
-import { eventually, type Receiver, startReceiver } from './helpers/webhookReceiver.ts';
 
 /**
  * A full scenario on the real stack (anvil, Postgres, job worker, a local webhook receiver) with the API's
