@@ -8,6 +8,7 @@ import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { type AbiEvent, parseAbiItem } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
@@ -17,7 +18,6 @@ import { createSubscription } from '#api/eventNotifier/subscriptions.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { deployEmitter, TRANSFER_EVENT } from '../test/helpers/eventEmitter.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
 import { createPublicClient, encodeFunctionData, type Hex, http, type PublicClient, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildApp } from '#api/app.ts';
@@ -20,7 +21,6 @@ import { DEV_STALL_MS } from '#api/transactions/devChain.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createTaskList } from '#api/worker/tasks.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '../test/helpers/testContract.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 500);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
@@ -8,7 +9,6 @@ import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
 import type { RecordView } from '#api/eventNotifier/records.ts';
 import { sendWebhook } from '#api/eventNotifier/webhookSender.ts';
-import { deployEmitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
 

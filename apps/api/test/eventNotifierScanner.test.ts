@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter, type Emitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { eventually, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
@@ -14,7 +15,6 @@ import type { RecordView } from '#api/eventNotifier/records.ts';
 import { SCAN_LOCK_CLASS, scanSubscription } from '#api/eventNotifier/scanner.ts';
 import { eventNotifierTasks } from '#api/eventNotifier/tasks.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { deployEmitter, type Emitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
 

@@ -3,6 +3,7 @@ import { createHmac, pbkdf2Sync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from '@mountain/testkit/testContract.ts';
 import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { Webhook } from 'standardwebhooks';
 import { hashKey } from '#api/auth/apiKeys.ts';
@@ -11,7 +12,6 @@ import { rotateApiKey } from '#api/projects/projects.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
 import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
 import { captureLogs } from './helpers/logCapture.ts';
-import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from './helpers/testContract.ts';
 import { settled } from './helpers/transactionFlow.ts';
 
 /**

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { MONITOR_TASK, requeueOrphaned, SEND_TASK } from '#api/transactions/queue.ts';
 import { tryWalletLock } from '#api/transactions/walletLock.ts';
 import { createHarness, type Harness } from './helpers/harness.ts';
-import { deployCounter } from './helpers/testContract.ts';
 import { counterProject } from './helpers/transactionFlow.ts';
 
 // A job that a killed worker, or a worker that lost its database connection while storing the job's outcome,

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
 import { createPublicClient, encodeAbiParameters, http, keccak256, type PublicClient, parseAbiParameters } from 'viem';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from './helpers/testContract.ts';
 import { counterProject, settled, waitFor } from './helpers/transactionFlow.ts';
 
 describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listing', () => {

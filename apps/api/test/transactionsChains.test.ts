@@ -5,9 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
 import { createPublicClient, http, type PublicClient } from 'viem';
 import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { COUNTER_FORMATTED_ABI, deployCounter } from './helpers/testContract.ts';
 import { counterProject, settled, waitFor } from './helpers/transactionFlow.ts';
 
 describe('transactions on a mainnet network', () => {

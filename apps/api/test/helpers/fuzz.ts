@@ -7,13 +7,13 @@ import http from 'node:http';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { type RawRequest, sendRaw } from '@mountain/testkit/rawHttp.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { API_PREFIX } from '#api/app.ts';
 import { createHarness, type Harness } from './harness.ts';
 import { OPENAPI_PATH } from './openapi.ts';
-import { COUNTER_FORMATTED_ABI, deployCounter } from './testContract.ts';
 import { counterProject } from './transactionFlow.ts';
 
 const Ajv = AjvModule.default;
