@@ -6,6 +6,7 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { hashKey, issueApiKey, keyMatches } from '#api/auth/apiKeys.ts';
 import { routes } from '#api/routes/index.ts';
+import { bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 import {
   assertRefusal,
   CALLERS,
@@ -14,7 +15,6 @@ import {
   MATRIX_OPERATIONS,
   type MatrixFixture,
 } from './helpers/authMatrix.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
 
 /**
  * Every operation × every kind of caller. Requests name real objects of project A (a contract on anvil, its

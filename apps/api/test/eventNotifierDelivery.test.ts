@@ -9,8 +9,8 @@ import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
 import type { RecordView } from '#api/eventNotifier/records.ts';
 import { sendWebhook } from '#api/eventNotifier/webhookSender.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
 
 describe('event notifier end to end: anvil → worker → signed webhooks', () => {
   let anvil: AnvilHandle;

@@ -15,8 +15,8 @@ import type { RecordView } from '#api/eventNotifier/records.ts';
 import { SCAN_LOCK_CLASS, scanSubscription } from '#api/eventNotifier/scanner.ts';
 import { eventNotifierTasks } from '#api/eventNotifier/tasks.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
 
 describe('event scanner', () => {
   let anvil: AnvilHandle;

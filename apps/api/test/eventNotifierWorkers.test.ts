@@ -5,7 +5,7 @@ import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { spawnWorker, type WorkerProcess } from './helpers/workerProcess.ts';
 
 describe('event notifier across worker processes', () => {

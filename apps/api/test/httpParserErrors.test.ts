@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type RawRequest, sendRaw } from '@mountain/testkit/rawHttp.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 describe('requests the HTTP parser refuses get the error shape too', () => {
   let h: Harness;

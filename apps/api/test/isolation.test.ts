@@ -5,10 +5,10 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter, incrementsSubscription } from '@mountain/testkit/testContract.ts';
 import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { setMembership } from '#api/projects/users.ts';
+import { apiKey, bearer, type CallResult, createHarness, type Harness } from '#api-testing/harness.ts';
+import { counterProject, settled } from '#api-testing/transactionFlow.ts';
 import { INCREMENT, SET_LOCKED } from './helpers/authMatrix.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
-import { apiKey, bearer, type CallResult, createHarness, type Harness } from './helpers/harness.ts';
-import { counterProject, settled } from './helpers/transactionFlow.ts';
 
 describe('project isolation', () => {
   let h: Harness;

@@ -3,9 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { redactUrls } from '#api/runtime/logger.ts';
 import { addJob } from '#api/worker/jobs.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
-import { captureLogs } from './helpers/logCapture.ts';
-import { createTestDatabase } from './helpers/testDatabase.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { captureLogs } from '#api-testing/logCapture.ts';
+import { createTestDatabase } from '#api-testing/testDatabase.ts';
 
 describe('request logs', () => {
   const logs = captureLogs('info');

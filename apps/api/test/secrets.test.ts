@@ -9,10 +9,10 @@ import { Webhook } from 'standardwebhooks';
 import { hashKey } from '#api/auth/apiKeys.ts';
 import { open } from '#api/crypto/secretBox.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
+import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
+import { captureLogs } from '#api-testing/logCapture.ts';
+import { settled } from '#api-testing/transactionFlow.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
-import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { captureLogs } from './helpers/logCapture.ts';
-import { settled } from './helpers/transactionFlow.ts';
 
 /**
  * A full scenario on the real stack (anvil, Postgres, job worker, a local webhook receiver) with the API's

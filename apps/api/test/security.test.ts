@@ -12,7 +12,7 @@ import { createDb } from '#api/db/db.ts';
 import { CORS_ALLOW_HEADERS } from '#api/http/cors.ts';
 import { SECURITY_HEADERS } from '#api/http/securityHeaders.ts';
 import { routes } from '#api/routes/index.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 
 const ORIGIN = 'https://app.example.com';
 const LIMIT = 64 * 1024;

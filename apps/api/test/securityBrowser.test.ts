@@ -9,7 +9,7 @@ import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { buildApp } from '#api/app.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 interface Outcome {
   status?: number;

@@ -5,8 +5,8 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { MONITOR_TASK, requeueOrphaned, SEND_TASK } from '#api/transactions/queue.ts';
 import { tryWalletLock } from '#api/transactions/walletLock.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
-import { counterProject } from './helpers/transactionFlow.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { counterProject } from '#api-testing/transactionFlow.ts';
 
 // A job that a killed worker, or a worker that lost its database connection while storing the job's outcome,
 // leaves locked in the queue is not run again for hours. The periodic sweep finds wallets with unfinished

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import * as client from '@mountain/public-api-client';
-import { REPO_ROOT } from '../../api/src/config/config.ts';
+import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 import { DOCS_ROOT, pages } from './helpers/samples.ts';
 
 describe('SDK pages describe exactly the public API', () => {

@@ -13,7 +13,7 @@ import {
   ValidationError,
 } from '@mountain/public-api-client';
 import { freePort } from '@mountain/testkit/ports.ts';
-import { createHarness, type Harness } from '../helpers/harness.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 const CONTRACT = '0x00000000000000000000000000000000000C0FFE';
 const MINT = 'function mint(address to, uint256 amount)';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { MountainClient, NotFoundError, ServerError, ValidationError } from '@mountain/public-api-client';
-import { createHarness, type Harness } from '../helpers/harness.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 const ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const MINT = 'function mint(address to, uint256 amount)';

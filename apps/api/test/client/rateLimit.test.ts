@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { MountainClient, MountainError, RateLimitError } from '@mountain/public-api-client';
-import { createHarness, type Harness } from '../helpers/harness.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 describe('rate limits of the real server', () => {
   let h: Harness;

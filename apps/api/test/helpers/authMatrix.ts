@@ -6,7 +6,7 @@ import type { ErrorCode } from '#api/errors/catalogue.ts';
 import type { RouteDefinition } from '#api/http/route.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
 import { setMembership } from '#api/projects/users.ts';
-import { apiKey, bearer, type CallResult, type Harness } from './harness.ts';
+import { apiKey, bearer, type CallResult, type Harness } from '#api-testing/harness.ts';
 
 const abiEntry = (name: string) => COUNTER_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
 export const INCREMENT = abiEntry('increment');

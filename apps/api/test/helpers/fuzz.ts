@@ -12,9 +12,9 @@ import AjvModule, { type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { API_PREFIX } from '#api/app.ts';
-import { createHarness, type Harness } from './harness.ts';
-import { OPENAPI_PATH } from './openapi.ts';
-import { counterProject } from './transactionFlow.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { OPENAPI_PATH } from '#api-testing/openapi.ts';
+import { counterProject } from '#api-testing/transactionFlow.ts';
 
 const Ajv = AjvModule.default;
 const addFormats = addFormatsModule.default;
