@@ -2,7 +2,7 @@
 // with its workers, and the docs site — then a demo project whose API key and access token are printed.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { startAnvil } from '../apps/api/src/chain/anvil.ts';
+import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { ConfigError, loadConfig, parsePort, REPO_ROOT } from '../apps/api/src/config/config.ts';
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
 import { openDatabase } from '../apps/api/src/runtime/database.ts';

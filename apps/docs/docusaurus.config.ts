@@ -1,10 +1,14 @@
+import { createRequire } from 'node:module';
 import type * as Preset from '@docusaurus/preset-classic';
 import type { Config } from '@docusaurus/types';
 import remarkStaticHighlight from './plugins/remark-static-highlight/index.ts';
 import prismTheme from './src/prismTheme';
 
 // The site is static: it holds no accounts and calls no product API. The only data it loads beyond its pages
-// is the generated OpenAPI file, which the local `openapi-reference` plugin renders at build time.
+// is the generated OpenAPI file (@mountain/openapi), which the local `openapi-reference` plugin renders at build
+// time and also serves as it is, at /openapi/public-api-v3.json.
+const OPENAPI_FILE = createRequire(import.meta.url).resolve('@mountain/openapi/public-api-v3.json');
+
 const config: Config = {
   title: 'Mountain',
   tagline: 'Blockchain infrastructure for developers: projects, wallets, contracts, transactions and events',
@@ -77,7 +81,7 @@ const config: Config = {
   plugins: [
     [
       './plugins/openapi-reference/index.ts',
-      { specPath: 'static/openapi/public-api-v3.json', routePath: '/api-reference' },
+      { specPath: OPENAPI_FILE, routePath: '/api-reference', servePath: '/openapi/public-api-v3.json' },
     ],
     './plugins/llms-txt/index.ts',
     './plugins/prism-off-client.ts',

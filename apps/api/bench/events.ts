@@ -7,16 +7,16 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
 import { type AbiEvent, parseAbiItem } from 'viem';
-import { startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { deployEmitter, TRANSFER_EVENT } from '../test/helpers/eventEmitter.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);

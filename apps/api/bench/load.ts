@@ -9,6 +9,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { startCluster } from '../scripts/lib/cluster.ts';
 import {
   blockNumber,
@@ -18,7 +19,6 @@ import {
   setUpProject,
   startWebhookReceiver,
 } from '../scripts/lib/workload.ts';
-import { deployCounter } from '../test/helpers/testContract.ts';
 import { type MixPlan, type OpResult, SKIPPED } from './loadMix.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);

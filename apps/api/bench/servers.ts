@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { freePort } from '@mountain/testkit/ports.ts';
 import Fastify from 'fastify';
 import { buildApp } from '#api/app.ts';
 import { keyMatches, parseApiKey } from '#api/auth/apiKeys.ts';
@@ -10,7 +11,6 @@ import { REPO_ROOT } from '#api/config/config.ts';
 import { createDb } from '#api/db/db.ts';
 import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 

@@ -1,22 +1,18 @@
-// npm run fuzz — spec-driven fuzzing of the Public API v3 (test/helpers/fuzz.ts): FUZZ_RUNS requests per operation
+// npm run fuzz — spec-driven fuzzing of the Public API v3 (scripts/lib/fuzz/): FUZZ_RUNS requests per operation
 // (default 300) generated from the OpenAPI document with FUZZ_SEED (printed), over HTTP on loopback, against a
 // throwaway embedded PostgreSQL and anvil. Prints a table per operation and every failure; exits 1 on any.
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { freePort } from '@mountain/testkit/ports.ts';
 import pg from 'pg';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { createDb } from '#api/db/db.ts';
 import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
-import { freePort } from '#api/lib/ports.ts';
-import {
-  checkHealth,
-  formatReport,
-  fuzzSettings,
-  type OperationResult,
-  runOperation,
-  startFuzzEnvironment,
-} from '../test/helpers/fuzz.ts';
+import { startFuzzEnvironment } from './lib/fuzz/environment.ts';
+import { formatReport } from './lib/fuzz/report.ts';
+import { checkHealth, type OperationResult, runOperation } from './lib/fuzz/run.ts';
+import { fuzzSettings } from './lib/fuzz/settings.ts';
 
 const deadline = setTimeout(() => {
   console.error('npm run fuzz did not finish within 15 minutes');

@@ -1,4 +1,5 @@
-// Writes the OpenAPI document and the docs partials derived from the server's definitions.
+// Writes the OpenAPI document (packages/openapi, @mountain/openapi) and the docs partials derived from the server's
+// definitions.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '#api/config/config.ts';

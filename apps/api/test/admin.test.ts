@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { REPO_ROOT } from '#api/config/config.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/testDatabase.ts';
+import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 
 const CLI = path.join(REPO_ROOT, 'apps/api/src/cli/admin.ts');
 

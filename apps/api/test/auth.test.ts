@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { hashKey, issueApiKey, keyMatches } from '#api/auth/apiKeys.ts';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { routes } from '#api/routes/index.ts';
+import { bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 import {
   assertRefusal,
   CALLERS,
@@ -13,8 +15,6 @@ import {
   MATRIX_OPERATIONS,
   type MatrixFixture,
 } from './helpers/authMatrix.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { deployCounter } from './helpers/testContract.ts';
 
 /**
  * Every operation × every kind of caller. Requests name real objects of project A (a contract on anvil, its

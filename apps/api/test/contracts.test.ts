@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { COUNTER_FORMATTED_ABI } from './helpers/testContract.ts';
+import { COUNTER_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 
 const ADDRESS = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
 const CHECKSUMMED = '0x5FbDB2315678afecb367f032d93F642f64180aa3';

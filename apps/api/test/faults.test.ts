@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 import { type Cluster, startCluster } from '../scripts/lib/cluster.ts';
 import { checkInvariants, checkRecovery } from '../scripts/lib/invariants.ts';
 import { blockNumber, runExecutions, setUpProject, startWebhookReceiver } from '../scripts/lib/workload.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/testDatabase.ts';
 
 // The short variants of `npm run faults` and `npm run bench:scale`: 2 API and 2 worker processes on one database,
 // a mixed load of executions and webhook deliveries, then the invariants read from the database and the chain.

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { routes } from '#api/routes/index.ts';
-import {
-  checkHealth,
-  type FuzzEnvironment,
-  formatReport,
-  fuzzSettings,
-  generateCases,
-  type OperationResult,
-  runOperation,
-  startFuzzEnvironment,
-} from './helpers/fuzz.ts';
+import { generateCases } from '../scripts/lib/fuzz/cases.ts';
+import { type FuzzEnvironment, startFuzzEnvironment } from '../scripts/lib/fuzz/environment.ts';
+import { formatReport } from '../scripts/lib/fuzz/report.ts';
+import { checkHealth, type OperationResult, runOperation } from '../scripts/lib/fuzz/run.ts';
+import { fuzzSettings } from '../scripts/lib/fuzz/settings.ts';
 
 // The bounded form of `npm run fuzz`: the same generators and checks, fewer cases per operation.
 const { seed, runs } = fuzzSettings(40);

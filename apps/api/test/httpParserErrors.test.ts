@@ -2,8 +2,8 @@
 // heads, ambiguous framing) still get the API's error shape, sent over a raw socket.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createHarness, type Harness } from './helpers/harness.ts';
-import { type RawRequest, sendRaw } from './helpers/rawHttp.ts';
+import { type RawRequest, sendRaw } from '@mountain/testkit/rawHttp.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 describe('requests the HTTP parser refuses get the error shape too', () => {
   let h: Harness;

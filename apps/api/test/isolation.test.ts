@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { deployCounter, incrementsSubscription } from '@mountain/testkit/testContract.ts';
+import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { setMembership } from '#api/projects/users.ts';
+import { apiKey, bearer, type CallResult, createHarness, type Harness } from '#api-testing/harness.ts';
+import { counterProject, settled } from '#api-testing/transactionFlow.ts';
 import { INCREMENT, SET_LOCKED } from './helpers/authMatrix.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
-import { apiKey, bearer, type CallResult, createHarness, type Harness } from './helpers/harness.ts';
-import { deployCounter, incrementsSubscription } from './helpers/testContract.ts';
-import { counterProject, settled } from './helpers/transactionFlow.ts';
-import { eventually, type Receiver, startReceiver } from './helpers/webhookReceiver.ts';
 
 describe('project isolation', () => {
   let h: Harness;

@@ -11,8 +11,8 @@ import { createTaskList } from '#api/jobs/taskList.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
-import { captureLogs } from './helpers/logCapture.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/testDatabase.ts';
+import { captureLogs } from '#api-testing/logCapture.ts';
+import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 
 describe('the jobs layer', () => {
   let database: TestDatabase;

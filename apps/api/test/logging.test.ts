@@ -9,9 +9,9 @@ import { redactUrls } from '#api/runtime/logger.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
-import { captureLogs } from './helpers/logCapture.ts';
-import { createTestDatabase } from './helpers/testDatabase.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { captureLogs } from '#api-testing/logCapture.ts';
+import { createTestDatabase } from '#api-testing/testDatabase.ts';
 
 describe('request logs', () => {
   const logs = captureLogs('info');

@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { ERROR_CATALOGUE } from '#api/errors/catalogue.ts';
 import { generatedFiles } from '#api/openapi/generatedFiles.ts';
-import { OPENAPI_PATH } from './helpers/openapi.ts';
+import { OPENAPI_PATH } from '#api-testing/openapi.ts';
 
 const SPEC_OPERATIONS = {
   'get-projects': 'GET /project/get-projects',

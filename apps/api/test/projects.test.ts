@@ -6,7 +6,7 @@ import { open } from '#api/crypto/secretBox.ts';
 import { createProject, rotateApiKey } from '#api/projects/projects.ts';
 import { createSignerProvider, WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
-import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
+import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 
 describe('projects, keys and system wallets', () => {
   let h: Harness;

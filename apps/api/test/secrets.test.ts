@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { createHmac, pbkdf2Sync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from '@mountain/testkit/testContract.ts';
+import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { Webhook } from 'standardwebhooks';
 import { hashKey } from '#api/auth/apiKeys.ts';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { open } from '#api/crypto/secretBox.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
+import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
+import { captureLogs } from '#api-testing/logCapture.ts';
+import { settled } from '#api-testing/transactionFlow.ts';
 import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
-import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { captureLogs } from './helpers/logCapture.ts';
-import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from './helpers/testContract.ts';
-import { settled } from './helpers/transactionFlow.ts';
-import { eventually, type Receiver, startReceiver } from './helpers/webhookReceiver.ts';
 
 /**
  * A full scenario on the real stack (anvil, Postgres, job worker, a local webhook receiver) with the API's

@@ -13,7 +13,7 @@ import { API_PREFIX } from '#api/http/appDeps.ts';
 import { CORS_ALLOW_HEADERS } from '#api/http/cors.ts';
 import { SECURITY_HEADERS } from '#api/http/securityHeaders.ts';
 import { routes } from '#api/routes/index.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 
 const ORIGIN = 'https://app.example.com';
 const LIMIT = 64 * 1024;

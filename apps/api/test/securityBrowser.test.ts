@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { buildApp } from '#api/app.ts';
-import { type Browser, launchBrowser } from '../../docs/test/helpers/browser.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 interface Outcome {
   status?: number;

@@ -4,15 +4,15 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '@mountain/testkit/ports.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '#api/app.ts';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { createRateLimiter } from '#api/http/rateLimit.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
-import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { createResponseValidator } from './helpers/openapi.ts';
+import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
+import { createResponseValidator } from '#api-testing/openapi.ts';
 
 const DETAIL = '/public-api/v3/project/get-project-detail';
 const header = (res: { headers: Record<string, unknown> }, name: string) => res.headers[name] as string | undefined;

@@ -5,18 +5,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { deployCounter } from '@mountain/testkit/testContract.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createPublicClient, type Hex, http, type PublicClient } from 'viem';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { monitorJob, sendJob } from '#api/transactions/jobs.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
-import { startRpcProxy } from './helpers/rpcProxy.ts';
-import { deployCounter } from './helpers/testContract.ts';
-import { counterProject, FINAL, settled, waitFor } from './helpers/transactionFlow.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { counterProject, FINAL, settled } from '#api-testing/transactionFlow.ts';
 
 const API_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 

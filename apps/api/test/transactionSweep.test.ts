@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { monitorJob, monitorLock, sendJob, sendLock } from '#api/transactions/jobs.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
-import { deployCounter } from './helpers/testContract.ts';
-import { counterProject } from './helpers/transactionFlow.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { counterProject } from '#api-testing/transactionFlow.ts';
 
 // A job that a killed worker, or a worker that lost its database connection while storing the job's outcome,
 // leaves locked in the queue is not run again for hours. The periodic sweep finds wallets with unfinished

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createPublicClient, encodeAbiParameters, http, keccak256, type PublicClient, parseAbiParameters } from 'viem';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from './helpers/testContract.ts';
-import { counterProject, settled, waitFor } from './helpers/transactionFlow.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
+import { counterProject, settled } from '#api-testing/transactionFlow.ts';
 
 describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listing', () => {
   let anvil: AnvilHandle;

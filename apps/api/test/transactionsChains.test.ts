@@ -2,13 +2,14 @@
 // operator), and anvil when its automine stalls.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createPublicClient, http, type PublicClient } from 'viem';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { startRpcProxy } from './helpers/rpcProxy.ts';
-import { COUNTER_FORMATTED_ABI, deployCounter } from './helpers/testContract.ts';
-import { counterProject, settled, waitFor } from './helpers/transactionFlow.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
+import { counterProject, settled } from '#api-testing/transactionFlow.ts';
 
 describe('transactions on a mainnet network', () => {
   // A second anvil with chain id 1 stands in for Ethereum mainnet: the same code path, the other system wallet.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { routes } from '#api/routes/index.ts';
-import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
+import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 
 const ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const UUID = '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f';

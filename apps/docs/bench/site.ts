@@ -3,10 +3,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@mountain/testkit/browser.ts';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { serveBuild } from '../scripts/staticServer.ts';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../test/helpers/browser.ts';
 
 const PAGES = ['/', '/docs/intro', '/api-reference'];
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);

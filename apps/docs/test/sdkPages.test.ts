@@ -2,11 +2,14 @@
 // the client's method and option tables true to the code and the OpenAPI document.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import * as client from '@mountain/public-api-client';
-import { REPO_ROOT } from '../../api/src/config/config.ts';
+import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 import { DOCS_ROOT, pages } from './helpers/samples.ts';
+
+const OPENAPI_FILE = createRequire(import.meta.url).resolve('@mountain/openapi/public-api-v3.json');
 
 describe('SDK pages describe exactly the public API', () => {
   const sdkPages = pages()
@@ -71,7 +74,7 @@ describe('SDK pages describe exactly the public API', () => {
   it('lists every client method with the operation it calls, as the OpenAPI document has it', () => {
     const overview = readFileSync(path.join(DOCS_ROOT, 'sdks-tools/public-api-client/overview.md'), 'utf8');
     const rows = [...overview.matchAll(/^\| `(\w+)\([^)]*\)` +\| `(GET|POST) ([^`]+)`/gm)];
-    const document = JSON.parse(readFileSync(path.join(DOCS_ROOT, '../static/openapi/public-api-v3.json'), 'utf8'));
+    const document = JSON.parse(readFileSync(OPENAPI_FILE, 'utf8'));
     const operations = new Map<string, string>();
     for (const [route, methods] of Object.entries(
       document.paths as Record<string, Record<string, { operationId: string }>>,

@@ -1,9 +1,11 @@
 // The built documentation site in a real browser: routes and titles, URL handling, dark mode, anchors,
 // navigation, the API reference and accessibility. Needs `npm run build -w @mountain/docs` first.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
+import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
 import { type StaticSite, serveBuild } from '../scripts/staticServer.ts';
-import { type Browser, launchBrowser } from './helpers/browser.ts';
 import { OPERATION_IDS, ROUTES, SIDEBARS, SITE_TITLE } from './helpers/expectations.ts';
 import { luminance, openPage, seriousViolations, waitForHydration } from './helpers/page.ts';
 
@@ -287,6 +289,14 @@ describe('API reference', () => {
     } finally {
       await page.close();
     }
+  });
+
+  test('the OpenAPI document itself is served at /openapi/public-api-v3.json, exactly as @mountain/openapi has it', async () => {
+    const file = createRequire(import.meta.url).resolve('@mountain/openapi/public-api-v3.json');
+    const response = await fetch(`${site.origin}/openapi/public-api-v3.json`);
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(await response.text(), readFileSync(file, 'utf8'));
   });
 
   test('a link to an operation scrolls it just below the navbar and marks it active in the sidebar', async () => {

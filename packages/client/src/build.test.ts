@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { launchBrowser } from '../../../apps/docs/test/helpers/browser.ts';
+import { launchBrowser } from '@mountain/testkit/browser.ts';
 import * as source from './index.ts';
 import { apiError, json, startLoopbackServer } from './testing.ts';
 

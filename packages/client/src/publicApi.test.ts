@@ -8,7 +8,7 @@ import {
   assertReadmeMentionsExports,
   docAbove,
   runtimeExports,
-} from '../../webhooks/src/testingPublicApi.ts';
+} from '@mountain/testkit/publicApi.ts';
 import * as sdk from './index.ts';
 import { OPERATIONS } from './operations.ts';
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { assertExportsDocumented, assertReadmeMentionsExports, runtimeExports } from '@mountain/testkit/publicApi.ts';
 import * as sdk from './index.ts';
-import { assertExportsDocumented, assertReadmeMentionsExports, runtimeExports } from './testingPublicApi.ts';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 

@@ -7,15 +7,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { createDb, type Db } from '#api/db/db.ts';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { loadWalletKeys, type WalletKeys } from '#api/wallets/walletKeys.ts';
-import { startRpcProxy } from '../../test/helpers/rpcProxy.ts';
 
 export type ProcessRole = 'api' | 'worker';
 

@@ -5,8 +5,9 @@
 // - every event the chain has in the scanned range is recorded exactly once (compared with eth_getLogs);
 // - every record reaches the receiver at least once, always under the same webhook-id (its record id);
 // - every API is ready again and a new execution succeeds.
+
+import { compileCounter, INCREMENTED_EVENT } from '@mountain/testkit/testContract.ts';
 import { type Address, decodeEventLog, type Hex, toEventSelector } from 'viem';
-import { compileCounter, INCREMENTED_EVENT } from '../../test/helpers/testContract.ts';
 import type { Cluster } from './cluster.ts';
 import { blockNumber, call, rpc, type WebhookReceiver, type WorkloadProject } from './workload.ts';
 

@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from '@mountain/testkit/testContract.ts';
 import type { Address } from 'viem';
-import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from '../../test/helpers/testContract.ts';
 import type { Cluster } from './cluster.ts';
 
 const PREFIX = '/public-api/v3';

@@ -14,7 +14,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function generatedFiles(): Map<string, string> {
   const files = new Map<string, string>();
   files.set(
-    path.join(DOCS, 'static/openapi/public-api-v3.json'),
+    path.join(REPO_ROOT, 'packages/openapi/public-api-v3.json'),
     `${JSON.stringify(buildOpenApiDocument(routes), null, 2)}\n`,
   );
   files.set(

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { COUNTER_FORMATTED_ABI, incrementsSubscription } from '@mountain/testkit/testContract.ts';
 import { getAddress } from 'viem';
 import type { ErrorCode } from '#api/errors/catalogue.ts';
 import type { RouteDefinition } from '#api/http/route.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
 import { setMembership } from '#api/projects/users.ts';
-import { apiKey, bearer, type CallResult, type Harness } from './harness.ts';
-import { COUNTER_FORMATTED_ABI, incrementsSubscription } from './testContract.ts';
+import { apiKey, bearer, type CallResult, type Harness } from '#api-testing/harness.ts';
 
 const abiEntry = (name: string) => COUNTER_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
 export const INCREMENT = abiEntry('increment');

@@ -1,7 +1,7 @@
 import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import type { Harness } from './harness.ts';
+import type { Harness } from '#api-testing/harness.ts';
 
 /** Test settings: short retry delays and timeouts so that retry paths finish in seconds. */
 export const FAST_SETTINGS: EventNotifierSettings = Object.freeze({

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
+import type { Browser } from '@mountain/testkit/browser.ts';
 import type { Page, Response } from 'playwright-core';
-import type { Browser } from './browser.ts';
 
 export interface OpenedPage {
   page: Page;

@@ -1,9 +1,9 @@
 // What the checks of the docs samples share: the context the steps pass along, the step type, and helpers.
 import assert from 'node:assert/strict';
-import type { AnvilHandle } from '../../../api/src/chain/anvil.ts';
-import { apiKey, type Harness } from '../../../api/test/helpers/harness.ts';
-import { waitFor } from '../../../api/test/helpers/transactionFlow.ts';
-import { type Delivery, startReceiver } from '../../../api/test/helpers/webhookReceiver.ts';
+import { apiKey, type Harness } from '@mountain/api/testing';
+import type { AnvilHandle } from '@mountain/testkit/anvil.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
+import { type Delivery, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { DOCS_TOKEN_ADDRESS, type deployDocsToken } from '../helpers/docsToken.ts';
 import { jsonDocuments, type Output } from '../helpers/samples.ts';
 

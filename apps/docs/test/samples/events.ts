@@ -1,9 +1,9 @@
 // Docs sample checks: events: subscriptions, records, the webhook payload and the webhook SDK's receivers.
 import assert from 'node:assert/strict';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
+import type { Delivery } from '@mountain/testkit/webhookReceiver.ts';
 import * as webhooks from '@mountain/webhook-sdk';
-import { freePort } from '../../../api/src/lib/ports.ts';
-import { waitFor } from '../../../api/test/helpers/transactionFlow.ts';
-import type { Delivery } from '../../../api/test/helpers/webhookReceiver.ts';
 import {
   answer,
   deliveryEnv,

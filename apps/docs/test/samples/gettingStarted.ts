@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { apiKey, bearer } from '@mountain/api/testing';
 import * as client from '@mountain/public-api-client';
-import { REPO_ROOT } from '../../../api/src/config/config.ts';
-import { apiKey, bearer } from '../../../api/test/helpers/harness.ts';
+import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 import { DOCS_TOKEN_ADDRESS } from '../helpers/docsToken.ts';
 import {
   answer,

@@ -1,9 +1,9 @@
 // Docs sample checks: managing subscriptions and functions: listing, resending, updating, deactivating.
 import assert from 'node:assert/strict';
+import { apiKey } from '@mountain/api/testing';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
+import type { Receiver } from '@mountain/testkit/webhookReceiver.ts';
 import { parseAbiItem } from 'viem';
-import { apiKey } from '../../../api/test/helpers/harness.ts';
-import { waitFor } from '../../../api/test/helpers/transactionFlow.ts';
-import type { Receiver } from '../../../api/test/helpers/webhookReceiver.ts';
 import { answer, example, failingSubscription, records, type Step } from './context.ts';
 
 export const managementSteps: Record<string, Step> = {

@@ -1,8 +1,9 @@
 // Docs sample checks: contracts, functions and transactions (services pages and the client's operations).
 import assert from 'node:assert/strict';
+import { apiKey } from '@mountain/api/testing';
+import { settled } from '@mountain/api/testing/transactionFlow.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createPublicClient, http, parseAbi } from 'viem';
-import { apiKey } from '../../../api/test/helpers/harness.ts';
-import { settled, waitFor } from '../../../api/test/helpers/transactionFlow.ts';
 import { DOCS_TOKEN_ADDRESS } from '../helpers/docsToken.ts';
 import { jsonDocuments } from '../helpers/samples.ts';
 import { answer, type Json, lines, ok, RECIPIENT, type Step, sameShape } from './context.ts';

@@ -1,4 +1,4 @@
-// The checks both SDK packages' publicApi tests make on their index.ts (a test helper, excluded from the build).
+// The checks both SDK packages' publicApi tests make on their index.ts: every export documented with an example.
 import assert from 'node:assert/strict';
 
 /** Reads a file of the package by its path relative to `src/`, e.g. `./index.ts` or `../README.md`. */

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { createRequire } from 'node:module';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { REPO_ROOT } from '#api/config/config.ts';
 
 const Ajv2020 = Ajv2020Module.default;
 const addFormats = addFormatsModule.default;
 
-export const OPENAPI_PATH = path.join(REPO_ROOT, 'apps/docs/static/openapi/public-api-v3.json');
+export const OPENAPI_PATH = createRequire(import.meta.url).resolve('@mountain/openapi/public-api-v3.json');
 
 type Operation = { path: string; method: string; responses: Record<string, unknown> };
 

@@ -42,7 +42,7 @@ export const COUNTER_FORMATTED_ABI = [
 
 let compiled: { abi: Abi; bytecode: Hex } | undefined;
 
-/** Compiles test/helpers/contracts/Counter.sol with solc-js (offline: the compiler ships in the npm package). */
+/** Compiles contracts/Counter.sol (beside this file) with solc-js, offline: the compiler ships in its package. */
 export function compileCounter(): { abi: Abi; bytecode: Hex } {
   if (compiled) return compiled;
   const require = createRequire(import.meta.url);

@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createHarness, type Harness } from '../../../apps/api/test/helpers/harness.ts';
 import {
   AuthenticationError,
   ConnectionError,
@@ -12,8 +11,9 @@ import {
   PermissionError,
   ServerError,
   ValidationError,
-} from './index.ts';
-import { startLoopbackServer } from './testing.ts';
+} from '@mountain/public-api-client';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 const CONTRACT = '0x00000000000000000000000000000000000C0FFE';
 const MINT = 'function mint(address to, uint256 amount)';
@@ -26,9 +26,8 @@ describe('error classes from real server answers', () => {
 
   before(async () => {
     // Chain 1337 points at a closed port, so executing there meets an unreachable chain (503).
-    const deadChain = await startLoopbackServer(() => {});
-    await deadChain.close();
-    h = await createHarness({ rpcUrls: { 1337: new URL(deadChain.baseUrl).origin } });
+    const deadChain = `http://127.0.0.1:${await freePort()}`;
+    h = await createHarness({ rpcUrls: { 1337: deadChain } });
     await h.app.listen({ host: '127.0.0.1', port: 0 });
     baseUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/public-api/v3`;
     ({ apiKey } = await h.project('Errors'));
@@ -99,7 +98,7 @@ describe('error classes from real server answers', () => {
   it('400 PROJECT_REQUIRED for a token user of two projects, and projectId (X-Project-Id) picks one', async () => {
     const { project: other } = await h.project('Other');
     const { userId, token } = await h.member(projectId, 'editor');
-    const { setMembership } = await import('../../../apps/api/src/projects/users.ts');
+    const { setMembership } = await import('#api/projects/users.ts');
     await setMembership(h.db, { projectId: other.id, userId, role: 'reader' });
 
     await assert.rejects(new MountainClient({ accessToken: token, baseUrl }).getProjectDetail(), (error) => {
@@ -181,12 +180,11 @@ describe('error classes from real server answers', () => {
 
   it('no server: ConnectionError after the retries, with the fetch error as cause', async () => {
     let attempts = 0;
-    // A port that was just listened on and closed again: connections to it are refused.
-    const closed = await startLoopbackServer(() => {});
-    await closed.close();
+    // A port that was just listened on and closed again (freePort): connections to it are refused.
+    const closed = `http://127.0.0.1:${await freePort()}/public-api/v3`;
     const client = new MountainClient({
       apiKey,
-      baseUrl: closed.baseUrl,
+      baseUrl: closed,
       initialRetryDelayMs: 1,
       fetch: (input, init) => {
         attempts++;

@@ -1,3 +1,5 @@
+// The API's declared test surface (`@mountain/api/testing`, `#api-testing/*` inside the package): other
+// workspaces' tests start the real app through it instead of reaching into apps/api/src or apps/api/test.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyServerOptions, InjectOptions } from 'fastify';
 import { buildApp } from '#api/app.ts';

@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { COUNTER_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { apiKey, type Harness } from './harness.ts';
-import { COUNTER_FORMATTED_ABI } from './testContract.ts';
-
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition') {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 export const FINAL = ['succeeded', 'reverted', 'broadcast-failed', 'monitor-failed'];
 

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createDb, type Db } from '#api/db/db.ts';
 
-export interface TestDatabase {
-  db: Db;
+export interface PgTestDatabase {
+  name: string;
   url: string;
   drop(): Promise<void>;
 }
 
-/** A fresh, migrated database copied from the run's template; dropped by `drop()`. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/**
+ * A fresh database copied from the run's template (`npm test` sets `TEST_PG_ADMIN_URL` and `TEST_PG_TEMPLATE`);
+ * dropped by `drop()`, even while connections to it remain open. Callers open their own pool on `url`.
+ */
+export async function createPgTestDatabase(): Promise<PgTestDatabase> {
   const adminUrl = process.env.TEST_PG_ADMIN_URL;
   const template = process.env.TEST_PG_TEMPLATE;
   if (!adminUrl || !template) throw new Error('Run the tests with `npm test` (it starts PostgreSQL for them)');
@@ -23,12 +25,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const db = createDb(url.toString());
   return {
-    db,
+    name,
     url: url.toString(),
     async drop() {
-      await db.close();
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createHarness, type Harness } from '../../../apps/api/test/helpers/harness.ts';
-import { MountainClient, MountainError, RateLimitError } from './index.ts';
+import { MountainClient, MountainError, RateLimitError } from '@mountain/public-api-client';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 describe('rate limits of the real server', () => {
   let h: Harness;

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter, type Emitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { eventually, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { Task } from 'graphile-worker';
 import { parseAbiItem } from 'viem';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { deliverDue } from '#api/eventNotifier/delivery/delivery.ts';
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
@@ -11,13 +15,9 @@ import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
 import { createTaskList } from '#api/jobs/taskList.ts';
-import { freePort } from '#api/lib/ports.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { deployEmitter, type Emitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
-import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { startRpcProxy } from './helpers/rpcProxy.ts';
-import { eventually, startReceiver } from './helpers/webhookReceiver.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
+import { FAST_SETTINGS, startTestWorker } from '../helpers/eventNotifier.ts';
 
 describe('event scanner', () => {
   let anvil: AnvilHandle;

@@ -1,6 +1,4 @@
 import { Writable } from 'node:stream';
-import type { FastifyServerOptions } from 'fastify';
-import { loggerOptions } from '#api/runtime/logger.ts';
 
 export interface LogEntry {
   level: number;
@@ -13,11 +11,11 @@ export interface LogEntry {
 }
 
 /**
- * The API's real logger configuration (`loggerOptions`) at `level`, writing into memory instead of stdout, and
- * what the process prints with `console` while `captureConsole()` holds it (the job worker reports its failures
- * there), instead of printing it.
+ * A pino configuration (`loggerOptions`, a real one) writing into memory instead of stdout, and what the process
+ * prints with `console` while `captureConsole()` holds it (a job worker may report its failures there), instead of
+ * printing it.
  */
-export function captureLogs(level = 'info') {
+export function captureLogs<Options extends object>(loggerOptions: Options) {
   const lines: string[] = [];
   const consoleLines: string[] = [];
   const stream = new Writable({
@@ -31,7 +29,7 @@ export function captureLogs(level = 'info') {
     consoleLines.push(args.map((a) => (a instanceof Error ? `${a.stack}` : String(a))).join(' '));
   };
   return {
-    logger: { ...(loggerOptions(level) as object), stream } as FastifyServerOptions['logger'],
+    logger: { ...loggerOptions, stream },
     lines,
     consoleLines,
     /** Every pino line, parsed. */

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
 import { sendWebhook } from '#api/eventNotifier/delivery/webhookSender.ts';
 import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
-import { freePort } from '#api/lib/ports.ts';
-import { deployEmitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
-import { FAST_SETTINGS, startTestWorker } from './helpers/eventNotifier.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { eventually, type Receiver, startReceiver } from './helpers/webhookReceiver.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
+import { FAST_SETTINGS, startTestWorker } from '../helpers/eventNotifier.ts';
 
 describe('event notifier end to end: anvil → worker → signed webhooks', () => {
   let anvil: AnvilHandle;

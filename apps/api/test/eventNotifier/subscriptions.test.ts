@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import { apiKey, bearer, createHarness, type Harness } from './helpers/harness.ts';
+import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 
 const ADDRESS = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
 const subscription = {

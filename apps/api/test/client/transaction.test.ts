@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type AnvilHandle, startAnvil } from '../../../apps/api/src/chain/anvil.ts';
-import { freePort } from '../../../apps/api/src/lib/ports.ts';
-import { createHarness, type Harness } from '../../../apps/api/test/helpers/harness.ts';
-import { ConflictError, MountainClient, MountainError, ServerError } from './index.ts';
+import { ConflictError, MountainClient, MountainError, ServerError } from '@mountain/public-api-client';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 const CONTRACT = '0x00000000000000000000000000000000000C0FFE';
 const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';

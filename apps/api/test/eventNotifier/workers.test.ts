@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type AnvilHandle, startAnvil } from '#api/chain/anvil.ts';
-import { freePort } from '#api/lib/ports.ts';
-import { deployEmitter, TRANSFER_EVENT } from './helpers/eventEmitter.ts';
-import { apiKey, createHarness, type Harness } from './helpers/harness.ts';
-import { startRpcProxy } from './helpers/rpcProxy.ts';
-import { eventually, type Receiver, startReceiver } from './helpers/webhookReceiver.ts';
-import { spawnWorker, type WorkerProcess } from './helpers/workerProcess.ts';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
+import { spawnWorker, type WorkerProcess } from '../helpers/workerProcess.ts';
 
 describe('event notifier across worker processes', () => {
   let anvil: AnvilHandle;

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createHarness, type Harness } from '../../../apps/api/test/helpers/harness.ts';
-import { MountainClient, NotFoundError, ServerError, ValidationError } from './index.ts';
+import { MountainClient, NotFoundError, ServerError, ValidationError } from '@mountain/public-api-client';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
 
 const ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const MINT = 'function mint(address to, uint256 amount)';

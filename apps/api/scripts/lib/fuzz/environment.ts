@@ -1,0 +1,161 @@
+// The environment the fuzzer sends its requests to: the real app on a loopback port, anvil, and realistic fixtures.
+import http from 'node:http';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
+import fc from 'fast-check';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { counterProject } from '#api-testing/transactionFlow.ts';
+import type { Credentials } from './cases.ts';
+import { loadOperations, type Operation } from './document.ts';
+import type { Fixtures } from './values.ts';
+
+/** Tables a refused request must leave exactly as they were. */
+const WATCHED_TABLES = [
+  'projects',
+  'api_keys',
+  'users',
+  'memberships',
+  'contracts',
+  'contract_activated_functions',
+  'transactions',
+  'event_notifier_subscriptions',
+  'event_notifier_records',
+  'graphile_worker._private_jobs',
+];
+
+/** Forwards JSON-RPC to anvil and counts the requests, so a test can tell whether a request reached the chain. */
+async function startCountingProxy(target: string) {
+  let calls = 0;
+  const server = http.createServer((req, res) => {
+    calls++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      try {
+        const upstream = await fetch(target, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.concat(chunks),
+        });
+        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(await upstream.text());
+      } catch {
+        res.writeHead(502).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    calls: () => calls,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface FuzzEnvironment {
+  h: Harness;
+  anvil: AnvilHandle;
+  port: number;
+  /** JSON-RPC requests the API has sent to the chain so far. */
+  chainCalls(): number;
+  operations: Operation[];
+  fixtures: Fixtures;
+  credentials: Credentials;
+  /** Row count and content hash of every watched table. */
+  snapshot(): Promise<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The app on a fresh database, listening on a loopback port, with anvil (chain 1337), the test contract deployed,
+ * imported and `increment` activated, a subscription and a transaction, so that realistic requests get real
+ * answers. No worker runs: jobs stay queued, so the watched tables change only by requests.
+ */
+export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
+  const anvil = await startAnvil({ port: await freePort() });
+  const chain = await startCountingProxy(anvil.url);
+  let h: Harness | undefined;
+  try {
+    h = await createHarness({ rpcUrls: { 1337: chain.url } });
+    const harness = h;
+    const counter = await deployCounter(anvil.url);
+    const p = await counterProject(harness, counter, ['increment']);
+    const admin = await harness.member(p.projectId, 'admin');
+    const transaction = await harness.call('execute-transaction', {
+      headers: p.headers,
+      body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'fuzz-fixture' },
+    });
+    const event = COUNTER_FORMATTED_ABI.find((e) => e.startsWith('event ')) as string;
+    const subscription = await harness.call('create-subscription', {
+      headers: p.headers,
+      body: {
+        subscriptionName: 'Fuzz',
+        networkId: 1337,
+        address: counter,
+        formattedAbiEvent: event,
+        initialBlockNumber: 0,
+        scanInterval: 60,
+      },
+    });
+    if (transaction.status !== 201 || subscription.status !== 201)
+      throw new Error(`fixtures not created: ${JSON.stringify([transaction.body, subscription.body])}`);
+    await harness.app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (harness.app.server.address() as { port: number }).port;
+    const subscriptionId = subscription.body.eventNotifierSubscription.id as string;
+    // State-changing functions other than the one the realistic executions use, which must stay active.
+    const otherFunctions = COUNTER_FORMATTED_ABI.filter(
+      (e) => e.startsWith('function ') && !e.includes('increment(') && !/\b(view|pure)\b/.test(e),
+    );
+    // By property name, as the document names them: the generators stay free of per-operation code.
+    const fixtures: Fixtures = {
+      networkId: fc.constant(1337),
+      address: fc.oneof(fc.constant(counter), fc.stringMatching(/^0x[0-9a-f]{40}$/)),
+      formattedAbi: fc.constant(COUNTER_FORMATTED_ABI),
+      formattedAbiEvent: fc.constant(event),
+      formattedAbiFunction: fc.constantFrom(...otherFunctions),
+      contractId: fc.constant(p.contractId),
+      contractActivatedFunctionId: fc.constant(p.ids.increment as number),
+      functionArgs: fc.integer({ min: 0, max: 1000 }).map((n) => [String(n)]),
+      idempotencyKey: fc.uuid(),
+      id: fc.constant(subscriptionId),
+      subscriptionId: fc.constant(subscriptionId),
+      transactionId: fc.constant(transaction.body.transaction.id as string),
+      webhookURL: fc.constant('http://127.0.0.1:9/hook'),
+      webhookEnabled: fc.boolean(),
+      webhookMaxRetries: fc.integer({ min: 0, max: 20 }),
+      subscriptionName: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !s.includes('\u0000')),
+      initialBlockNumber: fc.integer({ min: 0, max: 100 }),
+      scanInterval: fc.integer({ min: 5, max: 86_400 }),
+      page: fc.integer({ min: 1, max: 3 }),
+      perPage: fc.integer({ min: 1, max: 100 }),
+    };
+    return {
+      h: harness,
+      anvil,
+      port,
+      chainCalls: chain.calls,
+      operations: loadOperations(),
+      fixtures,
+      credentials: { apiKey: p.headers['x-api-key'] as string, token: admin.token },
+      async snapshot() {
+        const { rows } = await harness.db.query<{ t: string; n: string; hash: string }>(
+          WATCHED_TABLES.map(
+            (t) =>
+              `SELECT '${t}' AS t, count(*)::text AS n, md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')) AS hash FROM ${t} x`,
+          ).join(' UNION ALL '),
+        );
+        return Object.fromEntries(rows.map((r) => [r.t, `${r.n} rows, ${r.hash}`]));
+      },
+      async close() {
+        await harness.close();
+        await chain.close();
+        await anvil.stop();
+      },
+    };
+  } catch (error) {
+    await h?.close();
+    await chain.close();
+    await anvil.stop();
+    throw error;
+  }
+}

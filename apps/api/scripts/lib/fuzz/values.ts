@@ -1,0 +1,342 @@
+// Values for the generators: the edge cases that have broken servers before, values each schema accepts
+// (realistic ones from the environment's fixtures first), and the mutations each schema should refuse.
+import fc from 'fast-check';
+import type { Schema } from './document.ts';
+
+/** Values of the environment by property name: realistic requests use them. */
+export type Fixtures = Record<string, fc.Arbitrary<unknown>>;
+
+/** A JSON number (or other text) written into the body as is: 1e400, 9007199254740993, -0, 1.0. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+export function toJson(value: unknown): string {
+  const raws: string[] = [];
+  const text = JSON.stringify(value, (_key, v) =>
+    v instanceof RawJson ? `\u0000fuzz-raw-${raws.push(v.text) - 1}` : v,
+  );
+  return text.replace(/"\\u0000fuzz-raw-(\d+)"/g, (_, i: string) => raws[Number(i)] as string);
+}
+
+/** An object with `key` as an own property, even `__proto__`. */
+export function withKey(object: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  const copy = { ...object };
+  Object.defineProperty(copy, key, { value, enumerable: true, configurable: true, writable: true });
+  return copy;
+}
+
+/** Strings that have broken servers before: NUL, lone surrogates, bidi overrides, BOM, injections, separators. */
+const EDGE_STRINGS = [
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffy',
+  '\ud83d',
+  '\u202eevil\u202c',
+  'مرحبا بالعالم',
+  'שלום\u200f',
+  '\ufeffbom',
+  '😀👍🏽👨‍👩‍👧',
+  'e\u0301\u0301\u0301',
+  '\u200b\u200c\u200d',
+  '\r\n',
+  '\t',
+  ' ',
+  '%00',
+  '%s%n%x',
+  "'; DROP TABLE contracts; --",
+  '<script>alert(1)</script>',
+  '{{7*7}}$' + '{7*7}',
+  '../../etc/passwd',
+  'null',
+  '\\',
+  '"',
+  '\u2028\u2029',
+  '\uffff\ufffe',
+  'İıǅ',
+  // Text that looks like numbers, addresses or hex: what argument parsers meet.
+  '-1',
+  '1e3',
+  '1.5',
+  '0x',
+  '0xZZ',
+  '0x0',
+  ` ${2 ** 53}`,
+  '115792089237316195423570985008687907853269984665640564039457584007913129639936',
+  '-57896044618658097711785492504343953926634992332820282019728792003956564819969',
+  '0x5FbDB2315678afecb367f032d93F642f64180aa',
+  '[]',
+  '[[1,2],[3]]',
+  '{"x":1}',
+  'true ',
+];
+const NUMBERS = [
+  0,
+  -1,
+  1,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31),
+  -(2 ** 31) - 1,
+  2 ** 32,
+  2 ** 53 - 1,
+  2 ** 53,
+  -(2 ** 53),
+  1e308,
+  -1e308,
+  0.5,
+  1.5,
+  -0.5,
+  1e-7,
+  Number.MIN_VALUE,
+];
+const RAW_NUMBERS = [
+  '9007199254740993',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '18446744073709551616',
+  '1e400',
+  '-1e400',
+  '-0',
+  '1.0',
+  '1e2',
+  '1E+2',
+  '0.0e0',
+  '123456789012345678901234567890123456789012345678901234567890',
+];
+export const NUMERIC_TEXT = [
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1e3',
+  '0x10',
+  '0b1',
+  '0o7',
+  '٣',
+  '５',
+  ' 5',
+  '5 ',
+  '+5',
+  '',
+  '1_000',
+  '1,000',
+  '- 1',
+  '1.',
+  '.5',
+  '00012',
+];
+const WRONG_TYPES: unknown[] = [null, true, false, 0, -1, 1.5, '', 'text', [], {}, [1], { a: 1 }, [null]];
+const BAD_URIS = [
+  'not a url',
+  'example.com/hook',
+  '//example.com/hook',
+  'http://',
+  'https://',
+  'javascript:alert(1)',
+  'ftp://127.0.0.1/x',
+  'file:///etc/passwd',
+  'http://exa mple.com/',
+  'http://[::1',
+  'http://127.0.0.1:99999/',
+  'HTTP://127.0.0.1/',
+  ' http://127.0.0.1/',
+  'http://127.0.0.1/\u0000',
+  `http://127.0.0.1/${'a'.repeat(2100)}`,
+  'data:text/plain,hi',
+];
+
+/** A value the schema accepts; `realistic` values (fixtures of the environment) by property name come first. */
+export function validValue(
+  schema: Schema,
+  name: string,
+  fixtures: Fixtures,
+  realistic: boolean,
+): fc.Arbitrary<unknown> {
+  const known = fixtures[name];
+  const fromSchema = schemaValid(schema, name, fixtures, realistic);
+  if (known && realistic) return known;
+  if (known) return fc.oneof({ arbitrary: known, weight: 1 }, { arbitrary: fromSchema, weight: 2 });
+  return fromSchema;
+}
+
+function schemaValid(schema: Schema, name: string, fixtures: Fixtures, realistic: boolean): fc.Arbitrary<unknown> {
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  switch (schema.type) {
+    case 'integer': {
+      const min = schema.minimum ?? -(2 ** 31);
+      const max = schema.maximum ?? Number.MAX_SAFE_INTEGER;
+      return fc.oneof(
+        fc.constantFrom(min, max),
+        fc.integer({ min, max: Math.min(max, min + 1000) }),
+        fc.maxSafeNat().filter((n) => n >= min && n <= max),
+      );
+    }
+    case 'boolean':
+      return fc.boolean();
+    case 'array': {
+      const items = schema.items ?? {};
+      return fc.array(validValue(items, `${name}[]`, fixtures, realistic), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 5, 5),
+      });
+    }
+    case 'object':
+      return objectOf(schema, fixtures, realistic);
+    default:
+      return stringValid(schema, realistic);
+  }
+}
+
+function stringValid(schema: Schema, realistic: boolean): fc.Arbitrary<string> {
+  const min = schema.minLength ?? 0;
+  const max = schema.maxLength ?? 64;
+  if (schema.format === 'uuid') return fc.uuid();
+  if (schema.format === 'uri') {
+    // Loopback IP literals only: a valid URL must not send the server to resolve random names.
+    // Private, link-local and oddly written addresses too: the server refuses those it does not call.
+    return fc
+      .tuple(
+        fc.constantFrom('http', 'https'),
+        fc.constantFrom(
+          '127.0.0.1',
+          '127.0.0.1:9',
+          '[::1]:9',
+          '0.0.0.0',
+          '10.0.0.1',
+          '169.254.169.254',
+          '[fe80::1]',
+          '[::ffff:10.0.0.1]',
+          '[::]',
+          '2130706433',
+          '0x7f000001',
+          '0177.0.0.1',
+          'user:pass@127.0.0.1',
+          'localhost:9',
+        ),
+        fc.webSegment(),
+      )
+      .map(([scheme, host, segment]) => `${scheme}://${host}/${segment}`);
+  }
+  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
+  const lengthOk = (s: string) => [...s].length >= min && [...s].length <= max;
+  if (realistic) return fc.string({ minLength: Math.max(min, 1), maxLength: Math.min(max, 32) });
+  return fc.oneof(
+    fc.string({ minLength: min, maxLength: Math.min(max, 40), unit: 'binary' }),
+    fc.string({ minLength: min, maxLength: Math.min(max, 40), unit: 'grapheme' }),
+    fc.constantFrom(...EDGE_STRINGS).filter(lengthOk),
+    fc.constantFrom('x'.repeat(max), '😀'.repeat(max), 'é'.repeat(max)),
+  );
+}
+
+export function objectOf(
+  schema: Schema,
+  fixtures: Fixtures,
+  realistic: boolean,
+): fc.Arbitrary<Record<string, unknown>> {
+  const properties = schema.properties ?? {};
+  const model: Record<string, fc.Arbitrary<unknown>> = {};
+  for (const [name, property] of Object.entries(properties))
+    model[name] = validValue(property, name, fixtures, realistic);
+  return fc.record(model, { requiredKeys: schema.required ?? [] }) as fc.Arbitrary<Record<string, unknown>>;
+}
+
+/** Values the schema should refuse (the oracle has the last word): the mutations of one property. */
+export function mutations(schema: Schema, name: string, fixtures: Fixtures): fc.Arbitrary<unknown> {
+  const wrongType = fc.constantFrom(...WRONG_TYPES);
+  const options: fc.Arbitrary<unknown>[] = [wrongType];
+  if (schema.enum) {
+    const stringy = schema.enum.map((v) => String(v));
+    options.push(
+      fc.constantFrom(...stringy),
+      fc.constantFrom(...stringy.flatMap((v) => [v.toUpperCase(), ` ${v}`, `${v} `, `${v}\u0000`, `${v},${v}`])),
+      fc.constantFrom(5, 56, 1338, 1337.5, new RawJson('1337.0'), 'ｆａｉｌｅｄ', 'lost', ''),
+    );
+  } else if (schema.type === 'integer') {
+    const bounds = [schema.minimum, schema.maximum].filter((b): b is number => b !== undefined);
+    options.push(
+      fc.constantFrom(...NUMBERS, ...bounds.flatMap((b) => [b - 1, b + 1, b + 0.5, b - 0.5])),
+      fc.constantFrom(...RAW_NUMBERS).map((t) => new RawJson(t)),
+      fc.constantFrom(...NUMERIC_TEXT, ...bounds.map(String)),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map((b) => new RawJson(b.toString())),
+    );
+  } else if (schema.type === 'boolean') {
+    options.push(fc.constantFrom('true', 'false', 0, 1, 'yes', 'TRUE', new RawJson('0')));
+  } else if (schema.type === 'array') {
+    const item = schema.items ?? {};
+    const goodItem = validValue(item, `${name}[]`, fixtures, true);
+    const max = schema.maxItems ?? 10;
+    options.push(
+      fc.constant([]),
+      goodItem.map((v) => Array.from({ length: max + 1 }, () => v)),
+      fc.constantFrom(5000, 12_000).map((n) => Array.from({ length: n }, () => 'x')),
+      fc.tuple(goodItem, mutations(item, `${name}[]`, fixtures)).map(([good, bad]) => [good, bad]),
+      mutations(item, `${name}[]`, fixtures).map((bad) => [bad]),
+      goodItem.map((v) => ({ 0: v })),
+      goodItem,
+    );
+  } else {
+    options.push(...stringMutations(schema));
+  }
+  return fc.oneof(...options);
+}
+
+function stringMutations(schema: Schema): fc.Arbitrary<unknown>[] {
+  const max = schema.maxLength ?? 4096;
+  const options: fc.Arbitrary<unknown>[] = [
+    fc.constantFrom(...EDGE_STRINGS),
+    fc.string({ unit: 'binary', maxLength: 30 }),
+    fc.constantFrom('', 'x'.repeat(max + 1), 'é'.repeat(max + 1), '😀'.repeat(max + 1), 'x'.repeat(40_000)),
+    fc.constantFrom(...NUMBERS, ...RAW_NUMBERS.slice(0, 3).map((t) => new RawJson(t))),
+  ];
+  if (schema.format === 'uuid') {
+    options.push(
+      fc
+        .uuid()
+        .chain((u) =>
+          fc.constantFrom(
+            u.replace(/-/g, ''),
+            `{${u}}`,
+            `urn:uuid:${u}`,
+            `${u} `,
+            `${u}0`,
+            u.slice(1),
+            u.replace(/[0-9a-f]/, 'g'),
+            `${u}\u0000`,
+            `${u}\n`,
+            u.toUpperCase(),
+            u.replace(/-/g, '\u2010'),
+          ),
+        ),
+      fc.constantFrom('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '42'),
+    );
+  }
+  if (schema.format === 'uri') options.push(fc.constantFrom(...BAD_URIS));
+  if (schema.pattern) {
+    const pattern = new RegExp(schema.pattern);
+    options.push(
+      fc.stringMatching(pattern).chain((v) =>
+        fc.constantFrom(
+          v.slice(0, -1),
+          `${v}0`,
+          v.toUpperCase(),
+          ` ${v}`,
+          `${v}\n`,
+          v.replace(/[0-9a-fA-F]$/, 'g'),
+          v.replace(/\d/g, (d) => String.fromCharCode(0xff10 + Number(d))),
+          v.slice(2),
+        ),
+      ),
+    );
+  }
+  return options;
+}
+
+export function brief(value: unknown): string {
+  if (value instanceof RawJson) return value.text.slice(0, 40);
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 30)}… (${text.length} chars)` : text;
+}
