@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { JsonRpcAnswer, JsonRpcCall } from './jsonRpc.ts';
 
 export interface RpcProxyOptions {
   /** eth_getLogs over more blocks than this is refused with a JSON-RPC error, as many providers do. */
@@ -11,65 +12,80 @@ export interface RpcProxyOptions {
   reportAutomine?: boolean;
 }
 
+/** What the proxy does with one call: answer it itself, or forward it (maybe rewritten) and maybe rewrite the answer. */
+export interface Interception {
+  /** The proxy's own answer; the call does not reach the node. */
+  answer?: JsonRpcAnswer;
+  /** HTTP status of a refusal sent alone (not in a batch), for providers that refuse with one (413…). */
+  httpStatus?: number;
+  /** Forward this call instead of the one received. */
+  forward?: JsonRpcCall;
+  /** Rewrites the node's answer before it goes back. */
+  rewrite?(answer: JsonRpcAnswer): JsonRpcAnswer | Promise<JsonRpcAnswer>;
+}
+
+/** How the proxy answers one HTTP request. */
+export interface RequestPlan {
+  /** Refuse the whole request at the HTTP level (a 429…). */
+  refuse?: { status: number; headers?: Record<string, string>; body: unknown };
+  /** Wait this long before answering. */
+  delayMs?: number;
+  /** Called for each call of the request, in order. */
+  intercept?(call: JsonRpcCall): Interception | undefined | Promise<Interception | undefined>;
+  /** Called once before the forwarded calls go to the node. */
+  beforeForward?(forwarded: JsonRpcCall[]): Promise<void>;
+}
+
+export interface JsonRpcProxy {
+  url: string;
+  up(): Promise<void>;
+  down(): Promise<void>;
+  stall(ms: number): void;
+  close(): Promise<void>;
+}
+
 /**
- * A JSON-RPC proxy on loopback in front of anvil that can refuse wide eth_getLogs ranges, slow them down, hang
- * (`stall(ms)`: every request waits, unanswered, until then), or disappear altogether (`down()` closes the port:
- * connections are refused) and come back (`up()`).
+ * A JSON-RPC proxy on loopback in front of `target`: `plan` decides, request by request, what it answers itself and
+ * what it forwards. It can also hang (`stall(ms)`: every request waits, unanswered, until then), or disappear
+ * altogether (`down()` closes the port: connections are refused) and come back (`up()`).
  */
-export async function startRpcProxy(target: string, port: number, options: RpcProxyOptions = {}) {
-  const settings = { ...options };
-  const refused: [number, number][] = [];
-  const served: [number, number][] = [];
+export async function startJsonRpcProxy(
+  target: string,
+  port: number,
+  plan: (calls: JsonRpcCall[], batch: boolean) => RequestPlan | Promise<RequestPlan>,
+): Promise<JsonRpcProxy> {
   let stalledUntil = 0;
-  type Call = { id: unknown; method: string; params: { fromBlock: string; toBlock: string }[] };
-  type Answer = { id?: unknown; result?: unknown; error?: unknown };
-  /** The proxy's own answer to a call (a refused eth_getLogs range, a reported automine), or undefined to forward it. */
-  function refusal(call: Call): Answer | undefined {
-    if (call.method === 'anvil_getAutomine' && settings.reportAutomine !== undefined) {
-      return { id: call.id, result: settings.reportAutomine };
-    }
-    if (call.method !== 'eth_getLogs') return undefined;
-    const { fromBlock, toBlock } = call.params[0] as { fromBlock: string; toBlock: string };
-    const range: [number, number] = [Number(fromBlock), Number(toBlock)];
-    if (settings.maxLogRange !== undefined && range[1] - range[0] + 1 > settings.maxLogRange) {
-      refused.push(range);
-      return {
-        id: call.id,
-        error: { code: -32005, message: `query exceeds max block range ${settings.maxLogRange}` },
-      };
-    }
-    served.push(range);
-    return undefined;
-  }
   /**
-   * Answers a batch: refused calls here, the others forwarded to anvil as one batch, in their order (so that
-   * transactions sent in nonce order reach the node in nonce order, as over a direct connection).
+   * Answers a batch: the proxy's own answers here, the others forwarded to the node as one batch, in their order (so
+   * that transactions sent in nonce order reach the node in nonce order, as over a direct connection).
    */
-  async function answerBatch(calls: Call[]): Promise<Answer[]> {
-    const answers: (Answer | undefined)[] = calls.map(refusal);
-    const forwarded = calls.filter((_, i) => answers[i] === undefined);
+  async function answerBatch(calls: JsonRpcCall[], requestPlan: RequestPlan) {
+    const plans: (Interception | undefined)[] = [];
+    for (const call of calls) plans.push(await requestPlan.intercept?.(call));
+    const answers: (JsonRpcAnswer | undefined)[] = plans.map((p) => p?.answer);
+    const forwardedIndexes = calls.map((_, i) => i).filter((i) => answers[i] === undefined);
+    const forwarded = forwardedIndexes.map((i) => plans[i]?.forward ?? (calls[i] as JsonRpcCall));
     if (forwarded.length > 0) {
-      if (settings.getLogsDelayMs && forwarded.some((c) => c.method === 'eth_getLogs')) {
-        await new Promise((r) => setTimeout(r, settings.getLogsDelayMs));
-      }
+      await requestPlan.beforeForward?.(forwarded);
       const upstream = await fetch(target, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(forwarded),
       });
-      const results = (await upstream.json()) as Answer[];
+      const results = (await upstream.json()) as JsonRpcAnswer[];
       let next = 0;
-      calls.forEach((call, i) => {
-        if (answers[i] !== undefined) return;
-        const result = results.find((r) => r.id === call.id) ?? results[next];
+      for (const index of forwardedIndexes) {
+        const call = calls[index] as JsonRpcCall;
+        const result = results.find((r) => r.id === call.id) ?? (results[next] as JsonRpcAnswer);
         next++;
-        if (call.method === 'eth_getLogs' && settings.stripLogTimestamps && Array.isArray(result?.result)) {
-          for (const log of result.result as Record<string, unknown>[]) delete log.blockTimestamp;
-        }
-        answers[i] = result;
-      });
+        const rewrite = plans[index]?.rewrite;
+        answers[index] = rewrite ? await rewrite(result) : result;
+      }
     }
-    return answers.map((a) => ({ jsonrpc: '2.0', ...a }));
+    return {
+      answers: answers.map((a) => ({ jsonrpc: '2.0', ...a })),
+      status: plans.length === 1 && plans[0]?.answer ? (plans[0].httpStatus ?? 200) : 200,
+    };
   }
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -79,8 +95,19 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
         if (Date.now() < stalledUntil) await new Promise((r) => setTimeout(r, stalledUntil - Date.now()));
         const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
         // Batches (viem may send them) are answered call by call, so each can be refused on its own.
-        const result = Array.isArray(message) ? await answerBatch(message) : (await answerBatch([message]))[0];
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(result));
+        const batch = Array.isArray(message);
+        const calls: JsonRpcCall[] = batch ? message : [message];
+        const requestPlan = await plan(calls, batch);
+        if (requestPlan.delayMs) await new Promise((r) => setTimeout(r, requestPlan.delayMs));
+        if (requestPlan.refuse) {
+          const { status, headers, body } = requestPlan.refuse;
+          res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+          return;
+        }
+        const { answers, status } = await answerBatch(calls, requestPlan);
+        res
+          .writeHead(batch ? 200 : status, { 'content-type': 'application/json' })
+          .end(JSON.stringify(batch ? answers : answers[0]));
       } catch {
         res.writeHead(502).end();
       }
@@ -104,5 +131,54 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
   const stall = (ms: number) => {
     stalledUntil = Date.now() + ms;
   };
-  return { url: `http://127.0.0.1:${port}`, settings, refused, served, up, down, stall, close: down };
+  return { url: `http://127.0.0.1:${port}`, up, down, stall, close: down };
+}
+
+/**
+ * A JSON-RPC proxy on loopback in front of anvil that can refuse wide eth_getLogs ranges, slow them down, hang
+ * (`stall(ms)`: every request waits, unanswered, until then), or disappear altogether (`down()` closes the port:
+ * connections are refused) and come back (`up()`).
+ */
+export async function startRpcProxy(target: string, port: number, options: RpcProxyOptions = {}) {
+  const settings = { ...options };
+  const refused: [number, number][] = [];
+  const served: [number, number][] = [];
+  /** The proxy's own answer to a call (a refused eth_getLogs range, a reported automine), or undefined to forward it. */
+  function intercept(call: JsonRpcCall): Interception | undefined {
+    if (call.method === 'anvil_getAutomine' && settings.reportAutomine !== undefined) {
+      return { answer: { id: call.id, result: settings.reportAutomine } };
+    }
+    if (call.method === 'eth_getLogs') {
+      const { fromBlock, toBlock } = call.params?.[0] as { fromBlock: string; toBlock: string };
+      const range: [number, number] = [Number(fromBlock), Number(toBlock)];
+      if (settings.maxLogRange !== undefined && range[1] - range[0] + 1 > settings.maxLogRange) {
+        refused.push(range);
+        return {
+          answer: {
+            id: call.id,
+            error: { code: -32005, message: `query exceeds max block range ${settings.maxLogRange}` },
+          },
+        };
+      }
+      served.push(range);
+    }
+    if (call.method === 'eth_getLogs' && settings.stripLogTimestamps) {
+      return {
+        rewrite(answer) {
+          if (Array.isArray(answer.result)) {
+            for (const log of answer.result as Record<string, unknown>[]) delete log.blockTimestamp;
+          }
+          return answer;
+        },
+      };
+    }
+    return undefined;
+  }
+  async function beforeForward(forwarded: JsonRpcCall[]) {
+    if (settings.getLogsDelayMs && forwarded.some((c) => c.method === 'eth_getLogs')) {
+      await new Promise((r) => setTimeout(r, settings.getLogsDelayMs));
+    }
+  }
+  const proxy = await startJsonRpcProxy(target, port, () => ({ intercept, beforeForward }));
+  return { ...proxy, settings, refused, served };
 }
