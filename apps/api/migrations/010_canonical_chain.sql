@@ -14,6 +14,9 @@ UPDATE transactions SET finalized_at = updated_at WHERE status IN ('succeeded', 
 CREATE INDEX transactions_unfinalized ON transactions (system_wallet_id, network_id, nonce)
   WHERE status IN ('succeeded', 'reverted') AND finalized_at IS NULL;
 
+-- Final transactions above a head that went back (a rollback, a reset chain): the sweep's look.
+CREATE INDEX transactions_network_block ON transactions (network_id, block_number) WHERE block_number IS NOT NULL;
+
 -- The newest head and finalized block the platform has seen per network: `confirmations` is counted from it,
 -- and a node answering a lower head than this (a load-balanced node that lags) is not taken for a reorg.
 -- `head_seen_at`: when a node last answered this head or a higher one.

@@ -12,6 +12,7 @@ import type { RateLimitSettings } from '#api/http/rateLimit.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { createUser, type Role, setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
+import type { TransactionSettings } from '#api/transactions/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys, type WalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
@@ -49,6 +50,8 @@ export async function createHarness(
     /** Rate limits; the generous defaults when absent. */
     rateLimit?: RateLimitSettings;
     cors?: CorsSettings;
+    /** The worker's transaction settings over the defaults (shorter waits for the chain lab). */
+    transactions?: Partial<TransactionSettings>;
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
@@ -75,6 +78,7 @@ export async function createHarness(
           signers: createSignerProvider(keys),
           masterKey,
           signal: workerStop.signal,
+          ...(options.transactions ? { transactions: options.transactions } : {}),
         },
       })
     : undefined;

@@ -1,7 +1,8 @@
-import { type Hex, type PublicClient, parseTransaction, type TransactionReceipt } from 'viem';
+import { type Address, type Hex, type PublicClient, parseTransaction, type TransactionReceipt } from 'viem';
 import type { Db } from '#api/db/db.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import { type ChainView, canonicalHashes } from './canonical.ts';
+import { ensureDevFunds } from './devChain.ts';
 import { receiptOf } from './receipts.ts';
 import type { WalletNetwork } from './senders.ts';
 
@@ -45,6 +46,7 @@ export async function followCanonical(
   target: WalletNetwork,
   view: ChainView,
   minedCount: number,
+  address: Address,
 ): Promise<CanonicalReport> {
   const report: CanonicalReport = { watched: 0, finalized: 0, moved: 0, takenBack: 0 };
   const { rows } = await db.query<MinedRow>(
@@ -87,6 +89,7 @@ export async function followCanonical(
       await moveToBlock(db, row.id, receipt);
       report.moved++;
     } else if (!receipt) {
+      if (report.takenBack === 0) await ensureDevFunds(client, target.networkId, address);
       await takeBack(db, client, row);
       report.takenBack++;
     }

@@ -1,8 +1,10 @@
 import Type from 'typebox';
+import type { NetworkId } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
 import { advisoryLockHeld, type LockKey } from '#api/jobs/advisoryLock.ts';
 import { defineJob, type Job } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import { observeChain } from './canonical.ts';
 import { monitorTransactions } from './monitorTransactions.ts';
 import { WAKE_STALE_AFTER, type WalletNetwork } from './senders.ts';
 import { sendTransactions } from './sendTransactions.ts';
@@ -57,13 +59,13 @@ export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
       again: (runAt) => requeue(deps.db.pool, { runAt }),
       sender: () => sendJob.enqueue(deps.db.pool, payload),
     }),
-  recover: (deps, graceMs) =>
-    recoverWallets(
+  recover: async (deps, graceMs) =>
+    (await recoverWallets(
       deps.db,
       graceMs,
       monitorJob,
       "status = 'broadcasted' OR (status IN ('succeeded', 'reverted') AND finalized_at IS NULL)",
-    ),
+    )) + (await recoverChainResets(deps)),
 });
 
 /**
@@ -91,6 +93,43 @@ async function recoverWallets(
     if (job.lock && (await advisoryLockHeld(db, job.lock.key(target)))) continue;
     await job.enqueue(db.pool, target);
     queued++;
+  }
+  return queued;
+}
+
+/**
+ * A chain can take back even final transactions when it is reset or rolled back below them, and then no monitor
+ * runs for their wallets. So each sweep asks every network the platform has seen for its head, and queues the
+ * monitor of each wallet with mined transactions above it (a head that lasted lower than before: see
+ * observeChain). A network that does not answer is left for the next sweep.
+ */
+async function recoverChainResets(deps: WorkerDeps): Promise<number> {
+  const settings = settingsOf(deps);
+  const { rows: networks } = await deps.db.query<{ networkId: number }>(
+    'SELECT network_id AS "networkId" FROM network_heads',
+  );
+  let queued = 0;
+  for (const { networkId } of networks) {
+    let head: number;
+    try {
+      const view = await observeChain(deps.db, deps.chains.client(networkId as NetworkId), networkId, {
+        fallbackDepth: settings.finalityDepth[networkId] ?? 0,
+        lagGraceMs: settings.lagGraceMs,
+      });
+      if (view.lagging) continue;
+      head = view.head;
+    } catch {
+      continue;
+    }
+    const { rows } = await deps.db.query<{ walletId: number }>(
+      `SELECT DISTINCT system_wallet_id AS "walletId" FROM transactions
+        WHERE network_id = $1 AND block_number > $2 AND status IN ('succeeded', 'reverted')`,
+      [networkId, head],
+    );
+    for (const { walletId } of rows) {
+      await monitorJob.enqueue(deps.db.pool, { walletId, networkId });
+      queued++;
+    }
   }
   return queued;
 }

@@ -100,7 +100,7 @@ async function checkOnce(
   }
   try {
     const waiting = await settleBroadcast(deps, settings, target, client, minedCount);
-    const canonical = await followCanonical(deps.db, client, target, view, minedCount);
+    const canonical = await followCanonical(deps.db, client, target, view, minedCount, address);
     if (!view.lagging && waiting > 0) {
       await repairDropped(deps.db, client, target, address, {
         resendDroppedAfterMs: settings.resendDroppedAfterMs,

@@ -1,0 +1,106 @@
+import type { Hex } from 'viem';
+import type { Db } from '#api/db/db.ts';
+
+/** A transaction as the platform recorded it. */
+interface RecordedRow {
+  id: string;
+  status: string;
+  hash: Hex | null;
+  nonce: number | null;
+  blockNumber: number | null;
+  blockHash: string | null;
+  gasUsed: string | null;
+  finalized: boolean;
+  wallet: string;
+}
+
+type Rpc = <T>(method: string, params?: unknown[]) => Promise<T>;
+
+/**
+ * Checks what the platform says of a project's transactions against the canonical chain, and answers every broken
+ * promise, one line each (none: all true):
+ * - every transaction is final: succeeded or reverted, and `finalized`;
+ * - its `transactionHash` has a receipt on the canonical chain, whose block number, block hash, gas used and
+ *   outcome are the row's, and the canonical block at that height is that block;
+ * - exactly once: no two rows share a nonce or a hash, and the wallet's on-chain transactions to the contract are
+ *   exactly the rows' hashes;
+ * - the wallet's nonces are contiguous from 0 and its on-chain nonce is one past the highest.
+ */
+export async function canonicalViolations(
+  db: Db,
+  rpc: Rpc,
+  projectId: number,
+  options: { contract: string; fromBlock?: number },
+): Promise<string[]> {
+  const { rows } = await db.query<RecordedRow>(
+    `SELECT t.id, t.status, t.transaction_hash AS hash, t.nonce, t.block_number AS "blockNumber",
+            t.block_hash AS "blockHash", t.gas_used::text AS "gasUsed", t.finalized_at IS NOT NULL AS finalized,
+            lower(w.address) AS wallet
+       FROM transactions t JOIN system_wallets w ON w.id = t.system_wallet_id
+      WHERE t.project_id = $1 ORDER BY t.nonce`,
+    [projectId],
+  );
+  const broken: string[] = [];
+  for (const row of rows) {
+    const name = `transaction ${row.id} (nonce ${row.nonce})`;
+    if (!['succeeded', 'reverted'].includes(row.status) || !row.finalized) {
+      broken.push(`${name} is ${row.status}${row.finalized ? '' : ', not finalized'}`);
+      continue;
+    }
+    const receipt = await rpc<{ blockNumber: Hex; blockHash: Hex; gasUsed: Hex; status: Hex } | null>(
+      'eth_getTransactionReceipt',
+      [row.hash],
+    );
+    if (!receipt) {
+      broken.push(`${name}: ${row.hash} has no receipt on the canonical chain`);
+      continue;
+    }
+    const block = await rpc<{ hash: Hex } | null>('eth_getBlockByNumber', [receipt.blockNumber, false]);
+    if (block?.hash !== receipt.blockHash) broken.push(`${name}: its receipt's block is not canonical`);
+    if (Number(receipt.blockNumber) !== Number(row.blockNumber))
+      broken.push(`${name}: blockNumber ${row.blockNumber}, the chain says ${Number(receipt.blockNumber)}`);
+    if (receipt.blockHash !== row.blockHash)
+      broken.push(`${name}: blockHash ${row.blockHash}, the chain says ${receipt.blockHash}`);
+    if (BigInt(receipt.gasUsed).toString() !== row.gasUsed)
+      broken.push(`${name}: gasUsed ${row.gasUsed}, the chain says ${BigInt(receipt.gasUsed)}`);
+    const outcome = receipt.status === '0x1' ? 'succeeded' : 'reverted';
+    if (outcome !== row.status) broken.push(`${name}: ${row.status}, the chain says ${outcome}`);
+  }
+  const nonces = rows.map((r) => Number(r.nonce));
+  if (new Set(nonces).size !== nonces.length) broken.push(`two transactions share a nonce: ${nonces.join(', ')}`);
+  const hashes = new Set(rows.map((r) => r.hash));
+  if (hashes.size !== rows.length) broken.push('two transactions share a hash');
+  for (const wallet of new Set(rows.map((r) => r.wallet))) {
+    const onChain = await transactionsOf(rpc, wallet, options.fromBlock ?? 0);
+    const toContract = onChain.filter((tx) => tx.to === options.contract.toLowerCase());
+    const mine = rows.filter((r) => r.wallet === wallet);
+    const extra = toContract.filter((tx) => !hashes.has(tx.hash));
+    if (extra.length > 0) broken.push(`${wallet}: ${extra.length} on-chain transactions belong to no row`);
+    if (toContract.length !== mine.length)
+      broken.push(`${wallet}: ${toContract.length} on-chain transactions for ${mine.length} rows`);
+    const chainNonces = onChain.map((tx) => tx.nonce).sort((a, b) => a - b);
+    if (chainNonces.some((n, i) => n !== i)) broken.push(`${wallet}: on-chain nonces are not 0…${onChain.length - 1}`);
+    const next = Number(await rpc<Hex>('eth_getTransactionCount', [wallet, 'latest']));
+    const highest = Math.max(...mine.map((r) => Number(r.nonce)));
+    if (next !== highest + 1 && next !== onChain.length)
+      broken.push(`${wallet}: on-chain nonce ${next} does not follow the highest recorded nonce ${highest}`);
+  }
+  return broken;
+}
+
+/** Every transaction the wallet sent on the canonical chain from `fromBlock` to the head. */
+async function transactionsOf(rpc: Rpc, wallet: string, fromBlock: number) {
+  const head = Number(await rpc<Hex>('eth_blockNumber'));
+  const found: { hash: Hex; to: string | null; nonce: number }[] = [];
+  for (let n = fromBlock; n <= head; n++) {
+    const block = await rpc<{ transactions: { hash: Hex; from: string; to: string | null; nonce: Hex }[] } | null>(
+      'eth_getBlockByNumber',
+      [`0x${n.toString(16)}`, true],
+    );
+    for (const tx of block?.transactions ?? []) {
+      if (tx.from.toLowerCase() === wallet)
+        found.push({ hash: tx.hash, to: tx.to?.toLowerCase() ?? null, nonce: Number(tx.nonce) });
+    }
+  }
+  return found;
+}
