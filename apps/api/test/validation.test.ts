@@ -2,17 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { routes } from '#api/routes/index.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
+import { transferSubscription } from './helpers/eventNotifier.ts';
 
 const ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const UUID = '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f';
-const subscription = {
-  subscriptionName: 'Transfers',
-  networkId: 1337,
-  address: ADDRESS,
-  formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
-  initialBlockNumber: 0,
-  scanInterval: 5,
-};
+const subscription = transferSubscription(ADDRESS);
 const omit = (object: Record<string, unknown>, key: string) =>
   Object.fromEntries(Object.entries(object).filter(([k]) => k !== key));
 

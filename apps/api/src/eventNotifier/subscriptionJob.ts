@@ -1,12 +1,18 @@
 import Type from 'typebox';
 import type { Queryable } from '#api/db/db.ts';
 import type { EnqueueOptions, Job } from '#api/jobs/defineJob.ts';
+import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import { defaultEventNotifierSettings, type EventNotifierSettings } from './settings.ts';
 
 /** The payload of the event notifier's jobs: each works on one subscription. */
 export const SubscriptionPayload = Type.Object({ subscriptionId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 /** Queues a subscription's scan (or delivery), with `client` inside the caller's database transaction. */
 export type QueueFor = (client: Queryable, subscriptionId: string, options?: EnqueueOptions) => Promise<void>;
+
+/** The event notifier's settings of a worker: the configuration's, or the development defaults. */
+export const settingsOf = (deps: WorkerDeps): EventNotifierSettings =>
+  deps.eventNotifier ?? defaultEventNotifierSettings();
 
 export const queueFor =
   (job: Job<typeof SubscriptionPayload>): QueueFor =>

@@ -1,12 +1,12 @@
-// Every operation's method against the real API server (buildApp on a fresh database, listening on loopback).
-// Operations whose work is not served yet answer 501 NOT_IMPLEMENTED after authenticating and validating; each
-// test accepts that 501 or the documented answer, so it keeps holding once the operation is served.
+// Every operation's method against the real API server (buildApp on a fresh database, listening on loopback): each
+// answers as documented, on the first attempt.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { MountainClient, NotFoundError, ServerError, ValidationError } from '@mountain/public-api-client';
+import { MountainClient, NotFoundError, ValidationError } from '@mountain/public-api-client';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { transferSubscription } from '../helpers/eventNotifier.ts';
 
 const ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 const MINT = 'function mint(address to, uint256 amount)';
@@ -25,7 +25,7 @@ describe('every operation against the live server', () => {
     baseUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/public-api/v3`;
     const { project, apiKey } = await h.project('Client tests');
     projectId = project.id;
-    // Counts attempts, so the tests can tell that a 501 is not retried; the requests go to the real server.
+    // Counts attempts, so the tests can tell that an answer took one request; the requests go to the real server.
     client = new MountainClient({
       apiKey,
       baseUrl,
@@ -37,33 +37,23 @@ describe('every operation against the live server', () => {
   });
   after(() => h.close());
 
-  /**
-   * Runs the call once; resolves with its answer when the operation is served, or with undefined after checking
-   * that the 501 came back as a ServerError NOT_IMPLEMENTED on the first and only attempt.
-   */
-  async function servedOr501<T>(call: () => Promise<T>): Promise<T | undefined> {
+  /** Runs the call and checks that its answer took one request. */
+  async function once<T>(call: () => Promise<T>): Promise<T> {
     attempts = 0;
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof ServerError && error.status === 501)) throw error;
-      assert.equal(error.code, 'NOT_IMPLEMENTED');
-      assert.equal(error.name, 'ServerError');
-      assert.equal(attempts, 1, '501 is not retried');
-      return undefined;
-    }
+    const answer = await call();
+    assert.equal(attempts, 1);
+    return answer;
   }
 
-  /** For ids that exist in no project: 404 NotFoundError once served, 501 today. */
-  async function notFoundOr501(call: () => Promise<unknown>): Promise<void> {
-    try {
-      const answer = await servedOr501(call);
-      assert.equal(answer, undefined, 'an unknown id is not answered with data');
-    } catch (error) {
+  /** For ids that exist in no project: a NotFoundError, not retried. */
+  async function notFound(call: () => Promise<unknown>): Promise<void> {
+    attempts = 0;
+    await assert.rejects(call(), (error) => {
       assert.ok(error instanceof NotFoundError, `expected NotFoundError, got ${error}`);
       assert.equal(error.code, 'NOT_FOUND');
-      assert.equal(attempts, 1, '404 is not retried');
-    }
+      return true;
+    });
+    assert.equal(attempts, 1, '404 is not retried');
   }
 
   it('getProjects lists the access token user’s projects with pagination meta', async () => {
@@ -87,75 +77,57 @@ describe('every operation against the live server', () => {
     assert.match(data.mSystemWalletTestnet.address, /^0x[0-9a-fA-F]{40}$/);
   });
 
-  it('importContract imports a contract, and a second import is a ConflictError (once served)', async () => {
+  it('importContract imports a contract, and a second import is a ConflictError', async () => {
     const body = { networkId: 1337 as const, address: ADDRESS, formattedAbi: [MINT] };
-    const answer = await servedOr501(() => client.importContract(body));
-    if (answer === undefined) return;
+    const answer = await once(() => client.importContract(body));
     assert.equal(answer.contract.address, ADDRESS);
     assert.equal(answer.contract.networkId, 1337);
     await assert.rejects(client.importContract(body), { name: 'ConflictError', status: 409, code: 'CONFLICT' });
   });
 
-  it('getContracts lists contracts (once served)', async () => {
-    const answer = await servedOr501(() => client.getContracts());
-    if (answer) assert.ok(Array.isArray(answer.contracts));
+  it('getContracts lists contracts', async () => {
+    const answer = await once(() => client.getContracts());
+    assert.ok(Array.isArray(answer.contracts));
   });
 
-  it('activate/deactivate/getContractActivatedFunctions reach the server (unknown contract: 404 once served)', async () => {
-    await notFoundOr501(() => client.activateContractFunction({ contractId: MISSING_ID, formattedAbiFunction: MINT }));
-    await notFoundOr501(() =>
-      client.deactivateContractFunction({ contractId: MISSING_ID, formattedAbiFunction: MINT }),
-    );
-    await notFoundOr501(() => client.getContractActivatedFunctions({ contractId: MISSING_ID }));
+  it('activate/deactivate/getContractActivatedFunctions reach the server (unknown contract: 404)', async () => {
+    await notFound(() => client.activateContractFunction({ contractId: MISSING_ID, formattedAbiFunction: MINT }));
+    await notFound(() => client.deactivateContractFunction({ contractId: MISSING_ID, formattedAbiFunction: MINT }));
+    await notFound(() => client.getContractActivatedFunctions({ contractId: MISSING_ID }));
   });
 
-  it('createSubscription and getSubscriptions (once served)', async () => {
-    const created = await servedOr501(() =>
-      client.createSubscription({
-        subscriptionName: 'Transfers',
-        networkId: 1337,
-        address: ADDRESS,
-        formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
-        initialBlockNumber: 0,
-        scanInterval: 5,
-      }),
-    );
-    if (created) {
-      assert.equal(created.eventNotifierSubscription.subscriptionName, 'Transfers');
-      assert.match(created.eventNotifierSubscription.webhookSecret ?? '', /^whsec_/);
-    }
-    const listed = await servedOr501(() => client.getSubscriptions());
-    if (listed && created) {
-      assert.ok(listed.eventNotifierSubscriptions.some((s) => s.id === created.eventNotifierSubscription.id));
-    }
+  it('createSubscription and getSubscriptions', async () => {
+    const created = await once(() => client.createSubscription(transferSubscription(ADDRESS)));
+    assert.equal(created.eventNotifierSubscription.subscriptionName, 'Transfers');
+    assert.match(created.eventNotifierSubscription.webhookSecret ?? '', /^whsec_/);
+    const listed = await once(() => client.getSubscriptions());
+    assert.ok(listed.eventNotifierSubscriptions.some((s) => s.id === created.eventNotifierSubscription.id));
   });
 
-  it('updateSubscriptionWebhook, getRecords, resendFailedWebhook reach the server (unknown id: 404 once served)', async () => {
-    await notFoundOr501(() => client.updateSubscriptionWebhook({ id: randomUUID(), webhookEnabled: false }));
-    await notFoundOr501(() => client.getRecords({ subscriptionId: randomUUID() }));
-    await notFoundOr501(() => client.resendFailedWebhook({ subscriptionId: randomUUID() }));
+  it('updateSubscriptionWebhook, getRecords, resendFailedWebhook reach the server (unknown id: 404)', async () => {
+    await notFound(() => client.updateSubscriptionWebhook({ id: randomUUID(), webhookEnabled: false }));
+    await notFound(() => client.getRecords({ subscriptionId: randomUUID() }));
+    await notFound(() => client.resendFailedWebhook({ subscriptionId: randomUUID() }));
   });
 
-  it('executeTransaction and getTransaction reach the server (unknown ids: 404 once served)', async () => {
-    await notFoundOr501(() => client.executeTransaction({ contractActivatedFunctionId: MISSING_ID, functionArgs: [] }));
-    await notFoundOr501(() => client.getTransaction({ transactionId: randomUUID() }));
+  it('executeTransaction and getTransaction reach the server (unknown ids: 404)', async () => {
+    await notFound(() => client.executeTransaction({ contractActivatedFunctionId: MISSING_ID, functionArgs: [] }));
+    await notFound(() => client.getTransaction({ transactionId: randomUUID() }));
   });
 
-  it('getTransactions and iterateTransactions on a project without transactions (once served)', async () => {
-    const page = await servedOr501(() => client.getTransactions({ status: 'failed', perPage: 5 }));
-    if (page) {
-      assert.deepEqual(page.data.transactions, []);
-      assert.equal(page.meta.totalItems, 0);
-    }
-    const all = await servedOr501(async () => {
+  it('getTransactions and iterateTransactions on a project without transactions', async () => {
+    const page = await once(() => client.getTransactions({ status: 'failed', perPage: 5 }));
+    assert.deepEqual(page.data.transactions, []);
+    assert.equal(page.meta.totalItems, 0);
+    const all = await once(async () => {
       const seen = [];
       for await (const transaction of client.iterateTransactions({ status: 'succeeded' })) seen.push(transaction);
       return seen;
     });
-    if (all) assert.deepEqual(all, []);
+    assert.deepEqual(all, []);
   });
 
-  it('a body the server refuses comes back as a ValidationError naming the field, before any 501', async () => {
+  it('a body the server refuses comes back as a ValidationError naming the field, before any work', async () => {
     const bad = { networkId: 1337 as const, address: '0x1234', formattedAbi: [MINT] };
     await assert.rejects(client.importContract(bad), (error) => {
       assert.ok(error instanceof ValidationError);

@@ -2,16 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
+import { transferSubscription } from '../helpers/eventNotifier.ts';
 
 const ADDRESS = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
-const subscription = {
-  subscriptionName: 'Transfers',
-  networkId: 1337,
-  address: ADDRESS,
-  formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
-  initialBlockNumber: 0,
-  scanInterval: 5,
-};
+const subscription = transferSubscription(ADDRESS);
 
 describe('event notifier calls', () => {
   let h: Harness;

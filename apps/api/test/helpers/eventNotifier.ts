@@ -3,6 +3,16 @@ import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import type { Harness } from '#api-testing/harness.ts';
 
+/** A create-subscription body for ERC-20 `Transfer` events of `address` on chain 1337, from block 0. */
+export const transferSubscription = (address: string) => ({
+  subscriptionName: 'Transfers',
+  networkId: 1337 as const,
+  address,
+  formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
+  initialBlockNumber: 0,
+  scanInterval: 5,
+});
+
 /** Test settings: short retry delays and timeouts so that retry paths finish in seconds. */
 export const FAST_SETTINGS: EventNotifierSettings = Object.freeze({
   ...defaultEventNotifierSettings('test'),

@@ -1,5 +1,4 @@
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import { queueFor, SubscriptionPayload } from '#api/eventNotifier/subscriptionJob.ts';
+import { queueFor, SubscriptionPayload, settingsOf } from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
 import { deliverDue } from './delivery.ts';
 
@@ -17,7 +16,7 @@ export const deliverJob = defineJob({
       {
         db: deps.db,
         masterKey: deps.masterKey,
-        settings: deps.eventNotifier ?? defaultEventNotifierSettings(),
+        settings: settingsOf(deps),
         signal: deps.signal,
         queue: deliveryQueue,
       },

@@ -1,6 +1,5 @@
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import { queueFor, SubscriptionPayload } from '#api/eventNotifier/subscriptionJob.ts';
+import { queueFor, SubscriptionPayload, settingsOf } from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
 import { type ScanQueue, scanSubscription } from './scanner.ts';
 
@@ -24,7 +23,7 @@ export const scanJob = defineJob({
       {
         db: deps.db,
         chains: deps.chains,
-        settings: deps.eventNotifier ?? defaultEventNotifierSettings(),
+        settings: settingsOf(deps),
         signal: deps.signal,
         queue: scanQueue,
       },
