@@ -6,6 +6,7 @@ import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
+import type { SignedRow } from './broadcastBatch.ts';
 import { type ChainView, observeChain } from './canonical.ts';
 import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
 import { followCanonical } from './followCanonical.ts';
@@ -22,16 +23,9 @@ export interface MonitorQueue {
   sender(): Promise<void>;
 }
 
-export interface BroadcastRow {
-  id: string;
+interface BroadcastRow extends SignedRow {
   hashes: Hex[];
   from: Address;
-  to: Address;
-  data: Hex;
-  nonce: number;
-  gas: string;
-  maxFeePerGas: string;
-  maxPriorityFeePerGas: string;
   feeBumps: number;
   ageMs: number;
   sinceBroadcastMs: number;

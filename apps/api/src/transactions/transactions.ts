@@ -1,34 +1,14 @@
-import type { NetworkId } from '#api/config/networks.ts';
+import type { Static } from 'typebox';
 import type { Db } from '#api/db/db.ts';
+import { ApiError } from '#api/errors/ApiError.ts';
+import type { Transaction as TransactionSchema, TransactionStatusValue } from '#api/schemas/entities.ts';
+import { pageMeta } from '#api/schemas/requests.ts';
 
 /** The pool or a transaction's client. */
 export type SqlRunner = Pick<Db, 'query'>;
 
-import { ApiError } from '#api/errors/ApiError.ts';
-import type { TransactionStatusValue } from '#api/schemas/entities.ts';
-import { pageMeta } from '#api/schemas/requests.ts';
-
-export interface Transaction {
-  id: string;
-  projectId: number;
-  contractActivatedFunctionId: number;
-  mSystemWalletId: number;
-  networkId: NetworkId;
-  functionArgs: string[];
-  status: TransactionStatusValue;
-  transactionHash: string | null;
-  nonce: number | null;
-  gasPrice: string | null;
-  gasLimit: string | null;
-  gasUsed: string | null;
-  blockNumber: number | null;
-  confirmations: number | null;
-  finalized: boolean;
-  errorMessage: string | null;
-  idempotencyKey: string;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A transaction as the API answers it. */
+export type Transaction = Static<typeof TransactionSchema>;
 
 /** The coarse `failed` of SPEC §4: every state a transaction cannot leave without having succeeded. */
 export const FAILED_STATUSES: TransactionStatusValue[] = ['broadcast-failed', 'monitor-failed', 'reverted'];
