@@ -30,6 +30,8 @@ export async function startRoles(
         masterKey: config.masterKey,
         signal: shutdown.signal,
         eventNotifier: config.eventNotifier,
+        // CONFIRMATIONS_<id> also decides when a transaction is final on a node without the `finalized` tag.
+        transactions: { finalityDepth: config.eventNotifier.confirmations },
       },
     });
     await worker.start();
