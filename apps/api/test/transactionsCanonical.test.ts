@@ -25,7 +25,12 @@ describe('transactions on a chain that reorganises', () => {
     // Blocks every half second; `finalized` trails the head by 16 blocks (8 s), deeper than any reorg below.
     chain = await startLabChain({ port: await freePort(), blockTimeSeconds: 0.5, slotsInAnEpoch: 8 });
     counter = await deployCounter(chain.url);
-    h = await createHarness({ rpcUrls: { 1337: chain.url }, worker: true, transactions: SETTINGS });
+    // anvil's pool has no per-sender limit: runs of fifty wait in it at once.
+    h = await createHarness({
+      rpcUrls: { 1337: chain.url },
+      worker: true,
+      transactions: { ...SETTINGS, maxInFlight: { 1337: 1_000 } },
+    });
   });
   after(async () => {
     await h?.close();
@@ -217,6 +222,69 @@ describe('transactions through a load-balanced node that lags', () => {
         `${id}: ${trail.join(' → ')}`,
       );
     }
+    const broken = await canonicalViolations(h.db, (method, params) => chain.rpc(method, params), p.projectId, {
+      contract: counter,
+    });
+    assert.deepEqual(broken, []);
+  });
+});
+
+describe('transactions through a provider whose pool takes 16 per sender', () => {
+  let chain: LabChain;
+  let h: Harness;
+  let counter: `0x${string}`;
+  let provider: Awaited<ReturnType<typeof startProviderProxy>>;
+
+  before(async () => {
+    chain = await startLabChain({ port: await freePort(), blockTimeSeconds: 0.5, slotsInAnEpoch: 1 });
+    counter = await deployCounter(chain.url);
+    provider = await startProviderProxy(chain.url, { port: await freePort(), txpool: { accountSlots: 16 } });
+    // No MAX_IN_FLIGHT_1337: with automine off, the default of 16 applies.
+    h = await createHarness({ rpcUrls: { 1337: provider.url }, worker: true, transactions: SETTINGS });
+  });
+  after(async () => {
+    await h?.close();
+    await provider?.close();
+    await chain?.stop();
+  });
+
+  it('fifty executions: never more than 16 in flight, none refused, all final', async () => {
+    await chain.pauseMining();
+    const p = await counterProject(h, counter, ['increment']);
+    for (let i = 0; i < 50; i++) {
+      const res = await h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `slots-${i}` },
+      });
+      assert.equal(res.status, 201);
+    }
+    const inFlight = async () =>
+      (
+        await h.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM transactions WHERE project_id = $1 AND status IN ('processing', 'broadcasted')`,
+          [p.projectId],
+        )
+      ).rows[0]?.n ?? 0;
+    // Mining held: the sender stops at the limit.
+    await waitFor(async () => ((await inFlight()) === 16 ? true : undefined), 15_000, '16 in flight');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(await inFlight(), 16, 'no more than 16 while none is mined');
+    await chain.resumeMining();
+    let most = 0;
+    await waitFor(
+      async () => {
+        most = Math.max(most, await inFlight());
+        const { rows } = await h.db.query<{ finalized: boolean }>(
+          'SELECT finalized_at IS NOT NULL AS finalized FROM transactions WHERE project_id = $1',
+          [p.projectId],
+        );
+        return rows.every((r) => r.finalized) ? true : undefined;
+      },
+      60_000,
+      'all fifty final',
+    );
+    assert.ok(most <= 16, `at most 16 in flight (saw ${most})`);
+    assert.deepEqual(provider.stats.refusals, {}, 'the pool refused nothing');
     const broken = await canonicalViolations(h.db, (method, params) => chain.rpc(method, params), p.projectId, {
       contract: counter,
     });

@@ -35,6 +35,8 @@ export interface Config {
   readonly rateLimit: RateLimitSettings;
   /** Origins browsers may call the API from. */
   readonly cors: CorsSettings;
+  /** Per network, the most transactions of one wallet sent and not yet mined (MAX_IN_FLIGHT_<id>). */
+  readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
 }
 
 export class ConfigError extends Error {
@@ -85,6 +87,11 @@ export function loadConfig(env: Env = process.env): Config {
   const eventNotifier = parseEventNotifier(env, nodeEnv, problems);
   const rateLimit = parseRateLimit(env, problems);
   const cors = parseCors(env, problems);
+  const maxInFlight: Partial<Record<NetworkId, number>> = {};
+  for (const id of NETWORK_IDS) {
+    const value = env[`MAX_IN_FLIGHT_${id}`];
+    if (value !== undefined) maxInFlight[id] = parseInteger(`MAX_IN_FLIGHT_${id}`, value, problems, 1, 1_000_000);
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -101,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventNotifier,
     rateLimit,
     cors,
+    maxInFlight: Object.freeze(maxInFlight),
   });
 }
 

@@ -49,3 +49,20 @@ export async function unstickDevChain(client: PublicClient, networkId: number): 
     return false;
   }
 }
+
+/** Whether the node is anvil on chain 1337 mining a block per transaction (automine); asked at most every 5 s. */
+export async function automineOn(client: PublicClient, networkId: number): Promise<boolean> {
+  if (networkId !== 1337) return false;
+  let known = automine.get(client);
+  if (!known || Date.now() - known.at > 5_000) {
+    const on = client.request({ method: 'anvil_getAutomine' as never }).then(
+      (answer) => answer === true,
+      () => false,
+    );
+    known = { on, at: Date.now() };
+    automine.set(client, known);
+  }
+  return known.on;
+}
+
+const automine = new WeakMap<PublicClient, { on: Promise<boolean>; at: number }>();

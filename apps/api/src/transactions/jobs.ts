@@ -57,7 +57,10 @@ export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
   run: ({ deps, payload, requeue }) =>
     monitorTransactions(deps, settingsOf(deps), payload, {
       again: (runAt) => requeue(deps.db.pool, { runAt }),
-      sender: () => sendJob.enqueue(deps.db.pool, payload),
+      // Unless a sender is at work for the wallet (it takes what waits before it ends).
+      sender: async () => {
+        if (!(await advisoryLockHeld(deps.db, sendLock(payload)))) await sendJob.enqueue(deps.db.pool, payload);
+      },
     }),
   recover: async (deps, graceMs) =>
     (await recoverWallets(

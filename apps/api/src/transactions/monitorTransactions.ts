@@ -17,7 +17,10 @@ import type { WalletNetwork } from './senders.ts';
 import type { TransactionSettings } from './settings.ts';
 import { walletRecord } from './signing.ts';
 
-/** What the monitor queues: itself, to go on later, and the wallet's sender, to fill a nonce hole. */
+/**
+ * What the monitor queues: itself, to go on later, and the wallet's sender: to fill a nonce hole, or to send what
+ * waited for room under the in-flight limit.
+ */
 export interface MonitorQueue {
   again(runAt: Date): Promise<void>;
   sender(): Promise<void>;
@@ -93,7 +96,9 @@ async function checkOnce(
     return { waiting: await timeOutUnreachable(deps.db, settings, target, error), watched: 1 };
   }
   try {
-    const waiting = await settleBroadcast(deps, settings, target, client, minedCount);
+    const { waiting, settled } = await settleBroadcast(deps, settings, target, client, minedCount);
+    // Room under the in-flight limit: what waited for it can go.
+    if (settled > 0 && (await hasCreated(deps.db, target))) await queue.sender();
     const canonical = await followCanonical(deps.db, client, target, view, minedCount, address);
     if (!view.lagging && waiting > 0) {
       await repairDropped(deps.db, client, target, address, {
@@ -106,6 +111,15 @@ async function checkOnce(
     if (!isUnreachable(error)) throw error;
     return { waiting: await timeOutUnreachable(deps.db, settings, target, error), watched: 1 };
   }
+}
+
+/** Whether transactions of the wallet wait to be sent (held back by the in-flight limit, or just accepted). */
+async function hasCreated(db: Db, target: WalletNetwork): Promise<boolean> {
+  const { rows } = await db.query(
+    `SELECT 1 FROM transactions WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created' LIMIT 1`,
+    [target.walletId, target.networkId],
+  );
+  return rows.length > 0;
 }
 
 /** The RPC cannot be reached: only the receipt time-out applies. Returns how many still wait. */
@@ -128,14 +142,14 @@ async function timeOutUnreachable(
   return rows.length;
 }
 
-/** The broadcast transactions: receipts, re-sends, time-outs. Returns how many still wait for a receipt. */
+/** The broadcast transactions: receipts, re-sends, time-outs. Returns how many still wait, and how many settled. */
 async function settleBroadcast(
   deps: WorkerDeps,
   settings: TransactionSettings,
   target: WalletNetwork,
   client: PublicClient,
   minedCount: number,
-): Promise<number> {
+): Promise<{ waiting: number; settled: number }> {
   const { rows } = await deps.db.query<BroadcastRow>(
     `SELECT t.id, t.previous_hashes AS hashes, w.address AS "from", t.to_address AS "to", t.data, t.nonce,
             t.gas_limit::text AS gas, t.gas_price::text AS "maxFeePerGas",
@@ -151,7 +165,7 @@ async function settleBroadcast(
      ORDER BY t.nonce LIMIT 1000`,
     [target.walletId, target.networkId],
   );
-  if (rows.length === 0) return 0;
+  if (rows.length === 0) return { waiting: 0, settled: 0 };
   // Only a nonce below the wallet's mined count can have a receipt: one call spares a receipt lookup for each
   // transaction still waiting (under a backlog, most of them).
   const receipts = await mapLimit(rows, 32, async (row) =>
@@ -199,7 +213,7 @@ async function settleBroadcast(
       await resendWithHigherFee(deps, settings, target, client, row);
     }
   });
-  return waiting;
+  return { waiting, settled: rows.length - waiting };
 }
 
 async function recordReceipt(db: Db, client: PublicClient, row: BroadcastRow, receipt: TransactionReceipt) {

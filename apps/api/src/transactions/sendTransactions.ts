@@ -6,11 +6,11 @@ import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
-import { ensureDevFunds } from './devChain.ts';
+import { automineOn, ensureDevFunds } from './devChain.ts';
 import { feesWithHeadroom } from './fees.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
 import { clearWakeRequest, type WalletNetwork } from './senders.ts';
-import type { TransactionSettings } from './settings.ts';
+import { DEFAULT_MAX_IN_FLIGHT, type TransactionSettings } from './settings.ts';
 import { signEip1559, walletRecord } from './signing.ts';
 
 /** What the sender queues: itself again (to go on, or after a pause), and the wallet's receipt monitor. */
@@ -122,6 +122,8 @@ interface Prepared {
  */
 async function prepare(sender: Sender): Promise<Prepared | undefined> {
   const { db, target, settings, client, account } = sender;
+  const room = await inFlightRoom(sender);
+  if (room <= 0) return undefined;
   const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; abi: string[] }>(
     `SELECT t.id, t.to_address AS "to", t.data, c.formatted_abi AS abi
      FROM transactions t
@@ -129,7 +131,7 @@ async function prepare(sender: Sender): Promise<Prepared | undefined> {
      JOIN contracts c ON c.id = f.contract_id
      WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status = 'created'
      ORDER BY t.created_at, t.id LIMIT $3`,
-    [target.walletId, target.networkId, settings.batchSize],
+    [target.walletId, target.networkId, Math.min(settings.batchSize, room)],
   );
   if (waiting.length === 0) return undefined;
   await ensureDevFunds(client, target.networkId, account.address);
@@ -163,6 +165,26 @@ async function prepare(sender: Sender): Promise<Prepared | undefined> {
   }
   const ready = estimates.flatMap((e) => (e.gas !== undefined ? [{ id: e.row.id, gas: e.gas }] : []));
   return { ready, fees };
+}
+
+/**
+ * How many more transactions the wallet may have sent and not yet mined (`maxInFlight`): a hosted node's pool
+ * refuses a sender's transactions past its per-account limit ("txpool is full"). When there is no room, the sender
+ * stops; the monitor wakes it as transactions are mined.
+ */
+async function inFlightRoom(sender: Sender): Promise<number> {
+  const { db, target, settings, client } = sender;
+  let limit = settings.maxInFlight[target.networkId];
+  if (limit === undefined) {
+    if (await automineOn(client, target.networkId)) return Number.POSITIVE_INFINITY;
+    limit = DEFAULT_MAX_IN_FLIGHT;
+  }
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM transactions
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('processing', 'broadcasted')`,
+    [target.walletId, target.networkId],
+  );
+  return limit - (rows[0]?.n ?? 0);
 }
 
 /** Nonces, gas limits and fees for prepared transactions, in one database transaction; they become `processing`. */

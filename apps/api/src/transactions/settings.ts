@@ -30,7 +30,14 @@ export interface TransactionSettings {
   lagGraceMs: number;
   /** A broadcast transaction missing from the node's pool this long after its broadcast is sent again. */
   resendDroppedAfterMs: number;
+  /**
+   * Per network, the most transactions of one wallet sent and not yet mined (MAX_IN_FLIGHT_<id>). Absent: 16, what
+   * a geth pool keeps per account for sure; on 1337 with anvil's automine on, no limit.
+   */
+  maxInFlight: Readonly<Partial<Record<number, number>>>;
 }
+
+export const DEFAULT_MAX_IN_FLIGHT = 16;
 
 export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Object.freeze({
   batchSize: 200,
@@ -46,4 +53,5 @@ export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Objec
   finalityDepth: DEFAULT_CONFIRMATIONS,
   lagGraceMs: 10_000,
   resendDroppedAfterMs: 3_000,
+  maxInFlight: {},
 });
