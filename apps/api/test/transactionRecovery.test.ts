@@ -17,7 +17,7 @@ import type { TransactionSettings } from '#api/transactions/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
-import { counterProject, FINAL, settled } from '#api-testing/transactionFlow.ts';
+import { counterProject, FINAL, incrementMany, settled } from '#api-testing/transactionFlow.ts';
 
 const API_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -106,19 +106,7 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
   it('a worker killed (SIGKILL) mid-sending, then restarted: every transaction final, none sent twice', async () => {
     const p = await counterProject(h, counter, ['increment']);
     const count = 150;
-    const answers = await Promise.all(
-      Array.from({ length: count }, (_, i) =>
-        h.call('execute-transaction', {
-          headers: p.headers,
-          body: {
-            contractActivatedFunctionId: p.ids.increment,
-            functionArgs: [String(i + 1)],
-            idempotencyKey: `c${i}`,
-          },
-        }),
-      ),
-    );
-    assert.ok(answers.every((a) => a.status === 201));
+    const answers = await incrementMany(h, p, count, 'c');
 
     const first = await spawnWorker();
     await waitFor(async () => ((await statusCounts(p.projectId)).processing ? true : undefined), 30_000, 'sending');

@@ -6,7 +6,7 @@ import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createPublicClient, encodeAbiParameters, http, keccak256, type PublicClient, parseAbiParameters } from 'viem';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
-import { counterProject, settled } from '#api-testing/transactionFlow.ts';
+import { counterProject, incrementMany, settled } from '#api-testing/transactionFlow.ts';
 
 describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listing', () => {
   let anvil: AnvilHandle;
@@ -190,19 +190,7 @@ describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listin
 
   it('200 concurrent executions with distinct keys → all succeeded, nonces contiguous, no duplicates', async () => {
     const q = await counterProject(h, counter, ['increment']);
-    const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        h.call('execute-transaction', {
-          headers: q.headers,
-          body: {
-            contractActivatedFunctionId: q.ids.increment,
-            functionArgs: [String(i + 1)],
-            idempotencyKey: `k${i}`,
-          },
-        }),
-      ),
-    );
-    assert.ok(answers.every((a) => a.status === 201));
+    const answers = await incrementMany(h, q, 200, 'k');
     const done = await Promise.all(answers.map((a) => settled(h, q.headers, a.body.transaction.id, 60_000))).catch(
       async (error) => {
         // What was left, for the record: statuses, the node's pool, and the queued jobs.

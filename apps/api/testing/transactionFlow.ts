@@ -49,3 +49,32 @@ export async function settled(h: Harness, headers: Record<string, string>, trans
     `transaction ${transactionId} to settle`,
   );
 }
+
+/**
+ * `count` executions of the Counter's `increment` at once (argument i + 1, keys `<prefix><i>`); checks that each
+ * was accepted and returns the answers.
+ */
+export async function incrementMany(
+  h: Harness,
+  project: { headers: Record<string, string>; ids: Record<string, number> },
+  count: number,
+  keyPrefix: string,
+) {
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      h.call('execute-transaction', {
+        headers: project.headers,
+        body: {
+          contractActivatedFunctionId: project.ids.increment,
+          functionArgs: [String(i + 1)],
+          idempotencyKey: `${keyPrefix}${i}`,
+        },
+      }),
+    ),
+  );
+  assert.ok(
+    answers.every((a) => a.status === 201),
+    JSON.stringify(answers.find((a) => a.status !== 201)?.body),
+  );
+  return answers;
+}
