@@ -1,4 +1,5 @@
 import type { Hex, PublicClient } from 'viem';
+import { isUnreachable } from '#api/chain/chainErrors.ts';
 import type { Db } from '#api/db/db.ts';
 
 /** What the platform takes to be the network's chain right now. */
@@ -27,7 +28,13 @@ export async function observeChain(
 ): Promise<ChainView> {
   const [headBig, finalizedBlock] = await Promise.all([
     client.getBlockNumber({ cacheTime: 0 }),
-    client.getBlock({ blockTag: 'finalized' }).catch(() => undefined),
+    // A node that refuses the tag has none: the depth decides. A node that does not answer decides nothing.
+    client
+      .getBlock({ blockTag: 'finalized' })
+      .catch((error: unknown) => {
+        if (isUnreachable(error)) throw error;
+        return undefined;
+      }),
   ]);
   const head = Number(headBig);
   const finalized = finalizedBlock?.number != null ? Number(finalizedBlock.number) : head - options.fallbackDepth;
@@ -40,6 +47,9 @@ export async function observeChain(
        SELECT $1, $2, $3, now() FROM lag WHERE NOT lag.lagging
        ON CONFLICT (network_id) DO UPDATE
          SET head = excluded.head, finalized = excluded.finalized, head_seen_at = now(), updated_at = now()
+         -- Every monitor of the network passes here several times a second: write when something moved, and
+         -- otherwise refresh head_seen_at once a second.
+         WHERE h.head <> excluded.head OR h.finalized <> excluded.finalized OR h.head_seen_at < now() - interval '1 second'
      )
      SELECT lagging FROM lag`,
     [networkId, head, Math.max(0, finalized), options.lagGraceMs],

@@ -63,16 +63,20 @@ export async function followCanonical(
   const final: string[] = [];
   for (const row of rows) {
     const height = Number(row.blockNumber);
-    const canonical = height <= view.head ? hashes.get(height) : undefined;
-    const stillThere = canonical !== undefined && (row.blockHash === null || canonical === row.blockHash);
-    // Above a lagging node's head nothing is known; above a head that lasted, the block is gone.
-    if (height > view.head && view.lagging) continue;
-    if (stillThere && Number(row.nonce) < minedCount) {
-      if (height <= view.finalized) final.push(row.id);
+    // Above the head: unknown to a lagging node; gone once a lower head has lasted (a rollback, a reset).
+    if (height > view.head) {
+      if (!view.lagging) gone.push(row);
       continue;
     }
-    if (view.lagging) continue;
-    gone.push(row);
+    const canonical = hashes.get(height);
+    // A load-balanced provider may answer each call from another node: a block this answer did not know, or a
+    // mined count below the row's nonce next to its block still there, is decided on a later look.
+    if (canonical === undefined) continue;
+    if (row.blockHash === null || canonical === row.blockHash) {
+      if (Number(row.nonce) < minedCount && height <= view.finalized) final.push(row.id);
+      continue;
+    }
+    if (!view.lagging) gone.push(row);
   }
   if (final.length > 0) {
     await db.query(

@@ -7,7 +7,7 @@ import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import type { SignedRow } from './broadcastBatch.ts';
-import { type ChainView, observeChain } from './canonical.ts';
+import { observeChain } from './canonical.ts';
 import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
 import { followCanonical } from './followCanonical.ts';
 import { receiptOf } from './receipts.ts';
@@ -54,9 +54,10 @@ export async function monitorTransactions(
     await failAll(deps.db, target, (error as Error).message);
     return;
   }
+  const address = (await walletRecord(deps.db, target.walletId)).address as Address;
   const started = Date.now();
   while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
-    const { waiting, watched } = await checkOnce(deps, settings, target, client, queue);
+    const { waiting, watched } = await checkOnce(deps, settings, { ...target, address }, client, queue);
     if (waiting === 0) {
       // Only mined transactions left to watch until final: look again later, without holding a worker slot.
       if (watched > 0) await queue.again(new Date(Date.now() + settings.finalityPollMs));
@@ -75,27 +76,19 @@ export async function monitorTransactions(
 async function checkOnce(
   deps: WorkerDeps,
   settings: TransactionSettings,
-  target: WalletNetwork,
+  target: WalletNetwork & { address: Address },
   client: PublicClient,
   queue: MonitorQueue,
 ): Promise<{ waiting: number; watched: number }> {
-  let view: ChainView;
-  let minedCount: number;
-  let address: Address;
+  const { address } = target;
   try {
-    address = (await walletRecord(deps.db, target.walletId)).address as Address;
-    [view, minedCount] = await Promise.all([
+    const [view, minedCount] = await Promise.all([
       observeChain(deps.db, client, target.networkId, {
         fallbackDepth: settings.finalityDepth[target.networkId] ?? 0,
         lagGraceMs: settings.lagGraceMs,
       }),
       client.getTransactionCount({ address, blockTag: 'latest' }),
     ]);
-  } catch (error) {
-    if (!isUnreachable(error)) throw error;
-    return { waiting: await timeOutUnreachable(deps.db, settings, target, error), watched: 1 };
-  }
-  try {
     const { waiting, settled } = await settleBroadcast(deps, settings, target, client, minedCount);
     // Room under the in-flight limit: what waited for it can go.
     if (settled > 0 && (await hasCreated(deps.db, target))) await queue.sender();
