@@ -12,7 +12,7 @@ import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { canonicalViolations } from '#api-testing/canonicalTruth.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
-import { counterProject } from '#api-testing/transactionFlow.ts';
+import { counterProject, incrementMany } from '#api-testing/transactionFlow.ts';
 
 const SETTINGS = { lagGraceMs: 2_000, resendDroppedAfterMs: 1_000, finalityPollMs: 300 };
 
@@ -289,5 +289,41 @@ describe('transactions through a provider whose pool takes 16 per sender', () =>
       contract: counter,
     });
     assert.deepEqual(broken, []);
+  });
+
+  it("a limit set above the pool's: what the pool refuses as full waits, and is sent as blocks take the first", async () => {
+    const above = await createHarness({
+      rpcUrls: { 1337: provider.url },
+      worker: true,
+      transactions: { ...SETTINGS, maxInFlight: { 1337: 40 }, feeCapPollMs: 300 },
+    });
+    try {
+      await chain.pauseMining();
+      const p = await counterProject(above, counter, ['increment']);
+      await incrementMany(above, p, 40, 'full-');
+      await waitFor(
+        async () => ((provider.stats.refusals.poolFull ?? 0) > 0 ? true : undefined),
+        15_000,
+        '"txpool is full" from the provider',
+      );
+      await chain.resumeMining();
+      await waitFor(
+        async () => {
+          const { rows } = await above.db.query<{ status: string; finalized: boolean }>(
+            'SELECT status, finalized_at IS NOT NULL AS finalized FROM transactions WHERE project_id = $1',
+            [p.projectId],
+          );
+          return rows.every((r) => r.finalized) ? rows : undefined;
+        },
+        60_000,
+        'all forty final',
+      );
+      const broken = await canonicalViolations(above.db, (method, params) => chain.rpc(method, params), p.projectId, {
+        contract: counter,
+      });
+      assert.deepEqual(broken, [], 'none failed for a full pool: all succeeded, nonces contiguous');
+    } finally {
+      await above.close();
+    }
   });
 });

@@ -37,6 +37,8 @@ export interface Config {
   readonly cors: CorsSettings;
   /** Per network, the most transactions of one wallet sent and not yet mined (MAX_IN_FLIGHT_<id>). */
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
+  /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
+  readonly maxFeePerGas: Readonly<Partial<Record<NetworkId, bigint>>>;
 }
 
 export class ConfigError extends Error {
@@ -92,6 +94,16 @@ export function loadConfig(env: Env = process.env): Config {
     const value = env[`MAX_IN_FLIGHT_${id}`];
     if (value !== undefined) maxInFlight[id] = parseInteger(`MAX_IN_FLIGHT_${id}`, value, problems, 1, 1_000_000);
   }
+  const maxFeePerGas: Partial<Record<NetworkId, bigint>> = {};
+  for (const id of NETWORK_IDS) {
+    const name = `MAX_FEE_PER_GAS_GWEI_${id}`;
+    const value = env[name];
+    if (value === undefined) continue;
+    const wei = parseGweiAmount(value);
+    if (wei === undefined)
+      problems.push(`${name} must be a number of gwei above 0 and at most 10000000, such as 500 or 0.1`);
+    else maxFeePerGas[id] = wei;
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
@@ -109,7 +121,16 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit,
     cors,
     maxInFlight: Object.freeze(maxInFlight),
+    maxFeePerGas: Object.freeze(maxFeePerGas),
   });
+}
+
+/** "500" or "0.1" gwei in wei; undefined unless above 0, at most 10,000,000 gwei and at most 9 decimals. */
+function parseGweiAmount(text: string): bigint | undefined {
+  const match = /^(\d{1,8})(?:\.(\d{1,9}))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const wei = BigInt(match[1] as string) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0') || '0');
+  return wei > 0n && wei <= 10_000_000n * 1_000_000_000n ? wei : undefined;
 }
 
 function parseRateLimit(env: Env, problems: string[]): RateLimitSettings {

@@ -30,3 +30,18 @@ export const DEFAULT_CONFIRMATIONS: Readonly<Record<NetworkId, number>> = Object
   421614: 10,
   1337: 0,
 });
+
+/**
+ * The most the platform signs for one unit of gas, per network, in gwei (MAX_FEE_PER_GAS_GWEI_<id>): fees follow a
+ * rising base fee up to here, and above it transactions wait. About ten times a busy day's base fee, so that only a
+ * rare spike makes transactions wait.
+ */
+export const DEFAULT_MAX_FEE_PER_GAS_GWEI: Readonly<Record<NetworkId, number>> = Object.freeze({
+  1: 500,
+  137: 5_000,
+  42161: 10,
+  11155111: 1_000,
+  80002: 5_000,
+  421614: 10,
+  1337: 1_000,
+});

@@ -31,7 +31,11 @@ export async function startRoles(
         signal: shutdown.signal,
         eventNotifier: config.eventNotifier,
         // CONFIRMATIONS_<id> also decides when a transaction is final on a node without the `finalized` tag.
-        transactions: { finalityDepth: config.eventNotifier.confirmations, maxInFlight: config.maxInFlight },
+        transactions: {
+          finalityDepth: config.eventNotifier.confirmations,
+          maxInFlight: config.maxInFlight,
+          maxFeePerGas: config.maxFeePerGas,
+        },
       },
     });
     await worker.start();

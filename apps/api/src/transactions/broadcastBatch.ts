@@ -19,21 +19,34 @@ export interface SignedRow {
 /** Transactions per JSON-RPC batch: the batch size of the chain clients' transport (chains.ts). */
 const RPC_BATCH = 64;
 
-type Outcome = { kind: 'sent' } | { kind: 'unreachable'; error: unknown } | { kind: 'refused'; error: unknown };
+type Outcome =
+  | { kind: 'sent' }
+  | { kind: 'unreachable'; error: unknown }
+  | { kind: 'refused'; error: unknown }
+  /** Back to `created`; `pause`: not before a while (the node said "not now"). */
+  | { kind: 'later'; pause: boolean };
+
+/**
+ * Refusals that say "not now" rather than "never": the base fee rose above the fee cap the transaction was just
+ * signed with, or the pool holds all it takes from this sender (geth's per-account slots, a provider's limit).
+ */
+const NOT_NOW = /max fee per gas less than block base fee|fee cap less than block base fee|txpool is full/i;
 
 /**
  * Signs and broadcasts transactions in nonce order and records what happened to each:
  * - accepted (or "already known": our identical bytes are in the pool) → broadcasted, with its hash
  * - "nonce too low" → if our hash has a receipt it was ours (a sender died after sending); otherwise another
  *   transaction took the nonce: back to `created` for a new nonce, and the nonce is resynchronised
+ * - "max fee per gas less than block base fee" or "txpool is full" → back to `created`, to be priced and sent
+ *   again after a pause; the nonce is resynchronised
  * - refused for another reason → broadcast-failed with the node's message; the nonce is released
  * - RPC unreachable → stays `processing` with its nonce, and the error is rethrown so the job retries later.
- * Returns how many are now broadcasted.
+ * Returns how many are now broadcasted, and whether the sender should pause before sending again.
  */
 export async function broadcastBatch(
   sender: { db: Db; target: WalletNetwork; client: PublicClient; account: LocalAccount },
   rows: SignedRow[],
-): Promise<number> {
+): Promise<{ sent: number; pause: boolean }> {
   const { db, target, client, account } = sender;
   const signed = await Promise.all(rows.map((row) => signEip1559(account, target.networkId, row)));
   const hashes = signed.map((s) => keccak256(s));
@@ -48,8 +61,9 @@ export async function broadcastBatch(
       if (/nonce too low|nonce has already been used/i.test(text)) {
         const receipt = await client.getTransactionReceipt({ hash: hashes[i] as Hex }).catch(() => undefined);
         if (receipt) return { kind: 'sent' };
-        return { kind: 'refused', error: Object.assign(new Error('nonce too low'), { nonceTaken: true }) };
+        return { kind: 'later', pause: false };
       }
+      if (NOT_NOW.test(text)) return { kind: 'later', pause: true };
       return { kind: 'refused', error };
     }
   };
@@ -80,9 +94,9 @@ export async function broadcastBatch(
     let released = false;
     for (const [i, row] of rows.entries()) {
       const outcome = outcomes[i];
-      if (outcome?.kind !== 'refused') continue;
+      if (outcome?.kind !== 'refused' && outcome?.kind !== 'later') continue;
       released = true;
-      if ((outcome.error as { nonceTaken?: boolean }).nonceTaken) {
+      if (outcome.kind === 'later') {
         await tx.query(
           `UPDATE transactions SET status = 'created', nonce = NULL, updated_at = clock_timestamp()
            WHERE id = $1 AND status = 'processing'`,
@@ -101,5 +115,5 @@ export async function broadcastBatch(
   });
   const unreachable = outcomes.find((o) => o?.kind === 'unreachable');
   if (unreachable && unreachable.kind === 'unreachable') throw unreachable.error;
-  return sent.length;
+  return { sent: sent.length, pause: outcomes.some((o) => o?.kind === 'later' && o.pause) };
 }

@@ -6,13 +6,13 @@ import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
-import type { SignedRow } from './broadcastBatch.ts';
 import { observeChain } from './canonical.ts';
 import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
+import { networkFees } from './fees.ts';
 import { followCanonical } from './followCanonical.ts';
 import { receiptOf } from './receipts.ts';
 import { repairDropped } from './repairDropped.ts';
-import { resendWithHigherFee } from './resendWithHigherFee.ts';
+import { replaceWithHigherFees, repriceWaiting, type WaitingRow } from './replaceWithHigherFees.ts';
 import type { WalletNetwork } from './senders.ts';
 import type { TransactionSettings } from './settings.ts';
 import { walletRecord } from './signing.ts';
@@ -26,10 +26,9 @@ export interface MonitorQueue {
   sender(): Promise<void>;
 }
 
-interface BroadcastRow extends SignedRow {
+interface BroadcastRow extends WaitingRow {
   hashes: Hex[];
   from: Address;
-  feeBumps: number;
   ageMs: number;
   sinceBroadcastMs: number;
   abi: string[];
@@ -147,6 +146,7 @@ async function settleBroadcast(
     `SELECT t.id, t.previous_hashes AS hashes, w.address AS "from", t.to_address AS "to", t.data, t.nonce,
             t.gas_limit::text AS gas, t.gas_price::text AS "maxFeePerGas",
             t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas", t.fee_bumps AS "feeBumps",
+            t.error_message AS "errorMessage",
             (extract(epoch FROM clock_timestamp() - t.created_at) * 1000)::bigint AS "ageMs",
             (extract(epoch FROM clock_timestamp() - t.broadcasted_at) * 1000)::bigint AS "sinceBroadcastMs",
             c.formatted_abi AS abi
@@ -164,10 +164,9 @@ async function settleBroadcast(
   const receipts = await mapLimit(rows, 32, async (row) =>
     Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
   );
-  let waiting = 0;
   const stalled = rows.find((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS);
   if (stalled && (await unstickDevChain(client, target.networkId)) && stalled.feeBumps < settings.maxFeeBumps) {
-    await resendWithHigherFee(deps, settings, target, client, stalled);
+    await replaceWithHigherFees(deps, settings, target, client, [stalled], await networkFees(client));
   }
   // Successes are recorded in one statement (one commit for the whole pass, not one per transaction).
   const succeeded = rows.flatMap((row, i) => {
@@ -192,6 +191,7 @@ async function settleBroadcast(
       ],
     );
   }
+  const stillWaiting: BroadcastRow[] = [];
   await mapLimit(rows, 8, async (row, i) => {
     const receipt = receipts[i];
     if (receipt?.status === 'success') return;
@@ -201,12 +201,16 @@ async function settleBroadcast(
         errorMessage: `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s (nonce ${row.nonce}, last hash ${row.hashes.at(-1)})`,
       });
     }
-    waiting++;
-    if (row.sinceBroadcastMs > settings.resendAfterMs && row.feeBumps < settings.maxFeeBumps) {
-      await resendWithHigherFee(deps, settings, target, client, row);
-    }
+    stillWaiting.push(row);
   });
-  return { waiting, settled: rows.length - waiting };
+  await repriceWaiting(
+    deps,
+    settings,
+    target,
+    client,
+    stillWaiting.sort((a, b) => Number(a.nonce) - Number(b.nonce)),
+  );
+  return { waiting: stillWaiting.length, settled: rows.length - stillWaiting.length };
 }
 
 async function recordReceipt(db: Db, client: PublicClient, row: BroadcastRow, receipt: TransactionReceipt) {

@@ -7,10 +7,10 @@ import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
 import { automineOn, ensureDevFunds } from './devChain.ts';
-import { feesWithHeadroom } from './fees.ts';
+import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
 import { clearWakeRequest, type WalletNetwork } from './senders.ts';
-import { DEFAULT_MAX_IN_FLIGHT, type TransactionSettings } from './settings.ts';
+import { DEFAULT_MAX_IN_FLIGHT, feeCapOf, type TransactionSettings } from './settings.ts';
 import { signEip1559, walletRecord } from './signing.ts';
 
 /** What the sender queues: itself again (to go on, or after a pause), and the wallet's receipt monitor. */
@@ -62,12 +62,12 @@ async function sendWhileWaiting(
   const started = Date.now();
   // The next round's selection and gas estimates run while this round is broadcast (they need the node too, and
   // so overlap its work); its nonces are allocated only after this round's outcome is recorded.
-  let following: Promise<Prepared | undefined> | undefined;
+  let following: Promise<Prepared | typeof PRICED_OUT | undefined> | undefined;
   try {
     while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
       const resumed = await resumable(sender);
       if (resumed.length > 0) {
-        await broadcastRound(sender, resumed);
+        if (await broadcastRound(sender, resumed)) return;
         continue;
       }
       const prepared = await (following ?? prepare(sender));
@@ -77,11 +77,15 @@ async function sendWhileWaiting(
         await fillNonceHoles(sender);
         return;
       }
+      if (prepared === PRICED_OUT) {
+        await queue.again(new Date(Date.now() + settings.feeCapPollMs));
+        return;
+      }
       const batch = await allocate(sender, prepared);
       if (batch.length === 0) continue;
       following = prepare(sender);
       following.catch(() => {}); // awaited next round; a failure meanwhile must not be unhandled
-      await broadcastRound(sender, batch);
+      if (await broadcastRound(sender, batch)) return;
     }
     await queue.again();
   } catch (error) {
@@ -93,9 +97,15 @@ async function sendWhileWaiting(
   }
 }
 
-async function broadcastRound(sender: Sender, batch: SignedRow[]): Promise<void> {
-  const broadcast = await broadcastBatch(sender, batch);
-  if (broadcast > 0) await sender.queue.monitor();
+/**
+ * Broadcasts one round. true when the node said "not now" (a base fee above the fees just signed, a full pool):
+ * the sender has then queued itself for after a pause and stops.
+ */
+async function broadcastRound(sender: Sender, batch: SignedRow[]): Promise<boolean> {
+  const { sent, pause } = await broadcastBatch(sender, batch);
+  if (sent > 0) await sender.queue.monitor();
+  if (pause) await sender.queue.again(new Date(Date.now() + sender.settings.feeCapPollMs));
+  return pause;
 }
 
 /** Transactions left `processing` by a sender that died or lost the RPC: same nonce, same fees, so the same hash. */
@@ -113,14 +123,18 @@ async function resumable(sender: Sender): Promise<SignedRow[]> {
 
 interface Prepared {
   ready: { id: string; gas: bigint }[];
-  fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+  fees: Fees;
 }
+
+/** The network's base fee is above the fee cap: nothing sent now could be mined. */
+const PRICED_OUT = Symbol('priced out');
 
 /**
  * The next `created` transactions with their gas estimates; those whose estimate fails end here (reverted or
- * broadcast-failed). undefined when nothing is waiting.
+ * broadcast-failed). undefined when nothing is waiting; PRICED_OUT when the base fee is above the network's fee
+ * cap (the waiting transactions then say so in their `errorMessage`).
  */
-async function prepare(sender: Sender): Promise<Prepared | undefined> {
+async function prepare(sender: Sender): Promise<Prepared | typeof PRICED_OUT | undefined> {
   const { db, target, settings, client, account } = sender;
   const room = await inFlightRoom(sender);
   if (room <= 0) return undefined;
@@ -135,7 +149,17 @@ async function prepare(sender: Sender): Promise<Prepared | undefined> {
   );
   if (waiting.length === 0) return undefined;
   await ensureDevFunds(client, target.networkId, account.address);
-  const fees = await feesWithHeadroom(client);
+  const network = await networkFees(client);
+  const cap = feeCapOf(settings, target.networkId);
+  const fees = feesWithHeadroom(network, cap);
+  if (fees.maxFeePerGas < network.baseFee) {
+    await db.query(
+      `UPDATE transactions SET error_message = $3, updated_at = clock_timestamp()
+        WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created' AND error_message IS NULL`,
+      [target.walletId, target.networkId, cappedMessage(target.networkId, network.baseFee, cap)],
+    );
+    return PRICED_OUT;
+  }
   // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
   const estimates = await mapLimit(waiting, 16, async (row) => {
     try {
@@ -198,7 +222,8 @@ async function allocate(sender: Sender, { ready, fees }: Prepared): Promise<Sign
     );
     const { rows } = await tx.query<SignedRow>(
       `UPDATE transactions t SET status = 'processing', nonce = v.nonce, gas_limit = v.gas,
-         gas_price = $4, max_priority_fee_per_gas = $5, send_attempts = 0, updated_at = clock_timestamp()
+         gas_price = $4, max_priority_fee_per_gas = $5, send_attempts = 0, error_message = NULL,
+         updated_at = clock_timestamp()
        FROM unnest($1::uuid[], $2::bigint[], $3::numeric[]) AS v(id, nonce, gas)
        WHERE t.id = v.id AND t.status = 'created'
        RETURNING t.id, t.to_address AS "to", t.data, t.nonce, t.gas_limit::text AS "gas",
@@ -220,7 +245,7 @@ async function allocate(sender: Sender, { ready, fees }: Prepared): Promise<Sign
  * waiting to take it, a 0-value transfer to the wallet itself fills it.
  */
 async function fillNonceHoles(sender: Sender): Promise<void> {
-  const { db, target, client, account } = sender;
+  const { db, target, settings, client, account } = sender;
   const { rows } = await db.query<{ next: number | null }>(
     'SELECT next_nonce AS next FROM wallet_nonces WHERE system_wallet_id = $1 AND network_id = $2',
     [target.walletId, target.networkId],
@@ -229,7 +254,7 @@ async function fillNonceHoles(sender: Sender): Promise<void> {
   const chainNonce = await client.getTransactionCount({ address: account.address, blockTag: 'pending' });
   const { holes } = await db.transaction((tx) => resync(tx, target, chainNonce));
   if (holes.length === 0) return;
-  const fees = await feesWithHeadroom(client);
+  const fees = feesWithHeadroom(await networkFees(client), feeCapOf(settings, target.networkId));
   for (const nonce of holes) {
     const serialized = await signEip1559(account, target.networkId, {
       to: account.address,

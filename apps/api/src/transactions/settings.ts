@@ -1,4 +1,5 @@
-import { DEFAULT_CONFIRMATIONS } from '#api/config/networks.ts';
+import { parseGwei } from 'viem';
+import { DEFAULT_CONFIRMATIONS, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '#api/config/networks.ts';
 
 /** Tunables of the transaction pipeline. The defaults are what `npm start` and production use. */
 export interface TransactionSettings {
@@ -12,7 +13,15 @@ export interface TransactionSettings {
   resendAfterMs: number;
   /** Fee increase of each re-send (nodes require at least 10% to replace a transaction). */
   feeBumpPercent: number;
+  /** Re-sends for want of a receipt (`resendAfterMs`); re-pricing above a risen base fee is bounded by the cap only. */
   maxFeeBumps: number;
+  /**
+   * Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>); absent: the network's default
+   * (DEFAULT_MAX_FEE_PER_GAS_GWEI). Above it, transactions wait for the base fee to fall.
+   */
+  maxFeePerGas: Readonly<Partial<Record<number, bigint>>>;
+  /** While the base fee is above the cap, the sender looks again after this long. */
+  feeCapPollMs: number;
   /** No receipt this long after acceptance: monitor-failed. */
   receiptTimeoutMs: number;
   /** Pause between receipt checks while transactions are waiting. */
@@ -46,6 +55,8 @@ export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Objec
   resendAfterMs: 60_000,
   feeBumpPercent: 15,
   maxFeeBumps: 5,
+  maxFeePerGas: {},
+  feeCapPollMs: 2_000,
   receiptTimeoutMs: 30 * 60_000,
   monitorPollMs: 250,
   jobBudgetMs: 30_000,
@@ -55,3 +66,11 @@ export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Objec
   resendDroppedAfterMs: 3_000,
   maxInFlight: {},
 });
+
+/** The fee cap of a network in wei: the deployment's MAX_FEE_PER_GAS_GWEI_<id>, or the network's default. */
+export function feeCapOf(settings: TransactionSettings, networkId: number): bigint {
+  const given = settings.maxFeePerGas[networkId];
+  if (given !== undefined) return given;
+  const gwei = DEFAULT_MAX_FEE_PER_GAS_GWEI[networkId as keyof typeof DEFAULT_MAX_FEE_PER_GAS_GWEI];
+  return parseGwei(String(gwei ?? 1_000));
+}

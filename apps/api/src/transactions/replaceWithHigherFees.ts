@@ -1,0 +1,116 @@
+import { type Hex, keccak256, type PublicClient } from 'viem';
+import { shortError } from '#api/chain/chainErrors.ts';
+import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import type { SignedRow } from './broadcastBatch.ts';
+import { cappedMessage, type NetworkFees, networkFees, replacementFees } from './fees.ts';
+import type { WalletNetwork } from './senders.ts';
+import { feeCapOf, type TransactionSettings } from './settings.ts';
+import { signEip1559, walletRecord } from './signing.ts';
+
+/** A broadcast transaction waiting for its receipt. */
+export interface WaitingRow extends SignedRow {
+  feeBumps: number;
+  errorMessage: string | null;
+}
+
+/** Every "held back by the cap" message starts so. */
+const CAPPED_PREFIX = 'Waiting for the base fee';
+
+/**
+ * Re-sends waiting transactions with higher fees on the same nonce and the same call, so that the new version
+ * replaces the pooled one: both fee fields raised by `feeBumpPercent`, and to the network's current fees with
+ * headroom if those are higher (after a base-fee spike, at once), never above the network's fee cap. A transaction
+ * that no fee under the cap could get mined (the base fee is above the cap) is not re-sent: its `errorMessage`
+ * says it waits for the base fee to fall. Replacements go out in nonce order, in one JSON-RPC batch. Every hash is
+ * kept: whichever version is mined gives the receipt.
+ */
+export async function replaceWithHigherFees(
+  deps: WorkerDeps,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  client: PublicClient,
+  rows: readonly WaitingRow[],
+  network: NetworkFees,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const cap = feeCapOf(settings, target.networkId);
+  const planned = rows.map((row) => {
+    const current = { maxFeePerGas: BigInt(row.maxFeePerGas), maxPriorityFeePerGas: BigInt(row.maxPriorityFeePerGas) };
+    const fees = replacementFees(current, network, cap, settings.feeBumpPercent);
+    return { row, fees: fees && fees.maxFeePerGas >= network.baseFee ? fees : undefined };
+  });
+  const held = planned.filter((p) => !p.fees && BigInt(p.row.maxFeePerGas) < network.baseFee && !p.row.errorMessage);
+  if (held.length > 0) {
+    await deps.db.query(
+      `UPDATE transactions SET error_message = $2, updated_at = clock_timestamp()
+        WHERE id = ANY($1::uuid[]) AND status = 'broadcasted' AND error_message IS NULL`,
+      [held.map((p) => p.row.id), cappedMessage(target.networkId, network.baseFee, cap)],
+    );
+  }
+  const replacing = planned.flatMap((p) => (p.fees ? [{ row: p.row, fees: p.fees }] : []));
+  if (replacing.length === 0) return;
+  const account = deps.signers.signerFor(await walletRecord(deps.db, target.walletId));
+  const signed = await Promise.all(
+    replacing.map(({ row, fees }) => signEip1559(account, target.networkId, { ...row, ...fees })),
+  );
+  // Sent in the same tick, so in one batch the node takes in nonce order.
+  const accepted = await Promise.all(
+    signed.map((serialized) =>
+      client.sendRawTransaction({ serializedTransaction: serialized }).then(
+        () => true,
+        // "already known": this very version is pooled. Anything else (mined meanwhile, "nonce too low"; the
+        // base fee rose further): the next pass sees.
+        (error: unknown) => /already known/i.test(shortError(error)),
+      ),
+    ),
+  );
+  const sent = replacing.flatMap((r, i) => (accepted[i] ? [{ ...r, serialized: signed[i] as Hex }] : []));
+  if (sent.length === 0) return;
+  await deps.db.query(
+    `UPDATE transactions t SET transaction_hash = v.hash,
+       previous_hashes = CASE WHEN v.hash = ANY(t.previous_hashes) THEN t.previous_hashes ELSE t.previous_hashes || v.hash END,
+       gas_price = v.max_fee, max_priority_fee_per_gas = v.tip, fee_bumps = t.fee_bumps + 1,
+       raw_transaction = v.raw, error_message = NULL, broadcasted_at = clock_timestamp(),
+       updated_at = clock_timestamp()
+     FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::int[], $6::text[])
+       AS v(id, hash, max_fee, tip, fee_bumps, raw)
+     WHERE t.id = v.id AND t.status = 'broadcasted' AND t.fee_bumps = v.fee_bumps`,
+    [
+      sent.map((s) => s.row.id),
+      sent.map((s) => keccak256(s.serialized)),
+      sent.map((s) => s.fees.maxFeePerGas.toString()),
+      sent.map((s) => s.fees.maxPriorityFeePerGas.toString()),
+      sent.map((s) => s.row.feeBumps),
+      sent.map((s) => s.serialized),
+    ],
+  );
+}
+
+/**
+ * The monitor's look at the fees of the transactions still waiting for a receipt: those the base fee has risen
+ * above are re-priced at once, those without a receipt after `resendAfterMs` get a higher tip (up to `maxFeeBumps`
+ * times), and those held back by the cap that the base fee has fallen under again lose their message.
+ */
+export async function repriceWaiting(
+  deps: WorkerDeps,
+  settings: TransactionSettings,
+  target: WalletNetwork,
+  client: PublicClient,
+  waiting: readonly (WaitingRow & { sinceBroadcastMs: number })[],
+): Promise<void> {
+  if (waiting.length === 0) return;
+  const network = await networkFees(client);
+  const includable = (row: WaitingRow) => BigInt(row.maxFeePerGas) >= network.baseFee;
+  const released = waiting.filter((r) => r.errorMessage?.startsWith(CAPPED_PREFIX) && includable(r));
+  if (released.length > 0) {
+    await deps.db.query(
+      `UPDATE transactions SET error_message = NULL, updated_at = clock_timestamp()
+        WHERE id = ANY($1::uuid[]) AND status = 'broadcasted'`,
+      [released.map((r) => r.id)],
+    );
+  }
+  const due = waiting.filter(
+    (row) => !includable(row) || (row.sinceBroadcastMs > settings.resendAfterMs && row.feeBumps < settings.maxFeeBumps),
+  );
+  await replaceWithHigherFees(deps, settings, target, client, due, network);
+}
