@@ -19,6 +19,14 @@ export async function repairDropped(
   address: Address,
   options: { resendDroppedAfterMs: number; fillHoles: () => Promise<void> },
 ): Promise<number> {
+  // Only transactions sent a while ago can be missing: without any, the node is not asked.
+  const { rows: old } = await db.query(
+    `SELECT 1 FROM transactions
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted'
+        AND broadcasted_at < clock_timestamp() - $3 * interval '1 millisecond' LIMIT 1`,
+    [target.walletId, target.networkId, options.resendDroppedAfterMs],
+  );
+  if (old.length === 0) return 0;
   const pending = await client.getTransactionCount({ address, blockTag: 'pending' });
   const { rows } = await db.query<{ id: string; nonce: number; raw: Hex | null }>(
     `SELECT id, nonce, raw_transaction AS raw FROM transactions
