@@ -57,7 +57,8 @@ export class RateLimitedError extends Error {
     readonly retryAfterMs: number | undefined,
     reason: string,
   ) {
-    super(`The RPC endpoint ${origin} is rate limiting this platform: ${reason}`);
+    // Without the origin: the message reaches transactions' errors, which never show the RPC endpoint.
+    super(`The RPC endpoint is rate limiting this platform: ${reason}`);
   }
 }
 
