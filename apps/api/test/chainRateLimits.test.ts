@@ -10,10 +10,11 @@ import { RATE_LIMITED } from '@mountain/testkit/lab/providerMessages.ts';
 import { type ProviderProxy, startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { type Address, createPublicClient, http as httpTransport, type PublicClient } from 'viem';
-import { isRateLimited, isUnreachable, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
+import { isRateLimited, isUnreachable, rateLimitRetryAfterMs, shortError } from '#api/chain/chainErrors.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { RateLimitedError, type RateLimitOptions, withRateLimits } from '#api/chain/rateLimits.ts';
 import { rpcFetch } from '#api/chain/rpcFetch.ts';
+import { describeScanFailure } from '#api/eventNotifier/scanning/scanner.ts';
 import { causes } from '#api/lib/causes.ts';
 
 /** Distinct addresses, so that no two calls are the same (viem would share their answer). */
@@ -85,7 +86,14 @@ describe('chain clients and providers’ rate limits', () => {
     assert.equal(rateLimitRetryAfterMs(error), cause.retryAfterMs);
     assert.equal(cause.origin, new URL(proxy.url).origin);
     assert.match(cause.message, /asks to wait 100 s/);
+    // What a transaction's error message would say: no endpoint in it.
+    assert.match(shortError(error), /^HTTP request failed\.: The RPC endpoint is rate limiting this platform/);
+    assert.doesNotMatch(shortError(error), /127\.0\.0\.1/);
     assert.equal(proxy.stats.refusals.rateLimited, 1);
+    assert.match(
+      describeScanFailure(error, 1337),
+      /^The RPC of network 1337 is rate limiting the platform \(it asks to wait 1\d\d s\)/,
+    );
     // Another request to that endpoint is not sent while it waits: it fails the same way, and the proxy saw nothing.
     const again = await client.getBalance({ address: address(2) }).catch((e: unknown) => e);
     assert.ok(isRateLimited(again));
