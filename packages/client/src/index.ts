@@ -15,7 +15,7 @@ export {
 export { MountainClient } from './MountainClient.ts';
 export type { OperationId, QueryParams, RequestBody, ResponseBody } from './operations.ts';
 export { DEFAULT_BASE_URL, type MountainClientOptions, type RequestOptions } from './options.ts';
-export { parseRetryAfter } from './retry.ts';
+export { backoffDelay, parseRetryAfter } from './retry.ts';
 export {
   FINAL_TRANSACTION_STATUSES,
   type IterateTransactionsOptions,

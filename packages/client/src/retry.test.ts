@@ -2,8 +2,14 @@
 // the client waits (never less than Retry-After; no upper timing bounds, to stay reliable on a busy machine).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { ConnectionError, MountainClient, RateLimitError, ServerError } from './index.ts';
-import { backoffDelay, parseRetryAfter } from './retry.ts';
+import {
+  backoffDelay,
+  ConnectionError,
+  MountainClient,
+  parseRetryAfter,
+  RateLimitError,
+  ServerError,
+} from './index.ts';
 import { apiError, json, type LoopbackServer, type Responder, startLoopbackServer } from './testing.ts';
 
 const servers: LoopbackServer[] = [];

@@ -33,7 +33,21 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** The backoff before retry number `retry` (0 for the first): doubling from `initialMs`, capped, with jitter. */
+/**
+ * Milliseconds to wait before retry number `retry` (0 for the first) when the server gave no `Retry-After`:
+ * `min(maxMs, initialMs × 2^retry)`, less a random amount of up to half of it ("equal jitter"), so retries stay
+ * spaced out and many callers do not retry in step. The client waits by it; it is exported, like `parseRetryAfter`,
+ * for code that retries other services the same way (the Mountain server uses both for its JSON-RPC endpoints).
+ *
+ * @example
+ * ```ts
+ * import { backoffDelay } from '@mountain/public-api-client';
+ *
+ * backoffDelay(0, 500, 8_000); // between 250 and 500
+ * backoffDelay(3, 500, 8_000); // between 2000 and 4000
+ * backoffDelay(9, 500, 8_000); // between 4000 and 8000: capped
+ * ```
+ */
 export function backoffDelay(retry: number, initialMs: number, maxMs: number, random = Math.random): number {
   const base = Math.min(maxMs, initialMs * 2 ** retry);
   // "Equal jitter": at least half the step, so retries stay spaced out, and spread so clients don't align.

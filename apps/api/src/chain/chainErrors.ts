@@ -1,8 +1,13 @@
 import { type Abi, BaseError, ContractFunctionRevertedError, decodeErrorResult, type Hex } from 'viem';
 import { causes } from '#api/lib/causes.ts';
+import { isRateLimitAnswer, RateLimitedError } from './rateLimits.ts';
 
-/** The endpoint did not answer (connection refused, timeout, socket closed): worth retrying, not the caller's fault. */
+/**
+ * The endpoint did not answer (connection refused, timeout, socket closed), or refused for its rate limit (see
+ * isRateLimited): worth retrying later, not the caller's fault.
+ */
 export function isUnreachable(error: unknown): boolean {
+  if (isRateLimited(error)) return true;
   for (const e of causes(error)) {
     const name = String(e.name);
     if (['HttpRequestError', 'TimeoutError', 'SocketClosedError', 'WebSocketRequestError'].includes(name)) return true;
@@ -10,6 +15,32 @@ export function isUnreachable(error: unknown): boolean {
     if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return true;
   }
   return false;
+}
+
+/**
+ * The endpoint refused for its rate limit: a RateLimitedError of the HTTP transport (after its retries), an HTTP
+ * 429, or a JSON-RPC error that means it (a WebSocket transport's, or a call of a batch answered so). The endpoint
+ * is up; the caller should retry after `rateLimitRetryAfterMs(error)` rather than count it as a failed attempt.
+ */
+export function isRateLimited(error: unknown): boolean {
+  for (const e of causes(error)) {
+    if (e instanceof RateLimitedError || e.name === 'RateLimitedError') return true;
+    if ((e.name === 'HttpRequestError' || e.name === 'RpcRequestError') && e.status === 429) return true;
+    if (typeof e.code === 'number') {
+      // viem's errors keep the endpoint's own text in `details`; a JSON-RPC error object has it in `message`.
+      const message = typeof e.details === 'string' ? e.details : e.message;
+      if (isRateLimitAnswer({ code: e.code, message, data: e.data })) return true;
+    }
+  }
+  return false;
+}
+
+/** How long a rate-limited endpoint asked to wait (milliseconds), when it said; see isRateLimited. */
+export function rateLimitRetryAfterMs(error: unknown): number | undefined {
+  for (const e of causes(error)) {
+    if (e instanceof RateLimitedError) return e.retryAfterMs;
+  }
+  return undefined;
 }
 
 /** The node executed the call and it reverted. */

@@ -1,5 +1,6 @@
 import { createPublicClient, http, type PublicClient, webSocket } from 'viem';
 import { NETWORKS, type NetworkId } from '#api/config/networks.ts';
+import { longestRequestMs, withRateLimits } from './rateLimits.ts';
 import { rpcFetch } from './rpcFetch.ts';
 
 /** Raised when a call needs a network whose RPC_URL_<id> is not set. */
@@ -16,6 +17,13 @@ export interface Chains {
   client(networkId: NetworkId): PublicClient;
 }
 
+/**
+ * HTTP requests honour the endpoint's rate limit (withRateLimits): a refused request waits and is sent again, up to
+ * 30 s in all, while each attempt still times out after 10 s; viem's timeout is the outer bound of both.
+ */
+const fetchFn = withRateLimits(rpcFetch);
+const HTTP_TIMEOUT_MS = longestRequestMs();
+
 export function createChains(rpcUrls: Readonly<Partial<Record<NetworkId, string>>>): Chains {
   const clients = new Map<NetworkId, PublicClient>();
   for (const network of NETWORKS) {
@@ -23,7 +31,7 @@ export function createChains(rpcUrls: Readonly<Partial<Record<NetworkId, string>
     if (!url) continue;
     const transport = url.startsWith('ws')
       ? webSocket(url)
-      : http(url, { timeout: 10_000, retryCount: 0, batch: { batchSize: 64, wait: 0 }, fetchFn: rpcFetch });
+      : http(url, { timeout: HTTP_TIMEOUT_MS, retryCount: 0, batch: { batchSize: 64, wait: 0 }, fetchFn });
     clients.set(network.id, createPublicClient({ transport, pollingInterval: 1_000 }) as PublicClient);
   }
   return {

@@ -1,4 +1,5 @@
 import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
+import { isRateLimited } from '#api/chain/chainErrors.ts';
 import { createLogDecoder, type LogArgs } from '#api/eventNotifier/abiEvent.ts';
 import { causes } from '#api/lib/causes.ts';
 
@@ -77,7 +78,8 @@ export async function* readLogRanges(
         });
       }
     } catch (error) {
-      if (to === from || isConnectionFailure(error)) throw error;
+      // Unreachable or past its rate limit: a smaller range would fare no better.
+      if (to === from || isConnectionFailure(error) || isRateLimited(error)) throw error;
       size = (to - from + 1n) / 2n;
       continue;
     }

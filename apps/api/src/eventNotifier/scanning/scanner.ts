@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Address, PublicClient } from 'viem';
+import { isRateLimited, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
 import type { Chains } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
 import { parseAbiEvent, toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
@@ -259,6 +260,11 @@ async function finishScan(
 export function describeScanFailure(error: unknown, networkId: number): string {
   const e = error as { name?: string; shortMessage?: string; message?: string };
   if (e.name === 'NetworkNotConfiguredError' || e.name === 'AbiEventError') return e.message ?? String(error);
+  if (isRateLimited(error)) {
+    const wait = rateLimitRetryAfterMs(error);
+    const asked = wait ? ` (it asks to wait ${Math.ceil(wait / 1000)} s)` : '';
+    return `The RPC of network ${networkId} is rate limiting the platform${asked}; the scan is retried every scan interval.`;
+  }
   if (isConnectionFailure(error)) {
     return `Could not reach the RPC of network ${networkId} (${rootCause(error)}); the scan is retried every scan interval.`;
   }
