@@ -1,15 +1,18 @@
 // Transactions on other chains than the development one: a mainnet network (its own system wallet, funded by the
-// operator), and anvil when its automine stalls.
+// operator), anvil when its automine stalls, and a provider that rate-limits.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { type LabChain, startLabChain } from '@mountain/testkit/lab/chain.ts';
+import { startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createPublicClient, http, type PublicClient } from 'viem';
+import { canonicalViolations } from '#api-testing/canonicalTruth.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
-import { counterProject, settled } from '#api-testing/transactionFlow.ts';
+import { counterProject, incrementMany, settled } from '#api-testing/transactionFlow.ts';
 
 describe('transactions on a mainnet network', () => {
   // A second anvil with chain id 1 stands in for Ethereum mainnet: the same code path, the other system wallet.
@@ -117,5 +120,52 @@ describe('transactions on anvil when its automine stalls', () => {
     assert.equal(done.status, 'succeeded');
     assert.equal(done.nonce, 0);
     assert.ok(Date.now() - started < 10_000, `mined ${Date.now() - started} ms later`);
+  });
+});
+
+describe('transactions through a provider that rate-limits', () => {
+  let chain: LabChain;
+  let provider: Awaited<ReturnType<typeof startProviderProxy>>;
+  let h: Harness;
+
+  before(async () => {
+    chain = await startLabChain({ port: await freePort(), blockTimeSeconds: 0.5, slotsInAnEpoch: 1 });
+    // Far fewer calls a second than the API, the sender and the monitor would make: most of a burst is refused.
+    provider = await startProviderProxy(chain.url, {
+      port: await freePort(),
+      rateLimit: { requestsPerSecond: 15, burst: 15, style: 'infura' },
+    });
+    h = await createHarness({ rpcUrls: { 1337: provider.url }, worker: true, transactions: { finalityPollMs: 300 } });
+  });
+  after(async () => {
+    await h?.close();
+    await provider?.close();
+    await chain?.stop();
+  });
+
+  it('thirty executions: the provider refuses calls past its rate, yet none fails and all are final', async () => {
+    const p = await counterProject(h, await deployCounter(chain.url), ['increment']);
+    await incrementMany(h, p, 30, 'limited-');
+    await waitFor(
+      async () => {
+        const { rows } = await h.db.query<{ status: string; finalized: boolean }>(
+          'SELECT status, finalized_at IS NOT NULL AS finalized FROM transactions WHERE project_id = $1',
+          [p.projectId],
+        );
+        assert.ok(
+          rows.every((r) => !['broadcast-failed', 'monitor-failed', 'reverted'].includes(r.status)),
+          JSON.stringify(rows),
+        );
+        return rows.every((r) => r.finalized) ? true : undefined;
+      },
+      90_000,
+      'all thirty final',
+    );
+    assert.ok((provider.stats.refusals.rateLimited ?? 0) > 0, 'the provider refused calls for its rate');
+    const broken = await canonicalViolations(h.db, (method, params) => chain.rpc(method, params), p.projectId, {
+      contract: (await h.db.query<{ address: string }>('SELECT address FROM contracts WHERE id = $1', [p.contractId]))
+        .rows[0]?.address as string,
+    });
+    assert.deepEqual(broken, []);
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Abi, Address, Hex, PublicClient } from 'viem';
-import { describeRevert, isRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import { describeRevert, isRateLimited, isRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
 import { type Chains, NetworkNotConfiguredError } from '#api/chain/chains.ts';
 import { type NetworkId, networkTypeOf } from '#api/config/networks.ts';
 import { parseActivatedFunction, parseFormattedAbi } from '#api/contracts/abi.ts';
@@ -101,7 +101,11 @@ async function simulate(
     await client.call({ account: call.from, to: call.to, data: call.data });
   } catch (error) {
     if (isRevert(error)) throw new ApiError('EXECUTION_REVERTED', { reason: describeRevert(error, call.abi) });
-    const reason = isUnreachable(error) ? 'the endpoint is unreachable' : shortError(error);
+    const reason = isRateLimited(error)
+      ? 'the endpoint is rate limiting the platform'
+      : isUnreachable(error)
+        ? 'the endpoint is unreachable'
+        : shortError(error);
     throw new ApiError('CHAIN_UNAVAILABLE', { networkId: call.networkId, reason }, { cause: error });
   }
 }

@@ -1,5 +1,12 @@
 import type { Address, Hex, LocalAccount, PublicClient } from 'viem';
-import { describeRevert, isRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import {
+  describeRevert,
+  isRateLimited,
+  isRevert,
+  isUnreachable,
+  rateLimitRetryAfterMs,
+  shortError,
+} from '#api/chain/chainErrors.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
@@ -89,6 +96,11 @@ async function sendWhileWaiting(
     }
     await queue.again();
   } catch (error) {
+    if (isRateLimited(error)) {
+      // Past the provider's rate, not down: no attempt is counted; the sender comes back when the provider asked.
+      await queue.again(new Date(Date.now() + Math.max(1_000, rateLimitRetryAfterMs(error) ?? 0)));
+      return;
+    }
     if (!isUnreachable(error)) throw error;
     const delay = await recordUnreachable(deps.db, target, settings, error);
     if (delay !== undefined) await queue.again(new Date(Date.now() + delay));
