@@ -16,6 +16,7 @@ export const testEvent: WebhookEvent = {
       value: '1000000000000000000',
     },
     blockNumber: 42,
+    blockHash: '0x3f1c6a2b9d8e7f60514233a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8',
     blockTimestamp: '2025-01-02T03:04:00.000Z',
     transactionHash: '0x8a1f4b6a2f3c9d0e1b2c3d4e5f60718293a4b5c6d7e8f9011223344556677889',
     transactionIndex: 0,

@@ -26,6 +26,11 @@ export interface EventNotifierEventData {
   /** The decoded event arguments by name; big integers are decimal strings, so no precision is lost. */
   decodedLog: Record<string, unknown>;
   blockNumber: number;
+  /**
+   * Hash of the block holding the event (0x-prefixed, 32 bytes): the block a reorg would replace. `null` only for
+   * records stored before block hashes were kept.
+   */
+  blockHash: string | null;
   /** ISO 8601 time of the block. */
   blockTimestamp: string;
   transactionHash: string;

@@ -36,6 +36,8 @@ export interface RecordRow {
   block_timestamp: Date;
   transaction_hash: string;
   block_number: number;
+  /** NULL for records stored before block hashes were kept. */
+  block_hash: string | null;
   transaction_index: number;
   log_index: number;
   decoded_log: Record<string, unknown>;

@@ -116,6 +116,13 @@ export const EventNotifierRecord = component(
     blockTimestamp: DateTime('Timestamp of the block holding the event.'),
     transactionHash: Type.String({ maxLength: 66 }),
     blockNumber: Type.Integer(),
+    blockHash: nullable(
+      Type.String({
+        maxLength: 66,
+        description:
+          'Hash of the block holding the event: the block a reorg would replace. `null` only for records stored before block hashes were kept.',
+      }),
+    ),
     transactionIndex: Type.Integer(),
     logIndex: Type.Integer(),
     decodedLog: Type.Record(Type.String(), Type.Unknown(), {

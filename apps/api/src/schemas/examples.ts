@@ -59,8 +59,7 @@ export const exampleRecord = {
   blockTimestamp: '2026-11-20T10:15:28.000Z',
   transactionHash: EXAMPLE.transactionHash,
   blockNumber: 1518,
-  confirmations: 70,
-  finalized: true,
+  blockHash: '0x5d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e',
   transactionIndex: 0,
   logIndex: 1,
   decodedLog: {

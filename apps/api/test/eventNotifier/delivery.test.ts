@@ -98,6 +98,7 @@ describe('event notifier end to end: anvil → worker → signed webhooks', () =
     assert.equal(first.data.transactionHash, past[0]?.transactionHash);
     const block = await emitter.publicClient.getBlock({ blockNumber: past[0]?.blockNumber as bigint });
     assert.equal(first.data.blockTimestamp, new Date(Number(block.timestamp) * 1000).toISOString());
+    assert.equal(first.data.blockHash, block.hash, 'the hash of the very block that holds the event');
     assert.deepEqual(
       payloads.map((p) => p.data.decodedLog.value),
       ['1', '2', '100', '101', '102', '103', '104', '42'],

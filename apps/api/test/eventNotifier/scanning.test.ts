@@ -164,6 +164,7 @@ describe('event scanner', () => {
     const block = await emitter.publicClient.getBlock({ blockNumber: mined.blockNumber });
     const [record] = await records(s.id);
     assert.equal(record?.blockTimestamp, new Date(Number(block.timestamp) * 1000).toISOString());
+    assert.equal(record?.blockHash, block.hash);
   });
 
   it('scanEnabled false: the scan does nothing', async () => {

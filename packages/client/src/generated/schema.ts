@@ -404,6 +404,7 @@ export interface components {
             blockTimestamp: string;
             transactionHash: string;
             blockNumber: number;
+            blockHash: string | null;
             transactionIndex: number;
             logIndex: number;
             /** @description The decoded event arguments by name; integers as decimal strings. */
@@ -1312,8 +1313,7 @@ export interface operations {
                      *           "blockTimestamp": "2026-11-20T10:15:28.000Z",
                      *           "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *           "blockNumber": 1518,
-                     *           "confirmations": 70,
-                     *           "finalized": true,
+                     *           "blockHash": "0x5d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e",
                      *           "transactionIndex": 0,
                      *           "logIndex": 1,
                      *           "decodedLog": {

@@ -90,6 +90,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
                   event: { name: event.name, signature: eventSignature(event) },
                   decodedLog: record.decoded_log,
                   blockNumber: record.block_number,
+                  blockHash: record.block_hash,
                   blockTimestamp: record.block_timestamp.toISOString(),
                   transactionHash: record.transaction_hash,
                   transactionIndex: record.transaction_index,

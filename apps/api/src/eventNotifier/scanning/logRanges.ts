@@ -13,6 +13,7 @@ export interface LogChunk {
 /** One matching log, decoded. `blockTimestamp` is there when the provider includes it in eth_getLogs answers. */
 export interface DecodedLog {
   blockNumber: bigint;
+  blockHash: Hex;
   blockTimestamp: bigint | undefined;
   transactionHash: Hex;
   transactionIndex: number;
@@ -24,6 +25,7 @@ interface RpcLog {
   topics: Hex[];
   data: Hex;
   blockNumber: Hex;
+  blockHash: Hex;
   blockTimestamp?: Hex | null;
   transactionHash: Hex;
   transactionIndex: Hex;
@@ -70,6 +72,7 @@ export async function* readLogRanges(
         if (args === undefined) continue; // another event with the same selector but a different layout
         logs.push({
           blockNumber: BigInt(log.blockNumber),
+          blockHash: log.blockHash,
           blockTimestamp: log.blockTimestamp ? BigInt(log.blockTimestamp) : undefined,
           transactionHash: log.transactionHash,
           transactionIndex: Number(log.transactionIndex),

@@ -145,6 +145,7 @@ async function storeChunk(
     t: Number(log.blockTimestamp ?? timestamps.get(log.blockNumber as bigint)),
     h: log.transactionHash,
     b: Number(log.blockNumber),
+    bh: log.blockHash,
     ti: log.transactionIndex,
     li: log.logIndex,
     d: toDecodedLog(log.args),
@@ -178,10 +179,10 @@ async function writeRange(
         ? { rowCount: 0 }
         : await client.query(
             `INSERT INTO event_notifier_records
-               (subscription_id, block_timestamp, transaction_hash, block_number, transaction_index, log_index,
-                decoded_log, next_attempt_at)
-             SELECT $1, to_timestamp(t), h, b, ti, li, d, now()
-               FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, ti int4, li int4, d json)
+               (subscription_id, block_timestamp, transaction_hash, block_number, block_hash, transaction_index,
+                log_index, decoded_log, next_attempt_at)
+             SELECT $1, to_timestamp(t), h, b, bh, ti, li, d, now()
+               FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, bh text, ti int4, li int4, d json)
              ${skipExisting ? 'ON CONFLICT (subscription_id, transaction_hash, log_index) DO NOTHING' : ''}`,
             [subscription.id, document],
           );

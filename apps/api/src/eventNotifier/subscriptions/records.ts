@@ -16,6 +16,7 @@ export function toRecordView(row: RecordRow): RecordView {
     blockTimestamp: row.block_timestamp.toISOString(),
     transactionHash: row.transaction_hash,
     blockNumber: row.block_number,
+    blockHash: row.block_hash,
     transactionIndex: row.transaction_index,
     logIndex: row.log_index,
     decodedLog: row.decoded_log,
