@@ -109,7 +109,7 @@ try {
     await worker.stop();
   });
   const started = Date.now();
-  const subscription = await createSubscription(db, masterKey, project.id, {
+  const subscription = await createSubscription(db, masterKey, settings, project.id, {
     subscriptionName: 'Bench',
     networkId: 1337,
     address: emitter.address,

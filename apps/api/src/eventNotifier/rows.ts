@@ -15,6 +15,8 @@ export interface SubscriptionRow {
   scan_enabled: boolean;
   initial_block_number: number;
   scan_interval: number;
+  /** NULL: the network's depth (CONFIRMATIONS_<id>). */
+  confirmations: number | null;
   webhook_enabled: boolean;
   webhook_url: string | null;
   webhook_max_retries: number;

@@ -25,6 +25,14 @@ export interface EventNotifierSettings {
   readonly backfillHoldMs: number;
 }
 
+/** How many blocks a subscription wants on top of an event before recording it: its own depth, or its network's. */
+export function confirmationsOf(
+  settings: Pick<EventNotifierSettings, 'confirmations'>,
+  subscription: { network_id: NetworkId; confirmations: number | null },
+): number {
+  return subscription.confirmations ?? settings.confirmations[subscription.network_id] ?? 0;
+}
+
 export function defaultEventNotifierSettings(
   env: 'development' | 'test' | 'production' = 'development',
 ): EventNotifierSettings {

@@ -88,6 +88,10 @@ export const EventNotifierSubscription = component(
     scanEnabled: Type.Boolean(),
     initialBlockNumber: Type.Integer({ minimum: 0 }),
     scanInterval: Type.Integer({ minimum: 5, description: 'Seconds between scans.' }),
+    confirmations: Type.Integer({
+      minimum: 0,
+      description: 'Blocks on top of an event’s block before it is recorded (the network’s depth unless chosen).',
+    }),
     webhookEnabled: Type.Boolean(),
     webhookURL: nullable(Type.String({ format: 'uri' })),
     webhookMaxRetries: Type.Integer({ minimum: 0 }),

@@ -40,6 +40,7 @@ export const exampleSubscription = {
   scanEnabled: true,
   initialBlockNumber: 0,
   scanInterval: 5,
+  confirmations: 0,
   webhookEnabled: true,
   webhookURL: 'https://example.com/webhooks/mountain',
   webhookMaxRetries: 5,

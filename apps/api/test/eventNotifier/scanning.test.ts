@@ -114,8 +114,8 @@ describe('event scanner', () => {
     const start = await emitter.emitTransfer(100n);
     await emitter.emitTransfer(101n);
     await emitter.emitTransfer(102n);
-    const s = await subscribe({ initialBlockNumber: Number(start.blockNumber) });
-    const settings = { ...FAST_SETTINGS, confirmations: { ...FAST_SETTINGS.confirmations, 1337: 2 } };
+    const s = await subscribe({ initialBlockNumber: Number(start.blockNumber), confirmations: 2 });
+    const settings = FAST_SETTINGS;
     await scanSubscription(deps(settings), s.id);
     assert.deepEqual(
       (await records(s.id)).map((r) => r.decodedLog.value),
@@ -165,6 +165,57 @@ describe('event scanner', () => {
     const [record] = await records(s.id);
     assert.equal(record?.blockTimestamp, new Date(Number(block.timestamp) * 1000).toISOString());
     assert.equal(record?.blockHash, block.hash);
+  });
+
+  it('confirmations: an event is recorded once that many blocks are on top of it', async () => {
+    const mined = await emitter.emitTransfer(260n);
+    const s = await subscribe({ initialBlockNumber: Number(mined.blockNumber), confirmations: 2 });
+    assert.equal(s.confirmations, 2);
+    assert.equal((await subscribe()).confirmations, 0, 'by default the network’s depth: 0 on 1337');
+    const mine = () => emitter.mine(1);
+    await scanSubscription(deps(), s.id);
+    assert.deepEqual(await records(s.id), [], 'no block on top yet');
+    await mine();
+    await scanSubscription(deps(), s.id);
+    assert.deepEqual(await records(s.id), [], 'one block on top');
+    await mine();
+    await scanSubscription(deps(), s.id);
+    assert.deepEqual(
+      (await records(s.id)).map((r) => r.blockNumber),
+      [Number(mined.blockNumber)],
+      'two blocks on top: recorded',
+    );
+    // A subscription from before the field existed follows the network's depth of the deployment.
+    await h.db.query('UPDATE event_notifier_subscriptions SET confirmations = NULL WHERE id = $1', [s.id]);
+    assert.equal((await subscription(s.id)).confirmations, 0);
+    const late = await emitter.emitTransfer(261n);
+    await h.db.query('UPDATE event_notifier_subscriptions SET initial_block_number = $2 WHERE id = $1', [
+      s.id,
+      Number(late.blockNumber),
+    ]);
+    const deep = { ...FAST_SETTINGS, confirmations: { ...FAST_SETTINGS.confirmations, 1337: 1 } };
+    await scanSubscription(deps(deep), s.id);
+    assert.equal((await records(s.id)).length, 1, 'the network depth of 1: not yet');
+    await mine();
+    await scanSubscription(deps(deep), s.id);
+    assert.equal((await records(s.id)).length, 2, 'the network depth of 1: recorded');
+  });
+
+  it('confirmations: a value out of range names the field', async () => {
+    const res = await h.call('create-subscription', {
+      headers: apiKey(key),
+      body: {
+        subscriptionName: 'Too deep',
+        networkId: 1337,
+        address: emitter.address,
+        formattedAbiEvent: TRANSFER_EVENT,
+        initialBlockNumber: 0,
+        scanInterval: 5,
+        confirmations: 10_001,
+      },
+    });
+    assert.equal(res.status, 400);
+    assert.match(JSON.stringify(res.body), /body\.confirmations/);
   });
 
   it('scanEnabled false: the scan does nothing', async () => {

@@ -367,6 +367,8 @@ export interface components {
             initialBlockNumber: number;
             /** @description Seconds between scans. */
             scanInterval: number;
+            /** @description Blocks on top of an event’s block before it is recorded (the network’s depth unless chosen). */
+            confirmations: number;
             webhookEnabled: boolean;
             webhookURL: string | null;
             webhookMaxRetries: number;
@@ -809,6 +811,8 @@ export interface operations {
                     initialBlockNumber: number;
                     /** @description Seconds between scans (5 to 86400). */
                     scanInterval: number;
+                    /** @description Blocks that must be on top of an event’s block before it is recorded (0 to 10000). Default: the network’s depth on this deployment (`CONFIRMATIONS_<networkId>`; 12 on Ethereum, 0 on 1337). 0 records events as soon as they are mined. */
+                    confirmations?: number;
                     /**
                      * Format: uri
                      * @description http(s) URL that receives the webhooks.
@@ -841,6 +845,7 @@ export interface operations {
                      *         "scanEnabled": true,
                      *         "initialBlockNumber": 0,
                      *         "scanInterval": 5,
+                     *         "confirmations": 0,
                      *         "webhookEnabled": true,
                      *         "webhookURL": "https://example.com/webhooks/mountain",
                      *         "webhookMaxRetries": 5,
@@ -992,6 +997,7 @@ export interface operations {
                      *           "scanEnabled": true,
                      *           "initialBlockNumber": 0,
                      *           "scanInterval": 5,
+                     *           "confirmations": 0,
                      *           "webhookEnabled": true,
                      *           "webhookURL": "https://example.com/webhooks/mountain",
                      *           "webhookMaxRetries": 5,
@@ -1140,6 +1146,7 @@ export interface operations {
                      *         "scanEnabled": true,
                      *         "initialBlockNumber": 0,
                      *         "scanInterval": 5,
+                     *         "confirmations": 0,
                      *         "webhookEnabled": true,
                      *         "webhookURL": "https://example.com/webhooks/mountain",
                      *         "webhookMaxRetries": 8,

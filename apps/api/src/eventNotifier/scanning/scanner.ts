@@ -5,7 +5,7 @@ import type { Chains } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
 import { parseAbiEvent, toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
-import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { causes } from '#api/lib/causes.ts';
 import { isConnectionFailure, type LogChunk, readLogRanges } from './logRanges.ts';
@@ -74,7 +74,7 @@ async function readAndStore(
   const chain = deps.chains.client(subscription.network_id);
   const event = parseAbiEvent(subscription.formatted_abi_event);
   const head = await chain.getBlockNumber({ cacheTime: 0 });
-  const toBlock = head - BigInt(deps.settings.confirmations[subscription.network_id] ?? 0);
+  const toBlock = head - BigInt(confirmationsOf(deps.settings, subscription));
   const fromBlock = BigInt(Math.max(subscription.initial_block_number, (subscription.last_scanned_block ?? -1) + 1));
   let stored = 0;
   if (fromBlock <= toBlock) {

@@ -8,13 +8,21 @@ import { ApiError } from '#api/errors/ApiError.ts';
 import { deliverJob } from '#api/eventNotifier/delivery/jobs.ts';
 import { type SubscriptionRow, secretContext } from '#api/eventNotifier/rows.ts';
 import { scanJob } from '#api/eventNotifier/scanning/jobs.ts';
+import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { EventNotifierSubscription } from '#api/schemas/entities.ts';
 
 export type SubscriptionView = Static<typeof EventNotifierSubscription>;
 
 export const DEFAULT_WEBHOOK_MAX_RETRIES = 5;
 
-export function toSubscriptionView(row: SubscriptionRow, fullSecret?: string): SubscriptionView {
+/** The deployment's settings a subscription's answer reads: the networks' confirmation depths. */
+export type ViewSettings = Pick<EventNotifierSettings, 'confirmations'>;
+
+export function toSubscriptionView(
+  row: SubscriptionRow,
+  settings: ViewSettings,
+  fullSecret?: string,
+): SubscriptionView {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -25,6 +33,7 @@ export function toSubscriptionView(row: SubscriptionRow, fullSecret?: string): S
     scanEnabled: row.scan_enabled,
     initialBlockNumber: row.initial_block_number,
     scanInterval: row.scan_interval,
+    confirmations: confirmationsOf(settings, row),
     webhookEnabled: row.webhook_enabled,
     webhookURL: row.webhook_url,
     webhookMaxRetries: row.webhook_max_retries,
@@ -44,6 +53,7 @@ export interface NewSubscription {
   formattedAbiEvent: string;
   initialBlockNumber: number;
   scanInterval: number;
+  confirmations?: number | undefined;
   webhookURL?: string | undefined;
   webhookMaxRetries?: number | undefined;
 }
@@ -52,6 +62,7 @@ export interface NewSubscription {
 export async function createSubscription(
   db: Db,
   masterKey: Buffer,
+  settings: ViewSettings,
   projectId: number,
   input: NewSubscription,
 ): Promise<SubscriptionView> {
@@ -63,8 +74,8 @@ export async function createSubscription(
       `INSERT INTO event_notifier_subscriptions
          (id, project_id, subscription_name, network_id, address, formatted_abi_event, initial_block_number,
           scan_interval, webhook_enabled, webhook_url, webhook_max_retries, webhook_secret, webhook_secret_masked,
-          next_scan_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now())
+          confirmations, next_scan_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now())
        RETURNING *`,
       [
         id,
@@ -80,20 +91,25 @@ export async function createSubscription(
         input.webhookMaxRetries ?? DEFAULT_WEBHOOK_MAX_RETRIES,
         seal(masterKey, secret, secretContext(id)),
         `${secret.slice(0, 10)}${'*'.repeat(16)}`,
+        input.confirmations ?? settings.confirmations[input.networkId] ?? 0,
       ],
     );
     await scanJob.enqueue(client, { subscriptionId: id });
     return inserted.rows[0] as SubscriptionRow;
   });
-  return toSubscriptionView(row, secret);
+  return toSubscriptionView(row, settings, secret);
 }
 
-export async function listSubscriptions(db: Db, projectId: number): Promise<SubscriptionView[]> {
+export async function listSubscriptions(
+  db: Db,
+  settings: ViewSettings,
+  projectId: number,
+): Promise<SubscriptionView[]> {
   const { rows } = await db.query<SubscriptionRow>(
     'SELECT * FROM event_notifier_subscriptions WHERE project_id = $1 ORDER BY created_at DESC, id',
     [projectId],
   );
-  return rows.map((row) => toSubscriptionView(row));
+  return rows.map((row) => toSubscriptionView(row, settings));
 }
 
 /** The project's subscription, or a 404 (another project's subscription is never visible). */
@@ -120,6 +136,7 @@ export interface WebhookChange {
 /** Applies the change; enabling (or changing) a webhook queues delivery of what is waiting. */
 export async function updateWebhook(
   db: Db,
+  settings: ViewSettings,
   projectId: number,
   id: string,
   change: WebhookChange,
@@ -141,7 +158,7 @@ export async function updateWebhook(
       [id, enabled, url, change.webhookMaxRetries ?? current.webhook_max_retries],
     );
     if (enabled) await deliverJob.enqueue(client, { subscriptionId: id });
-    return toSubscriptionView(rows[0] as SubscriptionRow);
+    return toSubscriptionView(rows[0] as SubscriptionRow, settings);
   });
 }
 

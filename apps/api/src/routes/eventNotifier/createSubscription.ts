@@ -32,6 +32,14 @@ export default defineRoute({
         description: 'First block to scan (at most 2^53 - 1).',
       }),
       scanInterval: Type.Integer({ minimum: 5, maximum: 86_400, description: 'Seconds between scans (5 to 86400).' }),
+      confirmations: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: 10_000,
+          description:
+            'Blocks that must be on top of an event’s block before it is recorded (0 to 10000). Default: the network’s depth on this deployment (`CONFIRMATIONS_<networkId>`; 12 on Ethereum, 0 on 1337). 0 records events as soon as they are mined.',
+        }),
+      ),
       webhookURL: Type.Optional(WebhookUrl),
       webhookMaxRetries: Type.Optional(WebhookMaxRetries),
     },
@@ -71,7 +79,8 @@ export default defineRoute({
       throw validationError([{ field: 'body.formattedAbiEvent', message: error.message }]);
     }
     if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.eventNotifier);
-    const subscription = await createSubscription(deps.db, deps.masterKey, projectOf(principal), body);
+    const settings = deps.eventNotifier ?? defaultEventNotifierSettings();
+    const subscription = await createSubscription(deps.db, deps.masterKey, settings, projectOf(principal), body);
     return { eventNotifierSubscription: subscription };
   },
 });

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { listSubscriptions } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
@@ -22,6 +23,7 @@ export default defineRoute({
   },
   errors: [],
   async handler({ principal, deps }) {
-    return { eventNotifierSubscriptions: await listSubscriptions(deps.db, projectOf(principal)) };
+    const settings = deps.eventNotifier ?? defaultEventNotifierSettings();
+    return { eventNotifierSubscriptions: await listSubscriptions(deps.db, settings, projectOf(principal)) };
   },
 });

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { validationError } from '#api/errors/ApiError.ts';
+import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { updateWebhook } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
@@ -37,7 +38,8 @@ export default defineRoute({
   errors: ['NOT_FOUND', 'WEBHOOK_URL_REFUSED'],
   async handler({ body, principal, deps }) {
     if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.eventNotifier);
-    const subscription = await updateWebhook(deps.db, projectOf(principal), body.id, body, () => {
+    const settings = deps.eventNotifier ?? defaultEventNotifierSettings();
+    const subscription = await updateWebhook(deps.db, settings, projectOf(principal), body.id, body, () => {
       throw validationError([
         { field: 'body.webhookEnabled', message: 'cannot be true while the subscription has no webhookURL' },
       ]);
