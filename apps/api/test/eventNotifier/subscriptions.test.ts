@@ -146,7 +146,7 @@ describe('event notifier calls', () => {
     );
   });
 
-  it('a reader may call every event notifier operation (SPEC §6: either scheme, any role)', async () => {
+  it('a reader reads subscriptions and records, and may not resend (nor create or change webhooks)', async () => {
     const { token } = await h.member(projectId, 'reader');
     const res = await h.call('get-subscriptions', { headers: bearer(token) });
     assert.equal(res.status, 200);
@@ -155,8 +155,13 @@ describe('event notifier calls', () => {
     const records = await h.call('get-records', { headers: bearer(token), body: { subscriptionId: s.id } });
     assert.deepEqual(records.body, { eventNotifierRecords: [] });
     const resend = await h.call('resend-failed-webhook', { headers: bearer(token), body: { subscriptionId: s.id } });
-    assert.equal(resend.status, 200);
-    assert.equal(resend.body.record.requeuedCount, 0);
+    assert.equal(resend.status, 403);
+    const repoint = await h.call('update-subscription-webhook', {
+      headers: bearer(token),
+      body: { id: s.id, webhookURL: 'https://reader.example.com/steal' },
+    });
+    assert.equal(repoint.status, 403);
+    assert.match(repoint.body.message, /admin|editor/);
   });
 
   it('unknown subscription ids are 404', async () => {

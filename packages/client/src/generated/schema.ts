@@ -899,7 +899,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1200,7 +1204,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1539,7 +1547,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;

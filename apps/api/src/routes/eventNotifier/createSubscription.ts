@@ -4,7 +4,7 @@ import { AbiEventError, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
 import { webhookUrlRefusal } from '#api/eventNotifier/delivery/webhookUrlPolicy.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
-import { projectOf } from '#api/http/roles.ts';
+import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { EventNotifierSubscription, NetworkIdSchema } from '#api/schemas/entities.ts';
@@ -19,7 +19,7 @@ export default defineRoute({
   summary: 'Subscribe to a contract event',
   description:
     'Creates a subscription that scans one event of one contract every `scanInterval` seconds from `initialBlockNumber`, stores each decoded event as a record, and delivers it to `webhookURL` signed with the subscription’s secret. The answer is the only one that shows the full `webhookSecret`: store it.',
-  auth: { roles: ROLES },
+  auth: { roles: WRITERS },
   body: Type.Object(
     {
       subscriptionName: Type.String({ minLength: 1, maxLength: 256, description: 'A name for you.' }),

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { resendFailed } from '#api/eventNotifier/subscriptions/records.ts';
-import { projectOf } from '#api/http/roles.ts';
+import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { component } from '#api/schemas/components.ts';
@@ -25,7 +25,7 @@ export default defineRoute({
   summary: 'Deliver failed records again',
   description:
     'Queues every `failed` record of the subscription for delivery again, with the same `webhook-id`. Without `force`, nothing is sent while the webhook is disabled. With `force: true`, records are sent even when the webhook is disabled or their retries ran out.',
-  auth: { roles: ROLES },
+  auth: { roles: WRITERS },
   body: Type.Object(
     {
       subscriptionId: RequestUuid('The subscription id.'),

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { validationError } from '#api/errors/ApiError.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { updateWebhook } from '#api/eventNotifier/subscriptions/subscriptions.ts';
-import { projectOf } from '#api/http/roles.ts';
+import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';
@@ -18,7 +18,7 @@ export default defineRoute({
   summary: 'Change a subscription’s webhook',
   description:
     'Enables or disables delivery, changes the URL or the number of retries. Fields you leave out keep their value. While a webhook is disabled, new records stay `scanned`.',
-  auth: { roles: ROLES },
+  auth: { roles: WRITERS },
   body: Type.Object(
     {
       id: RequestUuid('The subscription id.'),
