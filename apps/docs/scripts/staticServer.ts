@@ -49,8 +49,14 @@ export function resolveFile(
   root: string,
   urlPath: string,
   exists: (file: string) => boolean = isFile,
-): { file: string; status: number } {
-  const clean = path.posix.normalize(decodeURIComponent(urlPath)).replace(/^(\.\.\/?)+/, '');
+): { file: string; status: number } | undefined {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return undefined; // not a path anyone could have meant (a broken percent-escape)
+  }
+  const clean = path.posix.normalize(decoded).replace(/^(\.\.\/?)+/, '');
   const base = path.join(root, clean);
   if (!base.startsWith(root)) return { file: path.join(root, '404.html'), status: 404 };
   const stripped = path.join(root, clean.replace(/(?:\/index)?\.html$/, ''));
@@ -77,8 +83,18 @@ export async function serveBuild(root = BUILD_DIR, port = 0): Promise<StaticSite
   }
   const cache = new Map<string, { raw: Buffer; gzip?: Buffer }>();
   const server: Server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const { file, status } = resolveFile(root, url.pathname, (candidate) => files.has(candidate));
+    let url: URL | undefined;
+    try {
+      url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    } catch {}
+    const resolved = url && resolveFile(root, url.pathname, (candidate) => files.has(candidate));
+    if (!url || !resolved) {
+      // One request the server cannot read answers 400; it never takes the server (or `npm start`) down.
+      response.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+      response.end('Bad request: the address is not a valid URL path (a broken percent-escape?)\n');
+      return;
+    }
+    const { file, status } = resolved;
     const extension = path.extname(file);
     let entry = cache.get(file);
     if (!entry) {
