@@ -1,8 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
 import { isConnectionLoss } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
-import { API_PREFIX, type AppDeps } from '#api/http/appDeps.ts';
+import { API_PREFIX, type AppDeps, DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { authenticate, type Principal } from '#api/http/authenticate.ts';
 import { answerClientError, registerProtocolChecks } from '#api/http/clientErrors.ts';
 import { registerContentEncodingCheck } from '#api/http/contentEncoding.ts';
@@ -24,6 +29,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the Public API app without listening: main.ts listens, tests call inject() or listen on port 0. */
 export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions['logger'] } = {}): FastifyInstance {
+  let log: FastifyBaseLogger | undefined;
+  const requestTimeout = deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: deps.bodyLimit,
@@ -34,9 +41,19 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
     },
     requestIdHeader: false,
     ajv: { customOptions: { removeAdditional: false } },
-    http: { requireHostHeader: false },
-    clientErrorHandler: answerClientError,
+    // A request not received in whole within the timeout (a body sent a byte at a time) is cut off; Node looks
+    // for such connections every second. Node applies the request timeout only when the headers' one is not
+    // longer (and only as given when the server is created).
+    requestTimeout,
+    http: {
+      requireHostHeader: false,
+      connectionsCheckingInterval: 1_000,
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 60_000),
+    },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, log),
   });
+  log = app.log;
   app.setValidatorCompiler(compileValidator);
   app.setSchemaErrorFormatter((errors, dataVar) => validationError(fieldErrors(errors, dataVar)));
   app.addHook('onRequest', async (request, reply) => {

@@ -1,6 +1,7 @@
 // Requests Node's HTTP parser refuses before any route sees them (malformed headers, unknown methods, oversized
 // heads, ambiguous framing) still get the API's error shape, sent over a raw socket.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type RawRequest, sendRaw } from '@mountain/testkit/rawHttp.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
@@ -83,5 +84,51 @@ describe('requests the HTTP parser refuses get the error shape too', () => {
     });
     assert.equal(res.status, 200);
     h.validator.assertResponse('get-contracts', 200, res.body);
+  });
+});
+
+describe('a request that is not sent in time', () => {
+  let h: Harness;
+  let port: number;
+
+  before(async () => {
+    h = await createHarness({ requestTimeoutMs: 1_000 });
+    await h.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (h.app.server.address() as { port: number }).port;
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  it('a body dripped a byte at a time is cut off after the request timeout, and the server goes on', async () => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.on('error', () => {}); // the server closing while a byte is on its way (EPIPE) is the point
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const started = Date.now();
+    socket.write(
+      [
+        'POST /public-api/v3/contract/import-contract HTTP/1.1',
+        `host: 127.0.0.1:${port}`,
+        'content-type: application/json',
+        'content-length: 1000',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    let sent = 0;
+    const drip = setInterval(() => {
+      if (!socket.destroyed) socket.write('{', () => sent++);
+    }, 200);
+    try {
+      await new Promise((resolve) => socket.once('close', resolve));
+    } finally {
+      clearInterval(drip);
+    }
+    const elapsed = Date.now() - started;
+    // The whole body would take 200 s at this pace; the timeout (1 s, looked at every second) ends it far sooner.
+    assert.ok(elapsed < 5_000, `closed after ${elapsed} ms`);
+    assert.ok(sent < 1000);
+    const health = await sendRaw(port, { method: 'GET', target: '/healthz', headers: [] });
+    assert.equal(health.status, 200);
   });
 });

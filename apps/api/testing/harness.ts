@@ -50,6 +50,8 @@ export async function createHarness(
     /** Rate limits; the generous defaults when absent. */
     rateLimit?: RateLimitSettings;
     cors?: CorsSettings;
+    /** How long a client has to send a whole request; 30 s when absent. */
+    requestTimeoutMs?: number;
     /** The worker's transaction settings over the defaults (shorter waits for the chain lab). */
     transactions?: Partial<TransactionSettings>;
   } = {},
@@ -66,6 +68,7 @@ export async function createHarness(
     bodyLimit: 64 * 1024,
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     ...(options.cors ? { cors: options.cors } : {}),
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   };
   const app: FastifyInstance = buildApp(deps, options.logger ? { logger: options.logger } : {});
   await app.ready();

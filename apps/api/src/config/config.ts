@@ -7,6 +7,7 @@ import {
   type EventNotifierSettings,
   type PrivateAddressAllowance,
 } from '#api/eventNotifier/settings.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimit.ts';
 import { NETWORK_IDS, type NetworkId } from './networks.ts';
@@ -29,6 +30,8 @@ export interface Config {
   readonly rpcUrls: Readonly<Partial<Record<NetworkId, string>>>;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
+  /** How long a client has to send a whole request (REQUEST_TIMEOUT_MS). */
+  readonly requestTimeoutMs: number;
   /** Event scanning and webhook delivery. */
   readonly eventNotifier: EventNotifierSettings;
   /** Per-credential and failed-authentication rate limits. */
@@ -64,6 +67,13 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(REPO_ROOT, env.DATA_DIR ?? '.data');
   const port = parsePort('API_PORT', env.API_PORT ?? '8080', problems);
   const bodyLimit = parseInteger('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES ?? String(64 * 1024), problems, 1024);
+  const requestTimeoutMs = parseInteger(
+    'REQUEST_TIMEOUT_MS',
+    env.REQUEST_TIMEOUT_MS ?? String(DEFAULT_REQUEST_TIMEOUT_MS),
+    problems,
+    1_000,
+    600_000,
+  );
 
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -117,6 +127,7 @@ export function loadConfig(env: Env = process.env): Config {
     tokenSigningKey,
     rpcUrls: Object.freeze(rpcUrls),
     bodyLimit,
+    requestTimeoutMs,
     eventNotifier,
     rateLimit,
     cors,

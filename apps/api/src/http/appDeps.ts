@@ -6,6 +6,9 @@ import type { RateLimitSettings } from './rateLimit.ts';
 
 export const API_PREFIX = '/public-api/v3';
 
+/** How long a client has to send a whole request when the deployment does not say. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 /** Everything a request handler may use. Built by main.ts (or a test) and passed in: the app opens nothing itself. */
 export interface AppDeps {
   db: Db;
@@ -20,4 +23,6 @@ export interface AppDeps {
   rateLimit?: RateLimitSettings;
   /** Which origins browsers may call the API from; any when absent. */
   cors?: CorsSettings;
+  /** How long a client has to send a whole request, headers and body (REQUEST_TIMEOUT_MS); 30 s when absent. */
+  requestTimeoutMs?: number;
 }

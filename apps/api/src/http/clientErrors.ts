@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { validationError } from '#api/errors/ApiError.ts';
 
 /**
@@ -7,10 +7,15 @@ import { validationError } from '#api/errors/ApiError.ts';
  * unknown method, both Content-Length and Transfer-Encoding, headers over 16 KB) get the one error shape too, with
  * what is wrong in `details`, instead of Fastify's default `{error, message, statusCode}`.
  */
-export function answerClientError(error: NodeJS.ErrnoException & { reason?: string }, socket: Socket): void {
+export function answerClientError(
+  error: NodeJS.ErrnoException & { reason?: string },
+  socket: Socket,
+  log?: FastifyBaseLogger,
+): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    // The client stalled mid-request: nothing it sent can be answered.
+    // The client did not send its whole request in time (a stalled or dripping body): the connection is closed.
+    log?.warn({ remoteAddress: socket.remoteAddress }, 'request not received in time: connection closed');
     socket.destroy(error);
     return;
   }

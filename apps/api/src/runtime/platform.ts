@@ -53,6 +53,7 @@ export async function startRoles(
         tokenSigningKey: config.tokenSigningKey,
         masterKey: config.masterKey,
         bodyLimit: config.bodyLimit,
+        requestTimeoutMs: config.requestTimeoutMs,
         eventNotifier: config.eventNotifier,
         rateLimit: config.rateLimit,
         cors: config.cors,
