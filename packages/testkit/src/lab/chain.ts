@@ -1,6 +1,6 @@
 import { type Address, type Hex, keccak256, parseTransaction } from 'viem';
 import { type AnvilHandle, startAnvil } from '../anvil.ts';
-import { rpcCall, toQuantity } from '../jsonRpc.ts';
+import { rpcBatch, rpcCall, toQuantity } from '../jsonRpc.ts';
 import { freePort } from '../ports.ts';
 import { LabError, rejectUnknownOptions } from './errors.ts';
 import { type PoolContent, readPool } from './pool.ts';
@@ -276,9 +276,14 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
         }
         const reinclude = reorgOptions.reinclude ?? 'none';
         if (reinclude === 'removed') {
-          for (const [offset, b] of removed.entries()) {
-            for (const hash of b.transactions) addRaw(await rpc<Hex>('eth_getRawTransactionByHash', [hash]), offset);
-          }
+          // One batch for every removed transaction: the chain does not move while they are read.
+          const placed = removed.flatMap((b, offset) => b.transactions.map((hash) => ({ hash, offset })));
+          const raws = await rpcBatch<Hex>(
+            url,
+            'eth_getRawTransactionByHash',
+            placed.map((p) => [p.hash]),
+          );
+          for (const [i, p] of placed.entries()) addRaw(raws[i] as Hex, p.offset);
         } else if (Array.isArray(reinclude)) {
           for (const raw of reinclude) addRaw(raw, 0);
         } else if (reinclude !== 'none') {
