@@ -48,9 +48,9 @@ export async function intervalMiningSection(): Promise<boolean> {
   const platform = await startLabPlatform({
     name: 'bench-interval',
     chain: { blockTimeSeconds: 1, gasLimit: GAS_LIMIT, slotsInAnEpoch: 4 },
-    // resendAfterMs 5 s: a transaction priced out by the spike of (c) waits in the pool until it is re-sent with a
-    // higher fee, 60 s by default (fee re-pricing that follows the base fee will replace this).
-    transactions: { maxInFlight: { 1337: 2_000 }, resendAfterMs: 5_000, finalityPollMs: 500 },
+    // The defaults otherwise: a transaction priced out by the spike of (c) is re-priced as soon as the monitor sees
+    // the risen base fee (under MAX_FEE_PER_GAS_GWEI_1337, 1,000 gwei).
+    transactions: { maxInFlight: { 1337: 2_000 }, finalityPollMs: 500 },
   });
   const heads = watchHeads(platform.chain);
   try {
