@@ -15,24 +15,24 @@
 // invariant of (c) does.
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { formatGwei, parseGwei } from 'viem';
 import { tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
 import { sendLock } from '#api/transactions/jobs.ts';
 import { canonicalViolations } from '#api-testing/canonicalTruth.ts';
 import { chainTallyOf, printTable, shorten, unfinished, waitUntilSettled } from '../scripts/lib/labChecks.ts';
-import { type Accepted, type HeadWatcher, offerSteadily, watchHeads } from '../scripts/lib/labLoad.ts';
 import {
-  type LabPlatform,
-  type LabProject,
-  percentile,
-  startLabPlatform,
-  statusCounts,
-  until,
-} from '../scripts/lib/labPlatform.ts';
+  type Accepted,
+  acceptMany,
+  type HeadWatcher,
+  offerSteadily,
+  settle,
+  watchHeads,
+} from '../scripts/lib/labLoad.ts';
+import { type LabPlatform, percentile, startLabPlatform, statusCounts } from '../scripts/lib/labPlatform.ts';
 
 const GAS_LIMIT = 30_000_000;
 const BACKLOG_BLOCKS = 3;
 const SECONDS = Number(process.env.BENCH_INTERVAL_SECONDS ?? 30);
-const FINAL = ['succeeded', 'reverted'];
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const pct = (share: number) => `${(share * 100).toFixed(1)}%`;
@@ -60,7 +60,7 @@ export async function intervalMiningSection(): Promise<boolean> {
     console.log(`\n(b) latency: ${fmt(rate)} executions/s offered for ${SECONDS} s (half the capacity measured)`);
     await measureLatency(platform, heads, rate);
     console.log(
-      `\n(c) the same with a reorg every 10 s (depth 1–3, re-included or not) and a ×20 base-fee spike half way`,
+      `\n(c) the same with a reorg every 10 s (depth 1–3, re-included or not) and a ×20 base-fee spike (of 1 gwei at least) half way`,
     );
     return await underFaults(platform, heads, rate);
   } finally {
@@ -169,8 +169,10 @@ async function underFaults(platform: LabPlatform, heads: HeadWatcher, rate: numb
     for (const event of events) {
       await sleep(started + event.t * 1000 - Date.now());
       if (event.spike) {
-        const s = await chain.spikeBaseFee(20);
-        faults.push(`${at()}  base fee ×20 for the next block: ${fmt(Number(s.from))} → ${fmt(Number(s.to))} wei`);
+        // Of 1 gwei at least: at half the capacity blocks are half full and the base fee may have fallen far
+        // below the tip, where ×20 of it would price nothing out.
+        const s = await chain.spikeBaseFee(20, { floor: parseGwei('1') });
+        faults.push(`${at()}  base fee for the next block: ${formatGwei(s.from)} → ${formatGwei(s.to)} gwei`);
         continue;
       }
       const depth = 1 + (reorgs % 3);
@@ -188,8 +190,12 @@ async function underFaults(platform: LabPlatform, heads: HeadWatcher, rate: numb
   const accepted = tally.accepted.map((a) => a.id);
   const finalStarted = Date.now();
   const allFinal = await waitUntilSettled(db, [project.projectId], 120_000);
+  const { rows: bumped } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM transactions WHERE project_id = $1 AND fee_bumps > 0',
+    [project.projectId],
+  );
   console.log(
-    `  ${allFinal ? 'every transaction settled' : 'NOT every transaction settled'} ${((Date.now() - finalStarted) / 1000).toFixed(1)} s after the load stopped: ${JSON.stringify(await statusCounts(db, [project.projectId]))}`,
+    `  ${allFinal ? 'every transaction settled' : 'NOT every transaction settled'} ${((Date.now() - finalStarted) / 1000).toFixed(1)} s after the load stopped: ${JSON.stringify(await statusCounts(db, [project.projectId]))}; ${fmt(bumped[0]?.n ?? 0)} re-sent with higher fees`,
   );
   reportLatency(await latencies(platform, heads, tally.accepted), tally, 'c');
   const violations = await canonicalViolations(db, platform.rpc, project.projectId, {
@@ -218,34 +224,6 @@ async function underFaults(platform: LabPlatform, heads: HeadWatcher, rate: numb
     for (const v of violations.slice(0, 20)) console.error(`    - ${shorten(v)}`);
   }
   return ok;
-}
-
-/** `count` executions, 50 at a time; their ids. */
-async function acceptMany(platform: LabPlatform, project: LabProject, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i += 50) {
-    const answers = await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => platform.execute(project)));
-    for (const a of answers) {
-      if (!a.id) throw new Error(`execute-transaction answered ${a.status} ${a.code ?? ''}`);
-      ids.push(a.id);
-    }
-  }
-  return ids;
-}
-
-/** Waits until every one of `ids` is mined (bounded); says so if not. */
-async function settle(platform: LabPlatform, project: LabProject, ids: string[], timeoutMs: number) {
-  const done = await until(async () => {
-    const { rows } = await platform.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM transactions WHERE id = ANY($1::uuid[]) AND status = ANY($2)',
-      [ids, FINAL],
-    );
-    return rows[0]?.n === ids.length;
-  }, timeoutMs);
-  if (!done) {
-    const counts = await statusCounts(platform.db, [project.projectId]);
-    console.log(`  ✖ not every transaction was mined within ${timeoutMs / 1000} s: ${JSON.stringify(counts)}`);
-  }
 }
 
 /** For each accepted execution that is mined: blocks and ms from its answer to the block that holds it. */

@@ -1,7 +1,7 @@
 // Load and observation on the chain lab: the head as a watcher sees it (when each height first appeared), and
 // executions offered at a steady rate, open loop, each answer kept with the head at that moment.
 import type { LabChain } from '@mountain/testkit/lab/chain.ts';
-import type { Execution, LabPlatform, LabProject } from './labPlatform.ts';
+import { type Execution, type LabPlatform, type LabProject, statusCounts, until } from './labPlatform.ts';
 
 export interface HeadWatcher {
   /** The newest head seen. */
@@ -38,7 +38,7 @@ export function watchHeads(chain: LabChain, everyMs = 20): HeadWatcher {
   };
 }
 
-/** An accepted execution: its id, its project, when it was answered and the head then. */
+/** An accepted execution: its id, its project, when it was answered and the head then (-1: not watched). */
 export interface Accepted {
   id: string;
   projectId: number;
@@ -61,7 +61,7 @@ export interface OfferTally {
 export async function offerSteadily(
   platform: LabPlatform,
   projects: LabProject[],
-  heads: HeadWatcher,
+  heads: HeadWatcher | undefined,
   options: { rate: number; durationMs: number; signal?: AbortSignal; maxWaiting?: number },
 ): Promise<OfferTally> {
   const tally: OfferTally = { offered: 0, accepted: [], refused: {} };
@@ -84,7 +84,7 @@ export async function offerSteadily(
     const request: Promise<void> = platform.execute(project).then(
       (answer: Execution) => {
         if (answer.id) {
-          const headAtAnswer = heads.current();
+          const headAtAnswer = heads?.current() ?? -1;
           tally.accepted.push({
             id: answer.id,
             projectId: project.projectId,
@@ -100,4 +100,32 @@ export async function offerSteadily(
   }
   await Promise.all(waiting);
   return tally;
+}
+
+/** `count` executions, 50 at a time; their ids. */
+export async function acceptMany(platform: LabPlatform, project: LabProject, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 50) {
+    const answers = await Promise.all(Array.from({ length: Math.min(50, count - i) }, () => platform.execute(project)));
+    for (const a of answers) {
+      if (!a.id) throw new Error(`execute-transaction answered ${a.status} ${a.code ?? ''}`);
+      ids.push(a.id);
+    }
+  }
+  return ids;
+}
+
+/** Waits until every one of `ids` is mined (bounded); says so if not. */
+export async function settle(platform: LabPlatform, project: LabProject, ids: string[], timeoutMs: number) {
+  const done = await until(async () => {
+    const { rows } = await platform.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM transactions WHERE id = ANY($1::uuid[]) AND status = ANY($2)',
+      [ids, ['succeeded', 'reverted']],
+    );
+    return rows[0]?.n === ids.length;
+  }, timeoutMs);
+  if (!done) {
+    const counts = await statusCounts(platform.db, [project.projectId]);
+    console.log(`  ✖ not every transaction was mined within ${timeoutMs / 1000} s: ${JSON.stringify(counts)}`);
+  }
 }
