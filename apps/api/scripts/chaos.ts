@@ -1,9 +1,10 @@
 // npm run chaos — a mixed scenario on the chain lab, then the platform's invariants against the canonical chain.
 //
 // A lab chain mining a block a second (`finalized` 12 blocks behind the head, deeper than any reorg below) behind a
-// provider-like proxy (latency, a rate limit, a geth-like pool taking 16 transactions per sender, a node that
-// sometimes answers from 2 blocks behind); the platform (the API, one job worker) with several projects, each its
-// own system wallet, executing Counter increments steadily. Meanwhile a driver draws a fault every 3–7 s from a
+// provider-like proxy (latency, a rate limit of CHAOS_RPC_RATE calls/s (100) answered HTTP 429, a geth-like pool
+// taking 16 transactions per sender, a node that sometimes answers from 2 blocks behind); the platform (the API,
+// one job worker) with several projects, each its own system wallet, executing Counter increments steadily
+// (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all). Meanwhile a driver draws a fault every 3–7 s from a
 // seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
 // transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node.
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
@@ -44,7 +45,7 @@ setTimeout(async () => {
 }, deadlineMs).unref();
 
 console.log(
-  `chaos: ${SECONDS} s, seed ${SEED} (CHAOS_SEED), ${PROJECTS} projects, ${RATE} executions/s in all (CHAOS_SECONDS, CHAOS_PROJECTS, CHAOS_RATE)`,
+  `chaos: ${SECONDS} s, seed ${SEED} (CHAOS_SEED), ${PROJECTS} projects, ${RATE} executions/s in all (CHAOS_SECONDS, CHAOS_PROJECTS, CHAOS_RATE, CHAOS_RPC_RATE)`,
 );
 let exitCode = 1;
 try {
