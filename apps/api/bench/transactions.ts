@@ -5,7 +5,9 @@
 //   2. confirmed transactions per second from one system wallet: a worker drains everything accepted in step 1;
 //      the baseline is viem alone sending the same number of calls from one local account (pre-signed, gas
 //      estimated once, no database), in nonce order, 64 per JSON-RPC batch;
-//   3. nonce gaps: the nonces of the confirmed transactions must be exactly 0..n-1.
+//   3. nonce gaps: the nonces of the confirmed transactions must be exactly 0..n-1;
+//   4. interval mining (bench/intervalMining.ts): capacity, latency, and reorgs and a fee spike on a chain lab with
+//      1 s blocks; exits 1 if an invariant breaks there.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -21,15 +23,16 @@ import { DEV_STALL_MS } from '#api/transactions/devChain.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
+import { intervalMiningSection } from './intervalMining.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 6);
 const deadline = setTimeout(() => {
-  console.error('bench:tx did not finish within 10 minutes');
+  console.error('bench:tx did not finish within 15 minutes');
   process.exit(1);
-}, 600_000);
+}, 900_000);
 deadline.unref();
 
 const stops: (() => Promise<unknown> | unknown)[] = [];
@@ -209,4 +212,8 @@ try {
 } finally {
   for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => {});
 }
-process.exit(0);
+const held = await intervalMiningSection().catch((error) => {
+  console.error(error);
+  return false;
+});
+process.exit(held ? 0 : 1);

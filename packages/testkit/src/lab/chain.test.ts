@@ -149,6 +149,10 @@ describe('lab chain', () => {
       await chain.setNextBaseFee(12_345n);
       await chain.mineNow();
       assert.equal((await chain.block('latest'))?.baseFeePerGas, 12_345n);
+      // Below the floor, the floor is what is multiplied.
+      assert.deepEqual(await chain.spikeBaseFee(20, { floor: 1_000_000n }), { from: 12_345n, to: 20_000_000n });
+      await chain.mineNow();
+      assert.equal((await chain.block('latest'))?.baseFeePerGas, 20_000_000n);
     });
   });
 

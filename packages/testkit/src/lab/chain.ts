@@ -1,6 +1,6 @@
 import { type Address, type Hex, keccak256, parseTransaction } from 'viem';
 import { type AnvilHandle, startAnvil } from '../anvil.ts';
-import { rpcCall, toQuantity } from '../jsonRpc.ts';
+import { rpcBatch, rpcCall, toQuantity } from '../jsonRpc.ts';
 import { freePort } from '../ports.ts';
 import { LabError, rejectUnknownOptions } from './errors.ts';
 import { type PoolContent, readPool } from './pool.ts';
@@ -97,8 +97,11 @@ export interface LabChain {
   reorg(depth: number, options?: ReorgOptions): Promise<ReorgResult>;
   /** Removes the last `depth` blocks (anvil_rollback): the head goes back; their transactions are gone. */
   rollback(depth: number): Promise<{ removed: BlockSummary[]; dropped: Hex[] }>;
-  /** Sets the next block's base fee to the latest block's × `multiplier`. */
-  spikeBaseFee(multiplier: number): Promise<{ from: bigint; to: bigint }>;
+  /**
+   * Sets the next block's base fee to the latest block's × `multiplier`, or `floor` × `multiplier` when the latest is
+   * below `floor` (a chain of nearly empty blocks has a base fee near zero, where a spike prices nothing out).
+   */
+  spikeBaseFee(multiplier: number, options?: { floor?: bigint }): Promise<{ from: bigint; to: bigint }>;
   setNextBaseFee(wei: bigint): Promise<void>;
   /** Removes a transaction from anvil's pool, and with it the sender's later ones that depended on it. */
   dropTransaction(hash: Hex): Promise<boolean>;
@@ -276,9 +279,14 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
         }
         const reinclude = reorgOptions.reinclude ?? 'none';
         if (reinclude === 'removed') {
-          for (const [offset, b] of removed.entries()) {
-            for (const hash of b.transactions) addRaw(await rpc<Hex>('eth_getRawTransactionByHash', [hash]), offset);
-          }
+          // One batch for every removed transaction: the chain does not move while they are read.
+          const placed = removed.flatMap((b, offset) => b.transactions.map((hash) => ({ hash, offset })));
+          const raws = await rpcBatch<Hex>(
+            url,
+            'eth_getRawTransactionByHash',
+            placed.map((p) => [p.hash]),
+          );
+          for (const [i, p] of placed.entries()) addRaw(raws[i] as Hex, p.offset);
         } else if (Array.isArray(reinclude)) {
           for (const raw of reinclude) addRaw(raw, 0);
         } else if (reinclude !== 'none') {
@@ -307,12 +315,14 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
         await rpc('anvil_rollback', [depth]);
         return { removed, dropped: removed.flatMap((b) => b.transactions) };
       }),
-    async spikeBaseFee(multiplier) {
+    async spikeBaseFee(multiplier, spikeOptions = {}) {
+      rejectUnknownOptions('spikeBaseFee', spikeOptions, ['floor']);
       if (!(multiplier > 0) || !Number.isFinite(multiplier))
         throw new LabError(`multiplier must be > 0, not ${multiplier}`);
       const latest = await block('latest');
       const from = latest?.baseFeePerGas ?? 0n;
-      const to = (from * BigInt(Math.round(multiplier * 1000))) / 1000n;
+      const floor = spikeOptions.floor ?? 0n;
+      const to = ((from > floor ? from : floor) * BigInt(Math.round(multiplier * 1000))) / 1000n;
       await rpc('anvil_setNextBlockBaseFeePerGas', [toQuantity(to)]);
       return { from, to };
     },

@@ -1,0 +1,201 @@
+// npm run chaos — a mixed scenario on the chain lab, then the platform's invariants against the canonical chain.
+//
+// A lab chain mining a block a second (`finalized` 12 blocks behind the head, deeper than any reorg below) behind a
+// provider-like proxy (latency, a rate limit of CHAOS_RPC_RATE calls/s (100) answered HTTP 429, a geth-like pool
+// taking 16 transactions per sender, a node that sometimes answers from 2 blocks behind); the platform (the API,
+// one job worker) with several projects, each its own system wallet, executing Counter increments steadily
+// (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all). Meanwhile a driver draws a fault every 3–7 s from a
+// seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
+// transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node.
+// Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
+// present and final on the canonical chain exactly once (canonicalViolations), none left non-terminal, no nonce gap.
+// Prints the faults and a summary; exits 1 on a broken invariant. CHAOS_SECONDS (180) bounds the load; a hard
+// deadline stops the run, and everything it started is stopped even after a failure.
+import { randomInt } from 'node:crypto';
+import { canonicalViolations } from '#api-testing/canonicalTruth.ts';
+import { faultInjector, seededRandom } from './lib/chaosFaults.ts';
+import { chainTallyOf, printTable, shorten, unfinished, waitUntilSettled } from './lib/labChecks.ts';
+import { offerSteadily } from './lib/labLoad.ts';
+import { type LabPlatform, startLabPlatform, statusCounts } from './lib/labPlatform.ts';
+
+const SECONDS = Number(process.env.CHAOS_SECONDS ?? 180);
+const SEED = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
+const PROJECTS = Number(process.env.CHAOS_PROJECTS ?? 4);
+const RATE = Number(process.env.CHAOS_RATE ?? 20);
+const SETTLE_MS = 180_000;
+/** The provider's rate limit (calls per second, burst): modest, far above what the platform needs here. */
+const RATE_LIMIT = { requestsPerSecond: Number(process.env.CHAOS_RPC_RATE ?? 100), burst: 150 };
+
+const started = Date.now();
+const at = () => `${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+let platform: LabPlatform | undefined;
+const cleanUp = async () => {
+  const p = platform;
+  platform = undefined;
+  await p?.stop();
+};
+const deadlineMs = SECONDS * 1000 + SETTLE_MS + 180_000;
+setTimeout(async () => {
+  console.error(`\n✖ chaos did not finish within ${Math.round(deadlineMs / 60_000)} minutes: stopping`);
+  await Promise.race([cleanUp(), sleep(30_000)]);
+  process.exit(1);
+}, deadlineMs).unref();
+
+console.log(
+  `chaos: ${SECONDS} s, seed ${SEED} (CHAOS_SEED), ${PROJECTS} projects, ${RATE} executions/s in all (CHAOS_SECONDS, CHAOS_PROJECTS, CHAOS_RATE, CHAOS_RPC_RATE)`,
+);
+let exitCode = 1;
+try {
+  platform = await startLabPlatform({
+    name: 'chaos',
+    chain: { blockTimeSeconds: 1, slotsInAnEpoch: 6 },
+    provider: {
+      latency: { ms: 20, jitterMs: 30 },
+      rateLimit: { ...RATE_LIMIT, style: 'alchemy' },
+      txpool: { accountSlots: 16 },
+      lag: { blocks: 2, probability: 0.02 },
+    },
+    transactions: {},
+  });
+  const { chain, db } = platform;
+  const provider = platform.provider as NonNullable<LabPlatform['provider']>;
+  console.log(
+    `lab chain (anvil pid ${chain.pid}) behind the provider proxy: latency 20–50 ms, rate limit ${RATE_LIMIT.requestsPerSecond}/s ` +
+      `(burst ${RATE_LIMIT.burst}, HTTP 429), 16 slots per sender, 2% of requests from a node 2 blocks behind\n`,
+  );
+  await platform.startWorker();
+  const projects = [];
+  for (let i = 0; i < PROJECTS; i++) projects.push(await platform.project(`Chaos ${i + 1}`));
+  const fromBlock = Number(await chain.head());
+  // Funded once, deeper than any reorg below: on 1337 the platform tops a wallet up by anvil_setBalance, which a
+  // reorg under it would take back ("insufficient funds"), a development-chain artefact this run is not about.
+  for (const p of projects) await chain.rpc('anvil_setBalance', [p.wallet, `0x${(10n ** 24n).toString(16)}`]);
+  while (Number(await chain.head()) < fromBlock + 12) await sleep(500);
+  const loadStarted = Date.now();
+
+  const stopLoad = new AbortController();
+  const load = offerSteadily(platform, projects, undefined, {
+    rate: RATE,
+    durationMs: SECONDS * 1000,
+    signal: stopLoad.signal,
+  });
+  const random = seededRandom(SEED);
+  const injector = faultInjector(
+    random,
+    chain,
+    provider,
+    projects.map((p) => p.wallet),
+  );
+  const counts: Record<string, number> = {};
+  const loadEnds = loadStarted + SECONDS * 1000;
+  let progressAt = Date.now();
+  while (Date.now() < loadEnds - 3_000) {
+    await sleep(Math.min(3_000 + random() * 4_000, loadEnds - Date.now()));
+    if (Date.now() >= loadEnds - 3_000) break;
+    try {
+      const fault = await injector.next();
+      if (fault.done) counts[fault.kind] = (counts[fault.kind] ?? 0) + 1;
+      else counts[`${fault.kind} skipped`] = (counts[`${fault.kind} skipped`] ?? 0) + 1;
+      console.log(`${at()}  ${fault.what}`);
+    } catch (error) {
+      counts.failed = (counts.failed ?? 0) + 1;
+      console.log(`${at()}  a fault could not be injected: ${shorten((error as Error).message, 160)}`);
+      await provider.up().catch(() => {});
+    }
+    if (Date.now() - progressAt > 30_000) {
+      progressAt = Date.now();
+      const ids = projects.map((p) => p.projectId);
+      console.log(`${at()}  … transactions: ${JSON.stringify(await statusCounts(db, ids))}`);
+    }
+  }
+  stopLoad.abort();
+  const tally = await load;
+  console.log(`${at()}  load stopped; faults stopped; waiting for every transaction to settle`);
+
+  const ids = projects.map((p) => p.projectId);
+  const settled = await waitUntilSettled(db, ids, SETTLE_MS);
+  console.log(
+    `${at()}  ${settled ? 'every transaction settled' : `NOT every transaction settled after ${SETTLE_MS / 1000} s`}: ${JSON.stringify(await statusCounts(db, ids))}`,
+  );
+
+  const violations: string[] = [];
+  const rows: string[][] = [];
+  for (const project of projects) {
+    const accepted = tally.accepted.filter((a) => a.projectId === project.projectId).map((a) => a.id);
+    const t = await chainTallyOf(platform, project, accepted, fromBlock);
+    const broken = await canonicalViolations(db, platform.rpc, project.projectId, {
+      contract: platform.counter,
+      fromBlock,
+    });
+    const problems = [
+      ...broken.map((v) => `project ${project.projectId}: ${v}`),
+      ...(t.missing ? [`project ${project.projectId}: ${t.missing} accepted executions have no transaction`] : []),
+      ...(t.notTerminal ? [`project ${project.projectId}: ${t.notTerminal} transactions not terminal`] : []),
+      ...(t.lost ? [`project ${project.projectId}: ${t.lost} accepted executions not final on chain`] : []),
+      ...(t.duplicated ? [`project ${project.projectId}: ${t.duplicated} transactions on chain twice`] : []),
+      ...(t.nonceGaps ? [`project ${project.projectId}: ${t.nonceGaps} nonce gaps on chain`] : []),
+    ];
+    violations.push(...problems);
+    rows.push([
+      String(project.projectId),
+      fmt(accepted.length),
+      fmt(t.final),
+      fmt(t.notTerminal),
+      fmt(t.missing),
+      fmt(t.lost),
+      fmt(t.duplicated),
+      fmt(t.nonceGaps),
+      fmt(broken.length),
+    ]);
+  }
+
+  console.log(`\nfaults injected (seed ${SEED}):`);
+  printTable(
+    ['fault', 'count'],
+    Object.entries(counts).map(([k, n]) => [k, fmt(n)]),
+  );
+  const refused = Object.entries(tally.refused).map(([k, n]) => `${k}: ${n}`);
+  console.log(
+    `\nexecutions offered ${fmt(tally.offered)}, accepted ${fmt(tally.accepted.length)}${refused.length ? ` (not accepted: ${refused.join(', ')})` : ''}`,
+  );
+  const { rows: bumped } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM transactions WHERE project_id = ANY($1) AND fee_bumps > 0',
+    [ids],
+  );
+  console.log(`re-sent with higher fees (after a spike, or waiting too long): ${fmt(bumped[0]?.n ?? 0)}`);
+  const served = Object.values(provider.stats.served).reduce((s, n) => s + n, 0);
+  console.log(
+    `provider: ${fmt(served)} calls served (${fmt(Math.round(served / ((Date.now() - started) / 1000)))}/s), refusals ${JSON.stringify(provider.stats.refusals)}, ${fmt(provider.stats.lagged)} requests from a lagging node\n`,
+  );
+  printTable(
+    [
+      'project',
+      'accepted',
+      'final on chain',
+      'not terminal',
+      'missing',
+      'lost',
+      'duplicated',
+      'nonce gaps',
+      'violations',
+    ],
+    rows,
+  );
+  if (violations.length > 0) {
+    for (const line of await unfinished(db, ids)) console.error(`  ✖ ${line}`);
+    console.error(`\n✖ ${violations.length} violations:`);
+    for (const v of violations.slice(0, 30)) console.error(`  - ${shorten(v)}`);
+  } else {
+    console.log('\n✔ no invariant violated');
+    exitCode = 0;
+  }
+  console.log(`rerun: CHAOS_SEED=${SEED} CHAOS_SECONDS=${SECONDS} npm run chaos`);
+} catch (error) {
+  console.error(error);
+} finally {
+  await cleanUp();
+}
+process.exit(exitCode);

@@ -1,0 +1,231 @@
+// The platform on a chain lab, for the interval-mining benchmark and the chaos run: a throwaway embedded
+// PostgreSQL, a lab chain (interval mining, reorgs, fee spikes; packages/testkit/src/lab) with the Counter deployed,
+// optionally a provider-like proxy in front of it, the API in this process (requests by `inject`, as the load comes
+// from here) and a job worker in a child process (as `--role worker` runs: the API and the worker do not share one
+// event loop), started and stopped at will. Everything listens on 127.0.0.1; `stop()` takes it all down, in reverse
+// order, even after a failure.
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type LabChain, type LabChainOptions, startLabChain } from '@mountain/testkit/lab/chain.ts';
+import {
+  type ProviderProxy,
+  type ProviderProxyOptions,
+  startProviderProxy,
+} from '@mountain/testkit/lab/providerProxy.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '#api/app.ts';
+import { createChains } from '#api/chain/chains.ts';
+import { REPO_ROOT } from '#api/config/config.ts';
+import { createDb, type Db } from '#api/db/db.ts';
+import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
+import { migrate } from '#api/db/migrate.ts';
+import { API_PREFIX } from '#api/http/appDeps.ts';
+import { createProject } from '#api/projects/projects.ts';
+import type { TransactionSettings } from '#api/transactions/settings.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import type { LabWorkerOptions } from './labWorker.ts';
+
+type Stop = () => Promise<unknown> | unknown;
+
+/** A project with the Counter imported and `increment` activated. */
+export interface LabProject {
+  projectId: number;
+  apiKey: string;
+  functionId: number;
+  /** Its testnet system wallet, which sends on 1337. */
+  wallet: `0x${string}`;
+}
+
+/** One execute-transaction answer: 201 with the transaction's id, or the status and error code. */
+export interface Execution {
+  id?: string;
+  status: number;
+  code?: string;
+  /** performance.now() when the answer came. */
+  answeredAt: number;
+}
+
+export interface LabPlatform {
+  chain: LabChain;
+  /** The proxy the platform talks to, when one was asked for. */
+  provider: ProviderProxy | undefined;
+  db: Db;
+  counter: `0x${string}`;
+  /** JSON-RPC straight to the lab chain (the truth the checks compare with). */
+  rpc<T>(method: string, params?: unknown[]): Promise<T>;
+  /** A fresh project (so a fresh system wallet) with the Counter imported and `increment` activated. */
+  project(name: string): Promise<LabProject>;
+  /** One execution of `increment(1)` with a fresh idempotency key. */
+  execute(project: LabProject): Promise<Execution>;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  /** Stops everything started, in reverse order; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export async function startLabPlatform(options: {
+  name: string;
+  chain: LabChainOptions;
+  provider?: ProviderProxyOptions;
+  transactions: Partial<TransactionSettings>;
+}): Promise<LabPlatform> {
+  const stops: Stop[] = [];
+  const stop = async () => {
+    for (const s of stops.splice(0).reverse()) await Promise.resolve(s()).catch(() => {});
+  };
+  try {
+    const dir = path.join(REPO_ROOT, '.data', `${options.name}-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    stops.push(() => rmSync(dir, { recursive: true, force: true }));
+    const server = await startEmbeddedPostgres(path.join(dir, 'postgres'), await freePort());
+    stops.push(() => server.stop());
+    await server.ensureDatabase('lab');
+    const databaseUrl = server.urlFor('lab');
+    const db = createDb(databaseUrl, { max: 20 });
+    stops.push(() => db.close());
+    await migrate(db);
+    const masterKey = randomBytes(32);
+    const keys = await loadWalletKeys(db, masterKey);
+
+    const chain = await startLabChain({ port: await freePort(), ...options.chain });
+    stops.push(() => chain.stop());
+    const counter = await deployCounter(chain.url);
+    const provider = options.provider
+      ? await startProviderProxy(chain.url, { port: await freePort(), ...options.provider })
+      : undefined;
+    if (provider) stops.push(() => provider.close());
+    const rpcUrls = { 1337: provider?.url ?? chain.url };
+    const app = buildApp({
+      db,
+      chains: createChains(rpcUrls),
+      tokenSigningKey: randomBytes(32),
+      masterKey,
+      bodyLimit: 65536,
+    });
+    await app.ready();
+    stops.push(() => app.close());
+
+    let worker: ChildProcess | undefined;
+    const stopWorker = async () => {
+      const child = worker;
+      worker = undefined;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send('stop');
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(kill);
+    };
+    stops.push(stopWorker);
+    const workerOptions: LabWorkerOptions = {
+      databaseUrl,
+      masterKey: masterKey.toString('base64'),
+      rpcUrls,
+      transactions: options.transactions,
+    };
+    return {
+      chain,
+      provider,
+      db,
+      counter,
+      rpc: (method, params) => chain.rpc(method, params),
+      async project(name) {
+        const { project, apiKey } = await createProject(db, keys, { projectName: name, keyMode: 'test' });
+        const contract = await call(app, apiKey, 'POST', '/contract/import-contract', {
+          networkId: 1337,
+          address: counter,
+          formattedAbi: COUNTER_FORMATTED_ABI,
+        });
+        const activated = await call(app, apiKey, 'POST', '/contract/activate-contract-function', {
+          contractId: contract.contract.id,
+          formattedAbiFunction: 'function increment(uint256 amount)',
+        });
+        const detail = await call(app, apiKey, 'GET', '/project/get-project-detail');
+        return {
+          projectId: project.id,
+          apiKey,
+          functionId: activated.contractActivatedFunction.id,
+          wallet: detail.data.mSystemWalletTestnet.address,
+        };
+      },
+      async execute(project) {
+        const res = await app.inject({
+          method: 'POST',
+          url: `${API_PREFIX}/transaction/execute-transaction`,
+          headers: { 'x-api-key': project.apiKey },
+          payload: {
+            contractActivatedFunctionId: project.functionId,
+            functionArgs: ['1'],
+            idempotencyKey: randomUUID(),
+          },
+        });
+        const answeredAt = performance.now();
+        const body = res.json();
+        return res.statusCode === 201
+          ? { id: body.transaction.id as string, status: res.statusCode, answeredAt }
+          : { status: res.statusCode, code: body?.code, answeredAt };
+      },
+      async startWorker() {
+        if (worker) return;
+        const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'labWorker.ts'), {
+          execArgv: ['--import', 'tsx'],
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        });
+        worker = child;
+        await new Promise<void>((resolve, reject) => {
+          child.once('message', () => resolve());
+          child.once('exit', (code) => reject(new Error(`the worker exited (${code}) before it was ready`)));
+          child.send(workerOptions);
+        });
+      },
+      stopWorker,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** One API call by `inject`; throws unless it answered 2xx. */
+async function call(app: FastifyInstance, apiKey: string, method: 'GET' | 'POST', op: string, body?: object) {
+  const res = await app.inject({
+    method,
+    url: `${API_PREFIX}${op}`,
+    headers: { 'x-api-key': apiKey },
+    ...(body ? { payload: body } : {}),
+  });
+  if (res.statusCode >= 300) throw new Error(`${op}: HTTP ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
+/** Transactions of a project by status. */
+export async function statusCounts(db: Db, projectIds: number[]): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ status: string; n: number }>(
+    `SELECT status, count(*)::int AS n FROM transactions WHERE project_id = ANY($1) GROUP BY status ORDER BY status`,
+    [projectIds],
+  );
+  return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+}
+
+/** Polls `check` every 250 ms until it answers true or `timeoutMs` passes; answers whether it did. */
+export async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** The value at `p` (0–100) of `values`; 0 when empty. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}

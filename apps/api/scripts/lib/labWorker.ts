@@ -1,0 +1,47 @@
+// A job worker in its own process, as `--role worker` runs, with transaction settings over the defaults (which the
+// environment cannot all set): forked by labPlatform.ts, told its settings over IPC, answers 'ready'; stops on
+// 'stop', and with its parent (the IPC channel closes).
+
+import { createChains } from '#api/chain/chains.ts';
+import type { NetworkId } from '#api/config/networks.ts';
+import { createDb } from '#api/db/db.ts';
+import type { TransactionSettings } from '#api/transactions/settings.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { createWorker } from '#api/worker/worker.ts';
+
+export interface LabWorkerOptions {
+  databaseUrl: string;
+  masterKey: string;
+  rpcUrls: Partial<Record<NetworkId, string>>;
+  transactions: Partial<TransactionSettings>;
+}
+
+process.once('message', async (message) => {
+  const options = message as LabWorkerOptions;
+  const db = createDb(options.databaseUrl, { max: 20 });
+  const masterKey = Buffer.from(options.masterKey, 'base64');
+  const stop = new AbortController();
+  const worker = createWorker({
+    deps: {
+      db,
+      chains: createChains(options.rpcUrls),
+      signers: createSignerProvider(await loadWalletKeys(db, masterKey)),
+      masterKey,
+      signal: stop.signal,
+      transactions: options.transactions,
+    },
+  });
+  await worker.start();
+  const shutDown = async () => {
+    stop.abort();
+    await worker.stop().catch(() => {});
+    await db.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('message', (m) => {
+    if (m === 'stop') void shutDown();
+  });
+  process.once('disconnect', () => void shutDown());
+  process.send?.('ready');
+});
