@@ -188,6 +188,39 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
     }
   });
 
+  it('a gas estimate the node cannot make now (a reorg in progress) is tried again; one it never makes fails', async () => {
+    const p = await counterProject(h, counter, ['increment']);
+    const proxy = await startRpcProxy(anvil.url, await freePort());
+    const blockOutOfRange = { code: -32000, message: 'BlockOutOfRangeError: block height is 41 but requested was 42' };
+    const stop = await inProcessWorker(proxy.url, { retryDelaysMs: [100, 100, 100] });
+    try {
+      // The first two estimates meet the reorg: the transaction waits and goes once the node answers.
+      proxy.settings.failNext = { method: 'eth_estimateGas', times: 2, error: blockOutOfRange };
+      const passing = await h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'estimate-late' },
+      });
+      const passed = await settled(h, p.headers, passing.body.transaction.id);
+      assert.equal(passed.status, 'succeeded');
+      assert.equal(proxy.settings.failNext.times, 0, 'both refusals were met');
+      // A node that never estimates it: broadcast-failed after the retries, with its answer.
+      proxy.settings.failNext = { method: 'eth_estimateGas', times: 1_000, error: blockOutOfRange };
+      const failing = await h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'estimate-never' },
+      });
+      const failed = await settled(h, p.headers, failing.body.transaction.id);
+      assert.equal(failed.status, 'broadcast-failed');
+      assert.equal(
+        failed.errorMessage,
+        'Gas estimation failed 4 times: BlockOutOfRangeError: block height is 41 but requested was 42',
+      );
+    } finally {
+      await stop();
+      await proxy.close();
+    }
+  });
+
   it('RPC lost after nonces were allocated: kept with their nonces while it is back in time, else released', async () => {
     const proxy = await startRpcProxy(anvil.url, await freePort());
     try {

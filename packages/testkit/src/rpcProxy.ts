@@ -10,6 +10,11 @@ export interface RpcProxyOptions {
   stripLogTimestamps?: boolean;
   /** Answer `anvil_getAutomine` with this instead of asking anvil (to present anvil's stalled automine). */
   reportAutomine?: boolean;
+  /**
+   * Answer the next `times` calls of `method` with this JSON-RPC error instead of forwarding them (a node caught in
+   * a reorg: anvil's "BlockOutOfRangeError…"); `times` counts down as they are answered.
+   */
+  failNext?: { method: string; times: number; error: { code: number; message: string } };
 }
 
 /** What the proxy does with one call: answer it itself, or forward it (maybe rewritten) and maybe rewrite the answer. */
@@ -145,6 +150,11 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
   const served: [number, number][] = [];
   /** The proxy's own answer to a call (a refused eth_getLogs range, a reported automine), or undefined to forward it. */
   function intercept(call: JsonRpcCall): Interception | undefined {
+    const fail = settings.failNext;
+    if (fail && fail.times > 0 && call.method === fail.method) {
+      fail.times--;
+      return { answer: { id: call.id, error: fail.error } };
+    }
     if (call.method === 'anvil_getAutomine' && settings.reportAutomine !== undefined) {
       return { answer: { id: call.id, result: settings.reportAutomine } };
     }

@@ -105,6 +105,12 @@ export function describeRevert(error: unknown, abi: Abi = []): string {
   return (error as Error).message ?? 'execution reverted';
 }
 
+/** What the node itself said (viem's `details`), else the short message: for errors a node words best. */
+export function nodeAnswer(error: unknown): string {
+  if (error instanceof BaseError && error.details) return error.details.split('\n')[0] as string;
+  return shortError(error);
+}
+
 /** One line for people: viem's short message and detail, without the docs and version trailer. */
 export function shortError(error: unknown): string {
   if (error instanceof BaseError) {

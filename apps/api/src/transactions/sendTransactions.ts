@@ -4,6 +4,7 @@ import {
   isRateLimited,
   isRevert,
   isUnreachable,
+  nodeAnswer,
   rateLimitRetryAfterMs,
   shortError,
 } from '#api/chain/chainErrors.ts';
@@ -89,7 +90,13 @@ async function sendWhileWaiting(
         return;
       }
       const batch = await allocate(sender, prepared);
-      if (batch.length === 0) continue;
+      if (batch.length === 0) {
+        if (prepared.retryLater) {
+          await queue.again(new Date(Date.now() + (settings.retryDelaysMs[0] ?? 1_000)));
+          return;
+        }
+        continue;
+      }
       following = prepare(sender);
       following.catch(() => {}); // awaited next round; a failure meanwhile must not be unhandled
       if (await broadcastRound(sender, batch)) return;
@@ -136,6 +143,8 @@ async function resumable(sender: Sender): Promise<SignedRow[]> {
 interface Prepared {
   ready: { id: string; gas: bigint }[];
   fees: Fees;
+  /** Some could not be estimated now: the sender comes back after a pause. */
+  retryLater: boolean;
 }
 
 /** The network's base fee is above the fee cap: nothing sent now could be mined. */
@@ -188,19 +197,38 @@ async function prepare(sender: Sender): Promise<Prepared | typeof PRICED_OUT | u
     }
   });
   const refused = estimates.filter((e) => 'error' in e);
+  let retryLater = false;
   for (const { row, error } of refused as { row: (typeof waiting)[number]; error: unknown }[]) {
-    const revert = isRevert(error);
-    const message = revert
-      ? `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, parseFormattedAbi(row.abi))}`
-      : `Gas estimation failed: ${shortError(error)}`;
+    if (isRevert(error)) {
+      await db.query(
+        `UPDATE transactions SET status = 'reverted', error_message = $2, updated_at = clock_timestamp()
+         WHERE id = $1 AND status = 'created'`,
+        [
+          row.id,
+          `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, parseFormattedAbi(row.abi))}`,
+        ],
+      );
+      continue;
+    }
+    // Not a revert: the node could not estimate now (a reorg in progress, a block it does not have yet, a wallet
+    // that cannot pay). Tried again after a pause, as many times as an unreachable endpoint; then broadcast-failed.
+    const { rows } = await db.query<{ attempts: number }>(
+      `UPDATE transactions SET send_attempts = send_attempts + 1, updated_at = clock_timestamp()
+        WHERE id = $1 AND status = 'created' RETURNING send_attempts AS attempts`,
+      [row.id],
+    );
+    if ((rows[0]?.attempts ?? 0) <= settings.retryDelaysMs.length) {
+      retryLater = true;
+      continue;
+    }
     await db.query(
-      `UPDATE transactions SET status = $2, error_message = $3, updated_at = clock_timestamp()
+      `UPDATE transactions SET status = 'broadcast-failed', error_message = $2, updated_at = clock_timestamp()
        WHERE id = $1 AND status = 'created'`,
-      [row.id, revert ? 'reverted' : 'broadcast-failed', message],
+      [row.id, `Gas estimation failed ${settings.retryDelaysMs.length + 1} times: ${nodeAnswer(error)}`],
     );
   }
   const ready = estimates.flatMap((e) => (e.gas !== undefined ? [{ id: e.row.id, gas: e.gas }] : []));
-  return { ready, fees };
+  return { ready, fees, retryLater };
 }
 
 /**
