@@ -81,7 +81,14 @@ export async function startLabPlatform(options: {
   try {
     const dir = path.join(REPO_ROOT, '.data', `${options.name}-${process.pid}`);
     mkdirSync(dir, { recursive: true });
-    stops.push(() => rmSync(dir, { recursive: true, force: true }));
+    // An interrupted run (the embedded server stops itself on SIGINT and SIGTERM, anvil is killed on exit) still
+    // leaves no folder behind.
+    const removeDir = () => rmSync(dir, { recursive: true, force: true });
+    process.once('exit', removeDir);
+    stops.push(() => {
+      process.removeListener('exit', removeDir);
+      removeDir();
+    });
     const server = await startEmbeddedPostgres(path.join(dir, 'postgres'), await freePort());
     stops.push(() => server.stop());
     await server.ensureDatabase('lab');
@@ -111,6 +118,12 @@ export async function startLabPlatform(options: {
     stops.push(() => app.close());
 
     let worker: ChildProcess | undefined;
+    // Interrupted: the worker goes at once, before the database it uses stops under it.
+    const interrupted = () => worker?.kill('SIGKILL');
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, interrupted);
+    stops.push(() => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.removeListener(signal, interrupted);
+    });
     const stopWorker = async () => {
       const child = worker;
       worker = undefined;
