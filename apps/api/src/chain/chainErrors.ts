@@ -1,6 +1,7 @@
 import { type Abi, BaseError, ContractFunctionRevertedError, decodeErrorResult, type Hex } from 'viem';
 import { causes } from '#api/lib/causes.ts';
-import { isRateLimitAnswer, RateLimitedError } from './rateLimits.ts';
+import { isRateLimitAnswer } from './rateLimitAnswers.ts';
+import { RateLimitedError } from './rateLimits.ts';
 
 /**
  * The endpoint did not answer (connection refused, timeout, socket closed), or refused for its rate limit (see

@@ -1,5 +1,7 @@
-import { backoffDelay, parseRetryAfter } from '@mountain/public-api-client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay } from '@mountain/public-api-client';
 import { TimeoutError } from 'viem';
+import { type JsonRpcAnswer, judge, merged, parse, type Reply, response } from './rateLimitAnswers.ts';
 
 // Hosted JSON-RPC providers refuse past a request rate. What they answer, and what this module reads from it:
 // - HTTP 429, with a JSON-RPC error in the body (Alchemy: code 429; Infura: code -32005 "project ID request rate
@@ -62,96 +64,6 @@ export class RateLimitedError extends Error {
   }
 }
 
-/** A JSON-RPC error object as it comes in an answer. */
-interface RpcErrorObject {
-  code?: unknown;
-  message?: unknown;
-  data?: unknown;
-}
-
-const RATE_LIMIT_TEXT = /\brate\b|ratelimit|request limit reached|too many requests/i;
-
-/**
- * Whether a JSON-RPC error means "past the rate limit": code 429 (Alchemy, QuickNode), or code -32005 (Infura; the
- * same code also refuses an eth_getLogs over 10,000 results, so its text must say rate), -32007 (QuickNode) or
- * -32016 with a text about the rate, or Infura's `backoff_seconds`. Other codes are not read: a revert reason can
- * say anything.
- */
-export function isRateLimitAnswer(error: RpcErrorObject | undefined | null): boolean {
-  if (!error || typeof error !== 'object') return false;
-  if (error.code === 429) return true;
-  if (error.code !== -32005 && error.code !== -32007 && error.code !== -32016) return false;
-  return (
-    (typeof error.message === 'string' && RATE_LIMIT_TEXT.test(error.message)) || backoffSeconds(error) !== undefined
-  );
-}
-
-/** Infura's suggested wait, in seconds: `data.backoff_seconds` (or `data.rate.backoff_seconds`, an older form). */
-function backoffSeconds(error: RpcErrorObject): number | undefined {
-  const data = error.data as { backoff_seconds?: unknown; rate?: { backoff_seconds?: unknown } } | undefined;
-  const value = data?.backoff_seconds ?? data?.rate?.backoff_seconds;
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-/** What the wrapper keeps of a response: viem reads only these. */
-interface Reply {
-  status: number;
-  statusText: string;
-  headers: Headers;
-  text: string;
-}
-
-type JsonRpcAnswer = { id?: unknown; error?: RpcErrorObject };
-
-/** An answer that is not (yet) final: refused whole, some calls of a batch refused, or 503 for a while. */
-type Verdict =
-  | { kind: 'served' }
-  | { kind: 'refused'; hintMs: number | undefined }
-  | { kind: 'partly'; hintMs: number | undefined; answered: JsonRpcAnswer[] }
-  | { kind: 'unavailable'; hintMs: number };
-
-function judge(reply: Reply): Verdict {
-  const { status } = reply;
-  const header = parseRetryAfter(reply.headers.get('retry-after'));
-  if (status === 429) return { kind: 'refused', hintMs: longest(header, bodyHint(parse(reply.text))) };
-  if (status === 503 && header !== undefined) return { kind: 'unavailable', hintMs: header };
-  // Cheap test first: most answers have no error at all.
-  if (status < 200 || status >= 300 || !reply.text.includes('"error"')) return { kind: 'served' };
-  const body = parse(reply.text);
-  if (Array.isArray(body)) {
-    const answers = body as JsonRpcAnswer[];
-    if (!answers.some((a) => isRateLimitAnswer(a?.error))) return { kind: 'served' };
-    const answered = answers.filter((a) => !isRateLimitAnswer(a?.error));
-    return { kind: 'partly', hintMs: longest(header, bodyHint(body)), answered };
-  }
-  if (isRateLimitAnswer((body as JsonRpcAnswer | undefined)?.error)) {
-    return { kind: 'refused', hintMs: longest(header, bodyHint(body)) };
-  }
-  return { kind: 'served' };
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The longest `backoff_seconds` among the refusals of a body, in milliseconds. */
-function bodyHint(body: unknown): number | undefined {
-  let hint: number | undefined;
-  for (const answer of (Array.isArray(body) ? body : [body]) as (JsonRpcAnswer | undefined)[]) {
-    const seconds = answer?.error ? backoffSeconds(answer.error) : undefined;
-    if (seconds !== undefined) hint = longest(hint, seconds * 1000);
-  }
-  return hint;
-}
-
-function longest(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.max(a, b);
-}
-
 /** Requests in flight after a refusal start at one, and grow by one per request served; past this, no limit again. */
 const OPEN_WINDOW = 64;
 
@@ -182,7 +94,7 @@ class EndpointGate {
         if (this.notBefore > deadline) {
           throw refused(wait, `it asks to wait ${seconds(wait)}, longer than a request may wait`);
         }
-        await sleep(wait, signal);
+        await sleep(wait, undefined, { signal });
         continue;
       }
       if (this.inFlight < this.window) {
@@ -250,20 +162,6 @@ function seconds(ms: number): string {
 
 function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('The operation was aborted'), { name: 'AbortError', cause: signal.reason });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(abortError(signal));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
@@ -341,7 +239,7 @@ class Exchange {
       if (verdict.kind === 'unavailable') {
         // Down for a while, not a rate: this request waits, when it may, and the others find out for themselves.
         if (retries >= this.settings.maxRetries || Date.now() + verdict.hintMs > this.deadline) return reply;
-        await sleep(verdict.hintMs, signal);
+        await sleep(verdict.hintMs, undefined, { signal });
         retries++;
         continue;
       }
@@ -413,25 +311,4 @@ class Exchange {
     if (more === undefined) return rest;
     return merged(reply, [...answered, ...(Array.isArray(more) ? more : [more])]);
   }
-}
-
-/** One answer made of several: a batch answer of `answers`, with the headers of `last` (without its length). */
-function merged(last: Reply, answers: unknown[]): Reply {
-  const headers = new Headers(last.headers);
-  headers.delete('content-length');
-  headers.set('content-type', 'application/json');
-  return { status: 200, statusText: 'OK', headers, text: JSON.stringify(answers) };
-}
-
-/** The Response viem reads (status, headers and text; see rpcFetch). */
-function response(reply: Reply): Response {
-  const { status, statusText, headers, text } = reply;
-  return {
-    ok: status >= 200 && status < 300,
-    status,
-    statusText,
-    headers,
-    body: null,
-    text: async () => text,
-  } as unknown as Response;
 }
