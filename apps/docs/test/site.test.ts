@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
-import { sendRaw } from '@mountain/testkit/rawHttp.ts';
 import { type StaticSite, serveBuild } from '../scripts/staticServer.ts';
 import { OPERATION_IDS, ROUTES, SIDEBARS, SITE_TITLE } from './helpers/expectations.ts';
 import { luminance, openPage, seriousViolations, waitForHydration } from './helpers/page.ts';
@@ -92,17 +91,6 @@ describe('every route', { concurrency: 3 }, () => {
 });
 
 describe('addresses', () => {
-  test('an address that cannot be decoded answers 400, and the site goes on serving', async () => {
-    const port = Number(new URL(site.origin).port);
-    for (const target of ['/%E0%A4%A', '/docs/%ZZ', '/%']) {
-      const bad = await sendRaw(port, { method: 'GET', target, headers: [] });
-      assert.equal(bad.status, 400, target);
-      assert.match(bad.body.toString(), /not a valid URL path/);
-    }
-    const good = await sendRaw(port, { method: 'GET', target: '/docs/intro', headers: [] });
-    assert.equal(good.status, 200);
-  });
-
   for (const [path, clean, h1] of [
     ['/docs/intro/index.html', '/docs/intro', 'Introduction'],
     ['/docs/authentication.html', '/docs/authentication', 'Authentication'],
