@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { deflateSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import { parseGwei } from 'viem';
 import { buildApp } from '#api/app.ts';
 import { ConfigError, loadConfig } from '#api/config/config.ts';
 import { createDb } from '#api/db/db.ts';
@@ -371,5 +372,23 @@ describe('configuration of limits and origins', () => {
         return true;
       },
     );
+  });
+
+  it('reads MAX_FEE_PER_GAS_GWEI_<networkId> in gwei, fractions too, per network', () => {
+    const config = loadConfig({ ...secrets, MAX_FEE_PER_GAS_GWEI_1: '500', MAX_FEE_PER_GAS_GWEI_42161: '0.25' });
+    assert.deepEqual(config.maxFeePerGas, { 1: parseGwei('500'), 42161: parseGwei('0.25') });
+  });
+
+  it('names a wrong MAX_FEE_PER_GAS_GWEI_<networkId>', () => {
+    for (const value of ['0', '-1', 'lots', '1e3', '20000000', '0.0000000001']) {
+      assert.throws(
+        () => loadConfig({ ...secrets, MAX_FEE_PER_GAS_GWEI_137: value }),
+        (error) =>
+          error instanceof ConfigError &&
+          error.problems[0] ===
+            'MAX_FEE_PER_GAS_GWEI_137 must be a number of gwei above 0 and at most 10000000, such as 500 or 0.1',
+        value,
+      );
+    }
   });
 });

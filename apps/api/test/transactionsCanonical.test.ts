@@ -10,7 +10,7 @@ import { startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
-import { canonicalViolations } from '#api-testing/canonicalTruth.ts';
+import { assertFinalOnChain, canonicalViolations } from '#api-testing/canonicalTruth.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject, incrementMany } from '#api-testing/transactionFlow.ts';
 
@@ -271,24 +271,14 @@ describe('transactions through a provider whose pool takes 16 per sender', () =>
     assert.equal(await inFlight(), 16, 'no more than 16 while none is mined');
     await chain.resumeMining();
     let most = 0;
-    await waitFor(
-      async () => {
+    await assertFinalOnChain(h.db, (method, params) => chain.rpc(method, params), p.projectId, {
+      contract: counter,
+      onLook: async () => {
         most = Math.max(most, await inFlight());
-        const { rows } = await h.db.query<{ finalized: boolean }>(
-          'SELECT finalized_at IS NOT NULL AS finalized FROM transactions WHERE project_id = $1',
-          [p.projectId],
-        );
-        return rows.every((r) => r.finalized) ? true : undefined;
       },
-      60_000,
-      'all fifty final',
-    );
+    });
     assert.ok(most <= 16, `at most 16 in flight (saw ${most})`);
     assert.deepEqual(provider.stats.refusals, {}, 'the pool refused nothing');
-    const broken = await canonicalViolations(h.db, (method, params) => chain.rpc(method, params), p.projectId, {
-      contract: counter,
-    });
-    assert.deepEqual(broken, []);
   });
 
   it("a limit set above the pool's: what the pool refuses as full waits, and is sent as blocks take the first", async () => {
@@ -307,21 +297,10 @@ describe('transactions through a provider whose pool takes 16 per sender', () =>
         '"txpool is full" from the provider',
       );
       await chain.resumeMining();
-      await waitFor(
-        async () => {
-          const { rows } = await above.db.query<{ status: string; finalized: boolean }>(
-            'SELECT status, finalized_at IS NOT NULL AS finalized FROM transactions WHERE project_id = $1',
-            [p.projectId],
-          );
-          return rows.every((r) => r.finalized) ? rows : undefined;
-        },
-        60_000,
-        'all forty final',
-      );
-      const broken = await canonicalViolations(above.db, (method, params) => chain.rpc(method, params), p.projectId, {
+      // None failed for a full pool: all final on chain, nonces contiguous.
+      await assertFinalOnChain(above.db, (method, params) => chain.rpc(method, params), p.projectId, {
         contract: counter,
       });
-      assert.deepEqual(broken, [], 'none failed for a full pool: all succeeded, nonces contiguous');
     } finally {
       await above.close();
     }

@@ -10,7 +10,7 @@ import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createPublicClient, http, type PublicClient } from 'viem';
-import { canonicalViolations } from '#api-testing/canonicalTruth.ts';
+import { assertFinalOnChain } from '#api-testing/canonicalTruth.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject, incrementMany, settled } from '#api-testing/transactionFlow.ts';
 
@@ -144,28 +144,18 @@ describe('transactions through a provider that rate-limits', () => {
   });
 
   it('thirty executions: the provider refuses calls past its rate, yet none fails and all are final', async () => {
-    const p = await counterProject(h, await deployCounter(chain.url), ['increment']);
+    const contract = await deployCounter(chain.url);
+    const p = await counterProject(h, contract, ['increment']);
     await incrementMany(h, p, 30, 'limited-');
-    await waitFor(
-      async () => {
-        const { rows } = await h.db.query<{ status: string; finalized: boolean }>(
-          'SELECT status, finalized_at IS NOT NULL AS finalized FROM transactions WHERE project_id = $1',
-          [p.projectId],
-        );
+    await assertFinalOnChain(h.db, (method, params) => chain.rpc(method, params), p.projectId, {
+      contract,
+      timeoutMs: 90_000,
+      onLook: (rows) =>
         assert.ok(
           rows.every((r) => !['broadcast-failed', 'monitor-failed', 'reverted'].includes(r.status)),
           JSON.stringify(rows),
-        );
-        return rows.every((r) => r.finalized) ? true : undefined;
-      },
-      90_000,
-      'all thirty final',
-    );
-    assert.ok((provider.stats.refusals.rateLimited ?? 0) > 0, 'the provider refused calls for its rate');
-    const broken = await canonicalViolations(h.db, (method, params) => chain.rpc(method, params), p.projectId, {
-      contract: (await h.db.query<{ address: string }>('SELECT address FROM contracts WHERE id = $1', [p.contractId]))
-        .rows[0]?.address as string,
+        ),
     });
-    assert.deepEqual(broken, []);
+    assert.ok((provider.stats.refusals.rateLimited ?? 0) > 0, 'the provider refused calls for its rate');
   });
 });

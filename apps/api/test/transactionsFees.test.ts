@@ -9,8 +9,7 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { type Hex, parseGwei, parseTransaction } from 'viem';
-import { ConfigError, loadConfig } from '#api/config/config.ts';
-import { canonicalViolations } from '#api-testing/canonicalTruth.ts';
+import { assertFinalOnChain } from '#api-testing/canonicalTruth.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject, incrementMany } from '#api-testing/transactionFlow.ts';
 
@@ -88,18 +87,10 @@ describe('a ×20 base-fee spike under waiting transactions', () => {
   }
 
   async function allFinalOnChain(h: Harness, projectId: number, count: number) {
-    await waitFor(
-      async () => {
-        const now = await rows(h, projectId);
-        return now.length === count && now.every((r) => r.status === 'succeeded' && r.finalized) ? true : undefined;
-      },
-      60_000,
-      'every transaction succeeded and final',
-    );
-    assert.deepEqual(
-      await canonicalViolations(h.db, (m, params) => chain.rpc(m, params), projectId, { contract: counter }),
-      [],
-    );
+    await assertFinalOnChain(h.db, (m, params) => chain.rpc(m, params), projectId, { contract: counter });
+    const now = await rows(h, projectId);
+    assert.equal(now.length, count);
+    assert.ok(now.every((r) => r.status === 'succeeded'));
   }
 
   /** The fee caps of the project's transactions' latest versions: the highest signed (a re-price only raises). */
@@ -203,32 +194,6 @@ describe('a ×20 base-fee spike under waiting transactions', () => {
       assert.ok((await signedFeeCaps(h, p.projectId)).every((fee) => fee <= parseGwei('10')));
     } finally {
       await h.close();
-    }
-  });
-});
-
-describe('MAX_FEE_PER_GAS_GWEI_<networkId>', () => {
-  const secrets = {
-    NODE_ENV: 'test',
-    MASTER_KEY: Buffer.alloc(32, 1).toString('base64'),
-    TOKEN_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64'),
-  };
-
-  it('reads gwei, fractions too, per network', () => {
-    const config = loadConfig({ ...secrets, MAX_FEE_PER_GAS_GWEI_1: '500', MAX_FEE_PER_GAS_GWEI_42161: '0.25' });
-    assert.deepEqual(config.maxFeePerGas, { 1: parseGwei('500'), 42161: parseGwei('0.25') });
-  });
-
-  it('names a wrong value', () => {
-    for (const value of ['0', '-1', 'lots', '1e3', '20000000', '0.0000000001']) {
-      assert.throws(
-        () => loadConfig({ ...secrets, MAX_FEE_PER_GAS_GWEI_137: value }),
-        (error) =>
-          error instanceof ConfigError &&
-          error.problems[0] ===
-            'MAX_FEE_PER_GAS_GWEI_137 must be a number of gwei above 0 and at most 10000000, such as 500 or 0.1',
-        value,
-      );
     }
   });
 });

@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import type { Hex } from 'viem';
 import type { Db } from '#api/db/db.ts';
 
@@ -103,4 +105,36 @@ async function transactionsOf(rpc: Rpc, wallet: string, fromBlock: number) {
     }
   }
   return found;
+}
+
+/** A transaction's status as a test samples it while waiting. */
+export interface SampledRow {
+  id: string;
+  status: string;
+  finalized: boolean;
+}
+
+/**
+ * Waits until every transaction of the project is final (`onLook` sees each sample), then asserts that what the
+ * platform says of them is true on the canonical chain (canonicalViolations answers nothing).
+ */
+export async function assertFinalOnChain(
+  db: Db,
+  rpc: Rpc,
+  projectId: number,
+  options: { contract: string; timeoutMs?: number; onLook?: (rows: SampledRow[]) => void | Promise<void> },
+): Promise<void> {
+  await waitFor(
+    async () => {
+      const { rows } = await db.query<SampledRow>(
+        'SELECT id, status, finalized_at IS NOT NULL AS finalized FROM transactions WHERE project_id = $1',
+        [projectId],
+      );
+      await options.onLook?.(rows);
+      return rows.every((r) => r.finalized) ? true : undefined;
+    },
+    options.timeoutMs ?? 60_000,
+    'every transaction final',
+  );
+  assert.deepEqual(await canonicalViolations(db, rpc, projectId, { contract: options.contract }), []);
 }
