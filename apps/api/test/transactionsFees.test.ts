@@ -66,9 +66,10 @@ describe('a ×20 base-fee spike under waiting transactions', () => {
 
   /** COUNT increments sent and waiting in the pool, then a block whose base fee is 20 times the last one's. */
   async function spikeUnderWaiting(h: Harness, tag: string) {
+    // Paused first: an interval block between these two calls would leave the base fee at 7/8 of BASE_FEE.
+    await chain.pauseMining();
     await chain.setNextBaseFee(BASE_FEE);
     await chain.mineNow();
-    await chain.pauseMining();
     const p = await counterProject(h, counter, ['increment']);
     await incrementMany(h, p, COUNT, tag);
     await waitFor(
@@ -130,6 +131,12 @@ describe('a ×20 base-fee spike under waiting transactions', () => {
     const h = await platform('30');
     try {
       const { p } = await spikeUnderWaiting(h, 'capped');
+      // Re-priced while the spike's base fee holds (mining paused): later empty blocks would lower it under the cap.
+      await waitFor(
+        async () => ((await rows(h, p.projectId)).every((r) => r.feeBumps >= 1) ? true : undefined),
+        15_000,
+        'every waiting transaction re-priced',
+      );
       await chain.resumeMining();
       await waitFor(
         async () => ((await rows(h, p.projectId)).every((r) => r.status === 'succeeded') ? true : undefined),
