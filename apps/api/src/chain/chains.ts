@@ -1,6 +1,7 @@
 import { createPublicClient, http, type PublicClient, webSocket } from 'viem';
 import { NETWORKS, type NetworkId } from '#api/config/networks.ts';
 import { longestRequestMs, withRateLimits } from './rateLimits.ts';
+import { RPC_BATCH_SIZE } from './rpcBatches.ts';
 import { rpcFetch } from './rpcFetch.ts';
 
 /** Raised when a call needs a network whose RPC_URL_<id> is not set. */
@@ -31,7 +32,7 @@ export function createChains(rpcUrls: Readonly<Partial<Record<NetworkId, string>
     if (!url) continue;
     const transport = url.startsWith('ws')
       ? webSocket(url)
-      : http(url, { timeout: HTTP_TIMEOUT_MS, retryCount: 0, batch: { batchSize: 64, wait: 0 }, fetchFn });
+      : http(url, { timeout: HTTP_TIMEOUT_MS, retryCount: 0, batch: { batchSize: RPC_BATCH_SIZE, wait: 0 }, fetchFn });
     clients.set(network.id, createPublicClient({ transport, pollingInterval: 1_000 }) as PublicClient);
   }
   return {

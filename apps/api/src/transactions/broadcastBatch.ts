@@ -1,5 +1,6 @@
 import { type Address, type Hex, keccak256, type LocalAccount, type PublicClient } from 'viem';
 import { isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import { RPC_BATCH_SIZE } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
 import { invalidateNonce } from './nonces.ts';
 import type { WalletNetwork } from './senders.ts';
@@ -15,9 +16,6 @@ export interface SignedRow {
   maxFeePerGas: string;
   maxPriorityFeePerGas: string;
 }
-
-/** Transactions per JSON-RPC batch: the batch size of the chain clients' transport (chains.ts). */
-const RPC_BATCH = 64;
 
 type Outcome =
   | { kind: 'sent' }
@@ -48,8 +46,8 @@ export async function broadcastBatch(
   rows: SignedRow[],
 ): Promise<{ sent: number; pause: boolean }> {
   const { db, target, client, account } = sender;
-  const signed = await Promise.all(rows.map((row) => signEip1559(account, target.networkId, row)));
-  const hashes = signed.map((s) => keccak256(s));
+  const signed: Hex[] = [];
+  const hashes: Hex[] = [];
   const send = async (i: number): Promise<Outcome> => {
     try {
       await client.sendRawTransaction({ serializedTransaction: signed[i] as Hex });
@@ -69,12 +67,21 @@ export async function broadcastBatch(
   };
   // In nonce order, one JSON-RPC batch at a time (calls made in one tick share a batch, which the node takes in
   // order): concurrent batches can reach the node out of order, and a node that sees nonce n+1 before n queues it
-  // (anvil then sometimes never promotes it, and its automine stalls behind it).
+  // (anvil then sometimes never promotes it, and its automine stalls behind it). The next batch is signed while
+  // the node takes the previous one.
   const outcomes: Outcome[] = [];
-  for (let start = 0; start < rows.length; start += RPC_BATCH) {
-    const indexes = rows.slice(start, start + RPC_BATCH).map((_, k) => start + k);
-    outcomes.push(...(await Promise.all(indexes.map(send))));
+  let inFlight: Promise<Outcome[]> | undefined;
+  for (let start = 0; start < rows.length; start += RPC_BATCH_SIZE) {
+    const batch = rows.slice(start, start + RPC_BATCH_SIZE);
+    for (const row of batch) {
+      const serialized = await signEip1559(account, target.networkId, row);
+      signed.push(serialized);
+      hashes.push(keccak256(serialized));
+    }
+    if (inFlight) outcomes.push(...(await inFlight));
+    inFlight = Promise.all(batch.map((_, k) => send(start + k)));
   }
+  if (inFlight) outcomes.push(...(await inFlight));
 
   const sent = rows.flatMap((row, i) =>
     outcomes[i]?.kind === 'sent' ? [{ id: row.id, hash: hashes[i], raw: signed[i] }] : [],

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Address, Hex, PublicClient, TransactionReceipt } from 'viem';
 import { describeRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
@@ -25,6 +26,9 @@ export interface MonitorQueue {
   again(runAt: Date): Promise<void>;
   sender(): Promise<void>;
 }
+
+/** Receipt-lookup batches in flight at once. */
+const RECEIPT_BATCHES_IN_FLIGHT = 4;
 
 interface BroadcastRow extends WaitingRow {
   hashes: Hex[];
@@ -161,7 +165,7 @@ async function settleBroadcast(
   if (rows.length === 0) return { waiting: 0, settled: 0 };
   // Only a nonce below the wallet's mined count can have a receipt: one call spares a receipt lookup for each
   // transaction still waiting (under a backlog, most of them).
-  const receipts = await mapLimit(rows, 32, async (row) =>
+  const receipts = await inRpcBatches(rows, RECEIPT_BATCHES_IN_FLIGHT, async (row) =>
     Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
   );
   const stalled = rows.find((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS);

@@ -8,11 +8,11 @@ import {
   rateLimitRetryAfterMs,
   shortError,
 } from '#api/chain/chainErrors.ts';
+import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { parseFormattedAbi } from '#api/contracts/abi.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
-import { mapLimit } from '#api/lib/mapLimit.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
 import { automineOn, ensureDevFunds } from './devChain.ts';
 import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
@@ -147,6 +147,9 @@ interface Prepared {
   retryLater: boolean;
 }
 
+/** Gas-estimate batches in flight at once. */
+const ESTIMATE_BATCHES_IN_FLIGHT = 4;
+
 /** The network's base fee is above the fee cap: nothing sent now could be mined. */
 const PRICED_OUT = Symbol('priced out');
 
@@ -182,7 +185,8 @@ async function prepare(sender: Sender): Promise<Prepared | typeof PRICED_OUT | u
     return PRICED_OUT;
   }
   // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
-  const estimates = await mapLimit(waiting, 16, async (row) => {
+  // In full JSON-RPC batches, a few at once: one request per call would cost the node more than the estimates.
+  const estimates = await inRpcBatches(waiting, ESTIMATE_BATCHES_IN_FLIGHT, async (row) => {
     try {
       const gas = await client.estimateGas({
         account: account.address,
