@@ -123,6 +123,51 @@ describe('transactions on a chain that reorganises', () => {
     }
   }
 
+  it('a reorg above more than a thousand mined transactions not final yet takes back the top ones at once', async () => {
+    // Mining stays paused while it matters: `finalized` does not move, so the 1,000 below (the in-flight limit
+    // here) stay watched.
+    await chain.pauseMining();
+    const p = await counterProject(h, counter, ['increment']);
+    const inPool = (n: number) =>
+      waitFor(
+        async () => ((await chain.pool()).pending[p.wallet]?.length === n ? true : undefined),
+        30_000,
+        `${n} transactions in the pool`,
+      );
+    const ones = async (count: number, tag: string) => {
+      const answers = await Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          h.call('execute-transaction', {
+            headers: p.headers,
+            body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `${tag}${i}` },
+          }),
+        ),
+      );
+      assert.ok(answers.every((a) => a.status === 201));
+    };
+    await ones(1_000, 'under-');
+    await inPool(1_000);
+    await chain.mineNow(2);
+    await allMined(p.projectId, 1_000);
+    await ones(10, 'top-');
+    await inPool(10);
+    await chain.mineNow(1);
+    const mined = await allMined(p.projectId, 1_010);
+    const top = mined.slice(-10);
+    const { dropped } = await chain.reorg(1, { reinclude: 'none' });
+    assert.deepEqual(new Set(dropped), new Set(top.map((r) => r.hash)));
+    await waitFor(
+      async () => {
+        const now = (await statuses(p.projectId)).slice(-10);
+        return now.every((r) => r.status === 'broadcasted' && r.blockHash === null) ? true : undefined;
+      },
+      5_000,
+      'the ten removed ones waiting again, while mining is paused',
+    );
+    await chain.resumeMining();
+    await allTrue(p.projectId);
+  });
+
   it('a transaction dropped from the pool in the middle of a run of fifty is sent again', async () => {
     await chain.pauseMining();
     const p = await execute(50, 'dropped');

@@ -1,23 +1,16 @@
-import { type Address, type Hex, type PublicClient, parseTransaction, type TransactionReceipt } from 'viem';
+import { type Address, type Hex, type PublicClient, parseTransaction } from 'viem';
+import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
-import { mapLimit } from '#api/lib/mapLimit.ts';
 import { type ChainView, canonicalHashes } from './canonical.ts';
 import { ensureDevFunds } from './devChain.ts';
-import { receiptOf } from './receipts.ts';
 import type { WalletNetwork } from './senders.ts';
 
-/** A mined transaction still watched (its block not final yet), or one the chain may have taken back. */
-interface MinedRow {
-  id: string;
-  hashes: Hex[];
-  nonce: number;
+/** A block holding mined transactions of the wallet that are still watched. */
+interface WatchedBlock {
   blockNumber: number;
-  blockHash: string | null;
-  raw: Hex | null;
+  blockHash: Hex | null;
+  transactions: number;
 }
-
-const MINED_COLUMNS = `id, previous_hashes AS hashes, nonce, block_number AS "blockNumber", block_hash AS "blockHash",
-  raw_transaction AS raw`;
 
 /** What one look at the mined transactions found. */
 export interface CanonicalReport {
@@ -25,18 +18,22 @@ export interface CanonicalReport {
   watched: number;
   /** Became final in this look. */
   finalized: number;
-  /** Found in another block (a reorg re-included them). */
-  moved: number;
-  /** Their block left the chain and no other block holds them: back to `broadcasted`, broadcast again. */
+  /** Their block left the chain: back to `broadcasted` (a block that re-included them gives their receipt again). */
   takenBack: number;
 }
 
+/** Blocks looked at per look, and transactions taken back per look (the rest in the next, at once). */
+const BLOCKS_PER_LOOK = 1_000;
+const TAKEN_BACK_PER_LOOK = 5_000;
+
 /**
- * The second look at mined transactions, until final: is each one's block still on the canonical chain?
- * - its block is still there (same hash): final once at or below the finalized block;
- * - its block is gone (another hash at that height, or a chain shorter than it while the node does not lag):
- *   its receipt is asked for again; a new block holds it → its block fields (and outcome) follow that block;
- *   none does → back to `broadcasted` with its block fields cleared, and its signed bytes are broadcast again.
+ * The second look at mined transactions, until final: is each one's block still on the canonical chain? The look
+ * is per block, not per transaction (a block holds up to a thousand of them), so that one look covers them all:
+ * - a block still there (same hash): its transactions are final once it is at or below the finalized block;
+ * - a block gone (another hash at that height, or a chain shorter than it while the node does not lag): its
+ *   transactions go back to `broadcasted` with their block fields cleared; the receipt lookup then finds those a
+ *   new block holds (their block fields and outcome follow that block), and the signed bytes of those no block
+ *   holds are broadcast again.
  * Final transactions are looked at again only when the wallet's mined nonce falls below theirs (a chain reset):
  * then they follow the same rule. One row is never two transactions: the same signed bytes, the same nonce.
  */
@@ -48,95 +45,93 @@ export async function followCanonical(
   minedCount: number,
   address: Address,
 ): Promise<CanonicalReport> {
-  const report: CanonicalReport = { watched: 0, finalized: 0, moved: 0, takenBack: 0 };
-  const { rows } = await db.query<MinedRow>(
-    `SELECT ${MINED_COLUMNS} FROM transactions
+  const report: CanonicalReport = { watched: 0, finalized: 0, takenBack: 0 };
+  const { rows: blocks } = await db.query<WatchedBlock>(
+    `SELECT block_number::float8 AS "blockNumber", block_hash AS "blockHash", count(*)::int AS transactions
+       FROM transactions
       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('succeeded', 'reverted')
         AND (finalized_at IS NULL OR ($3 AND nonce >= $4))
-      ORDER BY nonce LIMIT 1000`,
+      GROUP BY block_number, block_hash ORDER BY block_number LIMIT ${BLOCKS_PER_LOOK}`,
     [target.walletId, target.networkId, !view.lagging, minedCount],
   );
-  if (rows.length === 0) return report;
-  const heights = rows.map((r) => Number(r.blockNumber)).filter((n) => n <= view.head);
-  const hashes = await canonicalHashes(client, heights);
-  const gone: MinedRow[] = [];
-  const final: string[] = [];
-  for (const row of rows) {
-    const height = Number(row.blockNumber);
+  if (blocks.length === 0) return report;
+  const hashes = await canonicalHashes(
+    client,
+    blocks.map((b) => b.blockNumber).filter((n) => n <= view.head),
+  );
+  const gone: WatchedBlock[] = [];
+  const final: WatchedBlock[] = [];
+  for (const block of blocks) {
+    report.watched += block.transactions;
     // Above the head: unknown to a lagging node; gone once a lower head has lasted (a rollback, a reset).
-    if (height > view.head) {
-      if (!view.lagging) gone.push(row);
+    if (block.blockNumber > view.head) {
+      if (!view.lagging) gone.push(block);
       continue;
     }
-    const canonical = hashes.get(height);
+    const canonical = hashes.get(block.blockNumber);
     // A load-balanced provider may answer each call from another node: a block this answer did not know, or a
-    // mined count below the row's nonce next to its block still there, is decided on a later look.
+    // mined count below a transaction's nonce next to its block still there, is decided on a later look.
     if (canonical === undefined) continue;
-    if (row.blockHash === null || canonical === row.blockHash) {
-      if (Number(row.nonce) < minedCount && height <= view.finalized) final.push(row.id);
+    if (block.blockHash === null || canonical === block.blockHash) {
+      if (block.blockNumber <= view.finalized) final.push(block);
       continue;
     }
-    if (!view.lagging) gone.push(row);
+    if (!view.lagging) gone.push(block);
   }
   if (final.length > 0) {
-    await db.query(
-      `UPDATE transactions SET finalized_at = clock_timestamp(), updated_at = clock_timestamp()
-        WHERE id = ANY($1::uuid[]) AND finalized_at IS NULL`,
-      [final],
+    const { rowCount } = await db.query(
+      `UPDATE transactions t SET finalized_at = clock_timestamp(), updated_at = clock_timestamp()
+         FROM unnest($3::bigint[], $4::text[]) AS b(number, hash)
+        WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status IN ('succeeded', 'reverted')
+          AND t.finalized_at IS NULL AND t.block_number = b.number
+          AND t.block_hash IS NOT DISTINCT FROM b.hash AND t.nonce < $5`,
+      [target.walletId, target.networkId, final.map((b) => b.blockNumber), final.map((b) => b.blockHash), minedCount],
     );
-    report.finalized = final.length;
+    report.finalized = rowCount ?? 0;
   }
-  const receipts = await mapLimit(gone, 16, (row) => receiptOf(client, row.hashes));
-  for (const [i, row] of gone.entries()) {
-    const receipt = receipts[i];
-    if (receipt && (receipt.blockHash !== row.blockHash || Number(receipt.blockNumber) !== Number(row.blockNumber))) {
-      await moveToBlock(db, row.id, receipt);
-      report.moved++;
-    } else if (!receipt) {
-      if (report.takenBack === 0) await ensureDevFunds(client, target.networkId, address);
-      await takeBack(db, client, row);
-      report.takenBack++;
-    }
+  if (gone.length > 0) {
+    // On the development chain, a reorg can undo the wallet's top-up too.
+    await ensureDevFunds(client, target.networkId, address);
+    report.takenBack = await takeBack(db, client, target, gone, minedCount);
   }
-  report.watched = rows.length - report.finalized - report.takenBack;
+  report.watched -= report.finalized + report.takenBack;
   return report;
 }
 
-/** A reorg re-included the transaction in another block: its fields follow the receipt there. */
-async function moveToBlock(db: Db, id: string, receipt: TransactionReceipt): Promise<void> {
-  await db.query(
-    `UPDATE transactions SET status = $2, transaction_hash = $3, gas_used = $4, gas_price = $5, block_number = $6,
-       block_hash = $7, finalized_at = NULL,
-       error_message = CASE WHEN $2 = 'succeeded' THEN NULL
-                            ELSE coalesce(error_message, 'Reverted on chain (in the block that now holds it)') END,
-       updated_at = clock_timestamp()
-     WHERE id = $1 AND status IN ('succeeded', 'reverted')`,
-    [
-      id,
-      receipt.status === 'success' ? 'succeeded' : 'reverted',
-      receipt.transactionHash,
-      receipt.gasUsed.toString(),
-      receipt.effectiveGasPrice.toString(),
-      Number(receipt.blockNumber),
-      receipt.blockHash,
-    ],
-  );
-}
-
 /**
- * The chain took the transaction back: it waits again (`broadcasted`, block fields cleared, its fee fields those
- * it was signed with), and its signed bytes go to the node again if the node lost them.
+ * The chain took these blocks back: their transactions wait again (`broadcasted`, block fields cleared, fee
+ * fields those they were signed with). Those whose nonce the chain has not used again are broadcast again, in
+ * nonce order, in case the node lost them. Answers how many were taken back.
  */
-async function takeBack(db: Db, client: PublicClient, row: MinedRow): Promise<void> {
-  const signed = row.raw ? parseTransaction(row.raw) : undefined;
-  await db.query(
-    `UPDATE transactions SET status = 'broadcasted', block_number = NULL, block_hash = NULL, gas_used = NULL,
-       finalized_at = NULL, error_message = NULL, gas_price = coalesce($2::numeric, gas_price),
-       broadcasted_at = clock_timestamp(), updated_at = clock_timestamp()
-     WHERE id = $1 AND status IN ('succeeded', 'reverted')`,
-    [row.id, signed?.maxFeePerGas?.toString() ?? null],
+async function takeBack(
+  db: Db,
+  client: PublicClient,
+  target: WalletNetwork,
+  blocks: WatchedBlock[],
+  minedCount: number,
+): Promise<number> {
+  const { rows } = await db.query<{ id: string; nonce: string; raw: Hex | null }>(
+    `SELECT t.id, t.nonce, t.raw_transaction AS raw
+       FROM transactions t JOIN unnest($3::bigint[], $4::text[]) AS b(number, hash)
+         ON t.block_number = b.number AND t.block_hash IS NOT DISTINCT FROM b.hash
+      WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status IN ('succeeded', 'reverted')
+      ORDER BY t.nonce LIMIT ${TAKEN_BACK_PER_LOOK}`,
+    [target.walletId, target.networkId, blocks.map((b) => b.blockNumber), blocks.map((b) => b.blockHash)],
   );
-  if (row.raw) await rebroadcast(client, row.raw);
+  if (rows.length === 0) return 0;
+  // A mined transaction's gas_price is what it paid; waiting again, it is the fee cap it was signed with.
+  const signedFeeCap = rows.map((r) => (r.raw ? (parseTransaction(r.raw).maxFeePerGas?.toString() ?? null) : null));
+  await db.query(
+    `UPDATE transactions t SET status = 'broadcasted', block_number = NULL, block_hash = NULL, gas_used = NULL,
+       finalized_at = NULL, error_message = NULL, gas_price = coalesce(v.fee_cap, t.gas_price),
+       broadcasted_at = clock_timestamp(), updated_at = clock_timestamp()
+       FROM unnest($1::uuid[], $2::numeric[]) AS v(id, fee_cap)
+      WHERE t.id = v.id AND t.status IN ('succeeded', 'reverted')`,
+    [rows.map((r) => r.id), signedFeeCap],
+  );
+  const unmined = rows.filter((r) => r.raw && Number(r.nonce) >= minedCount);
+  await inRpcBatches(unmined, 1, (row) => rebroadcast(client, row.raw as Hex));
+  return rows.length;
 }
 
 /** Sends signed bytes again; "already known" and "nonce too low" (mined meanwhile) are what it hopes for. */
