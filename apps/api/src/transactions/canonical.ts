@@ -1,5 +1,5 @@
-import type { Hex, PublicClient } from 'viem';
-import { isUnreachable } from '#api/chain/chainErrors.ts';
+import type { PublicClient } from 'viem';
+import { finalizedTag } from '#api/chain/canonicalBlocks.ts';
 import type { Db } from '#api/db/db.ts';
 
 /** What the platform takes to be the network's chain right now. */
@@ -26,18 +26,9 @@ export async function observeChain(
   networkId: number,
   options: { fallbackDepth: number; lagGraceMs: number },
 ): Promise<ChainView> {
-  const [headBig, finalizedBlock] = await Promise.all([
-    client.getBlockNumber({ cacheTime: 0 }),
-    // A node that refuses the tag has none: the depth decides. A node that does not answer decides nothing.
-    client
-      .getBlock({ blockTag: 'finalized' })
-      .catch((error: unknown) => {
-        if (isUnreachable(error)) throw error;
-        return undefined;
-      }),
-  ]);
+  const [headBig, tag] = await Promise.all([client.getBlockNumber({ cacheTime: 0 }), finalizedTag(client)]);
   const head = Number(headBig);
-  const finalized = finalizedBlock?.number != null ? Number(finalizedBlock.number) : head - options.fallbackDepth;
+  const finalized = tag ?? head - options.fallbackDepth;
   const { rows } = await db.query<{ lagging: boolean }>(
     `WITH before AS (SELECT head, head_seen_at FROM network_heads WHERE network_id = $1),
      lag AS (SELECT EXISTS (SELECT 1 FROM before WHERE before.head > $2
@@ -56,19 +47,4 @@ export async function observeChain(
     'observe-chain',
   );
   return { head, finalized: Math.max(0, finalized), lagging: rows[0]?.lagging ?? false };
-}
-
-/** The hash of the canonical block at each height (undefined above the node's head). */
-export async function canonicalHashes(client: PublicClient, heights: number[]): Promise<Map<number, Hex | undefined>> {
-  const hashes = new Map<number, Hex | undefined>();
-  await Promise.all(
-    [...new Set(heights)].map(async (height) => {
-      const block = await client.getBlock({ blockNumber: BigInt(height) }).catch((error: Error) => {
-        if (error.name === 'BlockNotFoundError') return undefined;
-        throw error;
-      });
-      hashes.set(height, block?.hash ?? undefined);
-    }),
-  );
-  return hashes;
 }

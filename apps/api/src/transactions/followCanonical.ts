@@ -1,7 +1,8 @@
 import { type Address, type Hex, type PublicClient, parseTransaction } from 'viem';
+import { canonicalHashes } from '#api/chain/canonicalBlocks.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
-import { type ChainView, canonicalHashes } from './canonical.ts';
+import type { ChainView } from './canonical.ts';
 import { ensureDevFunds } from './devChain.ts';
 import type { WalletNetwork } from './senders.ts';
 
