@@ -28,6 +28,7 @@ export type {
   ErrorBody,
   EventNotifierEvent,
   EventNotifierEventData,
+  EventNotifierEventRemoved,
   HandlerOptions,
   WebhookContext,
   WebhookEvent,

@@ -59,8 +59,29 @@ export interface EventNotifierEvent {
 }
 
 /**
- * Every webhook payload Mountain sends, discriminated by `type`. Today there is one type; switch on `type` so new
- * types added later are ignored safely.
+ * A reorg took back the block of an event you were sent (or were being sent): the chain no longer holds it. `data`
+ * is the data of that event (the same `recordId`); undo what you did on it. It has its own `webhook-id`, and is
+ * sent after the event's own webhook. An event removed before any delivery is never sent at all.
+ *
+ * @example
+ * ```ts
+ * import type { EventNotifierEventRemoved } from '@mountain/webhook-sdk';
+ *
+ * function undo(event: EventNotifierEventRemoved): void {
+ *   console.log(`event ${event.data.recordId} left the chain (block ${event.data.blockHash})`);
+ * }
+ * ```
+ */
+export interface EventNotifierEventRemoved {
+  type: 'event_notifier.event.removed';
+  /** ISO 8601 time the removal was noticed. */
+  timestamp: string;
+  data: EventNotifierEventData;
+}
+
+/**
+ * Every webhook payload Mountain sends, discriminated by `type`; switch on `type` so types added later are
+ * ignored safely.
  *
  * @example
  * ```ts
@@ -71,11 +92,14 @@ export interface EventNotifierEvent {
  *     case 'event_notifier.event':
  *       console.log(event.data.event.name, event.data.decodedLog);
  *       break;
+ *     case 'event_notifier.event.removed':
+ *       console.log('taken back by a reorg:', event.data.recordId);
+ *       break;
  *   }
  * }
  * ```
  */
-export type WebhookEvent = EventNotifierEvent;
+export type WebhookEvent = EventNotifierEvent | EventNotifierEventRemoved;
 
 /**
  * What a ready-made handler passes to your event handler beside the event.

@@ -48,6 +48,10 @@ export interface RecordRow {
   notification_failure_count: number;
   round_failures: number;
   round_max_retries: number | null;
+  /** When the record's block left the canonical chain. */
+  removed_at: Date | null;
+  /** Set on a removal notice: the record it removes. */
+  removal_of: string | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -25,6 +25,11 @@ export interface EventNotifierSettings {
   readonly backfillHoldMs: number;
 }
 
+/** How long a delivery attempt holds the records it claimed: its timeout, and a margin for recording the outcome. */
+export function deliveryLeaseMs(settings: Pick<EventNotifierSettings, 'webhookTimeoutMs'>): number {
+  return settings.webhookTimeoutMs + 30_000;
+}
+
 /** How many blocks a subscription wants on top of an event before recording it: its own depth, or its network's. */
 export function confirmationsOf(
   settings: Pick<EventNotifierSettings, 'confirmations'>,

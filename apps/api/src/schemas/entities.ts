@@ -135,6 +135,11 @@ export const EventNotifierRecord = component(
     lastNotificationFailedAt: nullable(DateTime('When the last delivery attempt failed.')),
     lastNotificationFailureMessage: nullable(Type.String()),
     notificationFailureCount: Type.Integer({ minimum: 0 }),
+    removed: Type.Boolean({
+      description:
+        'true once a reorg took the event’s block off the canonical chain. A removed record is never delivered again; if it was delivered (or in delivery), an `event_notifier.event.removed` webhook follows.',
+    }),
+    removedAt: nullable(DateTime('When the platform saw the event’s block leave the canonical chain.')),
     createdAt: DateTime('When the record was stored.'),
     updatedAt: DateTime('When the record last changed.'),
   }),

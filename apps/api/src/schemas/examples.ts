@@ -71,6 +71,8 @@ export const exampleRecord = {
   lastNotificationFailedAt: null,
   lastNotificationFailureMessage: null,
   notificationFailureCount: 0,
+  removed: false,
+  removedAt: null,
   createdAt: EXAMPLE.timestamp,
   updatedAt: EXAMPLE.timestamp,
 };

@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         /**
          * List the events a subscription found
-         * @description Lists the subscription’s records, newest first, with their delivery status.
+         * @description Lists the subscription’s records, newest first, with their delivery status. Records whose block a reorg took off the canonical chain are listed with `removed: true`, unless `includeRemoved` is false.
          */
         post: operations["get-records"];
         delete?: never;
@@ -416,6 +416,9 @@ export interface components {
             lastNotificationFailedAt: string | null;
             lastNotificationFailureMessage: string | null;
             notificationFailureCount: number;
+            /** @description true once a reorg took the event’s block off the canonical chain. A removed record is never delivered again; if it was delivered (or in delivery), an `event_notifier.event.removed` webhook follows. */
+            removed: boolean;
+            removedAt: string | null;
             /**
              * Format: date-time
              * @description When the record was stored.
@@ -1304,6 +1307,8 @@ export interface operations {
                      * @description The subscription id.
                      */
                     subscriptionId: string;
+                    /** @description false leaves out the records a reorg removed (`removed: true`); by default they are listed too. */
+                    includeRemoved?: boolean;
                 };
             };
         };
@@ -1339,6 +1344,8 @@ export interface operations {
                      *           "lastNotificationFailedAt": null,
                      *           "lastNotificationFailureMessage": null,
                      *           "notificationFailureCount": 0,
+                     *           "removed": false,
+                     *           "removedAt": null,
                      *           "createdAt": "2026-11-20T10:15:30.000Z",
                      *           "updatedAt": "2026-11-20T10:15:30.000Z"
                      *         }

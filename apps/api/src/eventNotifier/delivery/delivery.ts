@@ -3,7 +3,7 @@ import { NETWORKS } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
 import { eventSignature, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
 import { type RecordRow, type SubscriptionRow, webhookSecretOf } from '#api/eventNotifier/rows.ts';
-import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import { type AttemptResult, retryDelayMs, sendWebhook } from './webhookSender.ts';
@@ -54,7 +54,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
   const event = parseAbiEvent(subscription.formatted_abi_event);
   const network = NETWORKS.find((n) => n.id === subscription.network_id);
   const refusal = await webhookUrlRefusal(url, deps.settings.allowPrivateWebhookAddresses);
-  const leaseMs = deps.settings.webhookTimeoutMs + 30_000;
+  const leaseMs = deliveryLeaseMs(deps.settings);
   const batchSize = deps.settings.deliveryConcurrency * 2;
 
   const drain = async (concurrency: number) => {
@@ -76,10 +76,11 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
               timeoutMs: deps.settings.webhookTimeoutMs,
               allowance: deps.settings.allowPrivateWebhookAddresses,
               event: {
-                type: 'event_notifier.event',
+                // A removal notice carries the data of the record it removes.
+                type: record.removal_of ? 'event_notifier.event.removed' : 'event_notifier.event',
                 timestamp: record.created_at.toISOString(),
                 data: {
-                  recordId: record.id,
+                  recordId: record.removal_of ?? record.id,
                   subscription: {
                     id: subscription.id,
                     name: subscription.subscription_name,
@@ -108,7 +109,8 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
 
   const next = await deps.db.query<{ at: Date | null }>(
     `SELECT min(next_attempt_at) AS at FROM event_notifier_records
-      WHERE subscription_id = $1 AND status = 'scanned' AND next_attempt_at IS NOT NULL AND ($2 OR forced)`,
+      WHERE subscription_id = $1 AND status = 'scanned' AND next_attempt_at IS NOT NULL AND ($2 OR forced)
+        AND removed_at IS NULL`,
     [subscriptionId, subscription.webhook_enabled],
   );
   const at = next.rows[0]?.at;
@@ -154,7 +156,8 @@ async function recordResults(
   if (notified.length > 0) {
     await deps.db.query(
       `UPDATE event_notifier_records
-          SET status = 'notified', status_changed_at = now(), updated_at = now(), next_attempt_at = NULL, forced = false
+          SET status = 'notified', status_changed_at = now(), updated_at = now(), next_attempt_at = NULL, forced = false,
+              claimed_at = NULL
         WHERE id = ANY($1::uuid[])`,
       [notified],
     );
@@ -167,10 +170,12 @@ async function recordResults(
               last_notification_failed_at = now(),
               last_notification_failure_message = u.message,
               updated_at = now(),
-              status = CASE WHEN u.final THEN 'failed' ELSE r.status END,
-              status_changed_at = CASE WHEN u.final THEN now() ELSE r.status_changed_at END,
-              next_attempt_at = CASE WHEN u.final THEN NULL ELSE now() + u.delay * interval '1 millisecond' END,
-              forced = CASE WHEN u.final THEN false ELSE r.forced END
+              claimed_at = NULL,
+              -- A record removed while this attempt was in flight is not tried again: its removal notice follows.
+              status = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN 'failed' ELSE r.status END,
+              status_changed_at = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN now() ELSE r.status_changed_at END,
+              next_attempt_at = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN NULL ELSE now() + u.delay * interval '1 millisecond' END,
+              forced = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN false ELSE r.forced END
          FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::int8[]) AS u(id, message, final, delay)
         WHERE r.id = u.id`,
       [failedIds, messages, final, delays],

@@ -29,7 +29,7 @@ export const deliverJob = defineJob({
       `SELECT s.id FROM event_notifier_subscriptions s
         WHERE s.webhook_url IS NOT NULL
           AND EXISTS (SELECT 1 FROM event_notifier_records r
-                       WHERE r.subscription_id = s.id AND r.status = 'scanned'
+                       WHERE r.subscription_id = s.id AND r.status = 'scanned' AND r.removed_at IS NULL
                          AND r.next_attempt_at < now() - $1 * interval '1 millisecond'
                          AND (s.webhook_enabled OR r.forced))`,
       [graceMs],

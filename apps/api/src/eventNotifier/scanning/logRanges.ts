@@ -1,4 +1,5 @@
 import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
+import { canonicalHashes } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited } from '#api/chain/chainErrors.ts';
 import { createLogDecoder, type LogArgs } from '#api/eventNotifier/abiEvent.ts';
 import { causes } from '#api/lib/causes.ts';
@@ -7,6 +8,8 @@ import { causes } from '#api/lib/causes.ts';
 export interface LogChunk {
   fromBlock: bigint;
   toBlock: bigint;
+  /** The hash of block `toBlock`, read before its logs, for ranges ending above `checkpointAbove`. */
+  toBlockHash?: Hex;
   logs: DecodedLog[];
 }
 
@@ -47,10 +50,21 @@ export function isConnectionFailure(error: unknown): boolean {
  * `maxRange` blocks. When the provider refuses a range (too many results, range too wide, timeout), the range is
  * halved and asked again; after a success it grows back. Yields the ranges in order, each complete. Logs are
  * decoded with one decoder built for the event (see createLogDecoder).
+ *
+ * A range ending above `checkpointAbove` (the finalized block) comes with the hash of its last block, read before
+ * its logs: a reorg after that read changes the hash, which the next scan sees. A node that has no such block yet
+ * (a load-balanced node behind the one that answered the head) ends the reading there.
  */
 export async function* readLogRanges(
   client: PublicClient,
-  options: { address: Address; event: AbiEvent; fromBlock: bigint; toBlock: bigint; maxRange: number },
+  options: {
+    address: Address;
+    event: AbiEvent;
+    fromBlock: bigint;
+    toBlock: bigint;
+    maxRange: number;
+    checkpointAbove?: bigint;
+  },
 ): AsyncGenerator<LogChunk> {
   const max = BigInt(options.maxRange);
   const decode = createLogDecoder(options.event);
@@ -60,6 +74,11 @@ export async function* readLogRanges(
   while (from <= options.toBlock) {
     const to = from + size - 1n < options.toBlock ? from + size - 1n : options.toBlock;
     let logs: LogChunk['logs'];
+    let toBlockHash: Hex | undefined;
+    if (options.checkpointAbove !== undefined && to > options.checkpointAbove) {
+      toBlockHash = (await canonicalHashes(client, [Number(to)])).get(Number(to));
+      if (toBlockHash === undefined) return;
+    }
     try {
       const raw = (await client.request({
         method: 'eth_getLogs',
@@ -86,7 +105,7 @@ export async function* readLogRanges(
       size = (to - from + 1n) / 2n;
       continue;
     }
-    yield { fromBlock: from, toBlock: to, logs };
+    yield { fromBlock: from, toBlock: to, ...(toBlockHash ? { toBlockHash } : {}), logs };
     from = to + 1n;
     if (size < max) size = size * 2n < max ? size * 2n : max;
   }

@@ -1,13 +1,15 @@
 import type pg from 'pg';
 import type { Address, PublicClient } from 'viem';
+import { finalizedTag } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
 import type { Chains } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
 import { parseAbiEvent, toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
-import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { confirmationsOf, deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { causes } from '#api/lib/causes.ts';
+import { followReorgs, pruneCheckpoints } from './canonicalRecords.ts';
 import { isConnectionFailure, type LogChunk, readLogRanges } from './logRanges.ts';
 
 /** What a scan queues, inside its own database transactions: the next scan, and deliveries. */
@@ -73,9 +75,15 @@ async function readAndStore(
 ): Promise<ScanOutcome> {
   const chain = deps.chains.client(subscription.network_id);
   const event = parseAbiEvent(subscription.formatted_abi_event);
-  const head = await chain.getBlockNumber({ cacheTime: 0 });
+  const [head, tag] = await Promise.all([chain.getBlockNumber({ cacheTime: 0 }), finalizedTag(chain)]);
+  const finalized = tag ?? Number(head) - (deps.settings.confirmations[subscription.network_id] ?? 0);
+  const { lastScannedBlock } = await followReorgs(client, chain, subscription, {
+    finalized,
+    leaseMs: deliveryLeaseMs(deps.settings),
+    queueDelivery: deps.queue.delivery,
+  });
   const toBlock = head - BigInt(confirmationsOf(deps.settings, subscription));
-  const fromBlock = BigInt(Math.max(subscription.initial_block_number, (subscription.last_scanned_block ?? -1) + 1));
+  const fromBlock = BigInt(Math.max(subscription.initial_block_number, (lastScannedBlock ?? -1) + 1));
   let stored = 0;
   if (fromBlock <= toBlock) {
     const holdEndsAt =
@@ -88,6 +96,7 @@ async function readAndStore(
       fromBlock,
       toBlock,
       maxRange: deps.settings.maxBlockRange,
+      checkpointAbove: BigInt(finalized),
     });
     // The next range is read from the chain while this one is written to the database.
     let next = ranges.next();
@@ -102,6 +111,7 @@ async function readAndStore(
         return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(result.value.toBlock), stored };
       }
     }
+    await pruneCheckpoints(client, subscription.id, finalized);
   }
   return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored };
 }
@@ -151,7 +161,7 @@ async function storeChunk(
     d: toDecodedLog(log.args),
   }));
   const write = (skipExisting: boolean) =>
-    writeRange(queue, client, subscription, chunk.toBlock, JSON.stringify(rows), skipExisting, deliveriesHeld);
+    writeRange(queue, client, subscription, chunk, JSON.stringify(rows), skipExisting, deliveriesHeld);
   // A range is normally new: a plain INSERT, whose unique index still refuses a record stored before. Only a range
   // met again (its records stored, but not the progress past it) takes the slower path that skips existing records.
   try {
@@ -162,12 +172,15 @@ async function storeChunk(
   return write(true);
 }
 
-/** One transaction: the range's records (as one JSON document), then `last_scanned_block`. */
+/**
+ * One transaction: the range's records (as one JSON document), then `last_scanned_block` and the checkpoint of the
+ * range's last block (if it is above the finalized block).
+ */
 async function writeRange(
   queue: ScanQueue,
   client: pg.PoolClient,
   subscription: SubscriptionRow,
-  toBlock: bigint,
+  { toBlock, toBlockHash }: LogChunk,
   document: string,
   skipExisting: boolean,
   deliveriesHeld: boolean,
@@ -183,9 +196,16 @@ async function writeRange(
                 log_index, decoded_log, next_attempt_at)
              SELECT $1, to_timestamp(t), h, b, bh, ti, li, d, now()
                FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, bh text, ti int4, li int4, d json)
-             ${skipExisting ? 'ON CONFLICT (subscription_id, transaction_hash, log_index) DO NOTHING' : ''}`,
+             ${skipExisting ? SKIP_EXISTING : ''}`,
             [subscription.id, document],
           );
+    if (toBlockHash) {
+      await client.query(
+        `INSERT INTO event_notifier_scan_checkpoints (subscription_id, block_number, block_hash) VALUES ($1, $2, $3)
+         ON CONFLICT (subscription_id, block_number) DO UPDATE SET block_hash = excluded.block_hash`,
+        [subscription.id, String(toBlock), toBlockHash],
+      );
+    }
     await client.query('UPDATE event_notifier_subscriptions SET last_scanned_block = $2 WHERE id = $1', [
       subscription.id,
       String(toBlock),
@@ -200,6 +220,16 @@ async function writeRange(
     throw error;
   }
 }
+
+/**
+ * A range read again (after a crash between its records and its progress, or after a reorg) skips the records
+ * it has: a live record of the same event in the same block, or one stored before block hashes were kept.
+ */
+const SKIP_EXISTING = `WHERE NOT EXISTS (
+    SELECT 1 FROM event_notifier_records e
+     WHERE e.subscription_id = $1 AND e.transaction_hash = u.h AND e.log_index = u.li AND e.block_hash IS NULL)
+  ON CONFLICT (subscription_id, transaction_hash, log_index, block_hash) WHERE removal_of IS NULL AND removed_at IS NULL
+  DO NOTHING`;
 
 /** Timestamps of the blocks whose logs came without `blockTimestamp` (older nodes), fetched once per block. */
 async function blockTimestamps(chain: PublicClient, chunk: LogChunk): Promise<Map<bigint, bigint>> {

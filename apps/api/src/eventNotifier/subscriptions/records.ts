@@ -23,18 +23,26 @@ export function toRecordView(row: RecordRow): RecordView {
     lastNotificationFailedAt: row.last_notification_failed_at?.toISOString() ?? null,
     lastNotificationFailureMessage: row.last_notification_failure_message,
     notificationFailureCount: row.notification_failure_count,
+    removed: row.removed_at !== null,
+    removedAt: row.removed_at?.toISOString() ?? null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
 }
 
-/** The subscription's records, newest event first. */
-export async function listRecords(db: Db, projectId: number, subscriptionId: string): Promise<RecordView[]> {
+/** The subscription's records, newest event first; removed ones too unless `includeRemoved` is false. */
+export async function listRecords(
+  db: Db,
+  projectId: number,
+  subscriptionId: string,
+  { includeRemoved = true }: { includeRemoved?: boolean } = {},
+): Promise<RecordView[]> {
   await findSubscription(db.pool, projectId, subscriptionId);
   const { rows } = await db.query<RecordRow>(
-    `SELECT * FROM event_notifier_records WHERE subscription_id = $1
+    `SELECT * FROM event_notifier_records
+      WHERE subscription_id = $1 AND removal_of IS NULL AND ($2 OR removed_at IS NULL)
       ORDER BY block_number DESC, log_index DESC`,
-    [subscriptionId],
+    [subscriptionId, includeRemoved],
   );
   return rows.map(toRecordView);
 }
@@ -47,7 +55,8 @@ export interface ResendSummary {
 }
 
 /**
- * Queues the subscription's `failed` records for delivery again (same record id, so the same `webhook-id`).
+ * Queues the subscription's `failed` records for delivery again (same record id, so the same `webhook-id`), and
+ * failed removal notices; a removed record is not sent again.
  * Without `force`: only while the webhook is enabled, and each record gets one more attempt (its retries ran
  * out already). With `force`: also while the webhook is disabled, and each record gets a whole new round of
  * `webhookMaxRetries` retries.
@@ -67,7 +76,7 @@ export async function resendFailed(
       `UPDATE event_notifier_records
           SET status = 'scanned', status_changed_at = now(), updated_at = now(), next_attempt_at = now(),
               round_failures = 0, round_max_retries = $2, forced = $3
-        WHERE subscription_id = $1 AND status = 'failed'
+        WHERE subscription_id = $1 AND status = 'failed' AND removed_at IS NULL
         RETURNING id`,
       [subscriptionId, force ? null : 0, force],
     );

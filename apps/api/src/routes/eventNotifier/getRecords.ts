@@ -13,9 +13,21 @@ export default defineRoute({
   operationId: 'get-records',
   tag: 'Event Notifier',
   summary: 'List the events a subscription found',
-  description: 'Lists the subscription’s records, newest first, with their delivery status.',
+  description:
+    'Lists the subscription’s records, newest first, with their delivery status. Records whose block a reorg took off the canonical chain are listed with `removed: true`, unless `includeRemoved` is false.',
   auth: { roles: ROLES },
-  body: Type.Object({ subscriptionId: RequestUuid('The subscription id.') }, { additionalProperties: false }),
+  body: Type.Object(
+    {
+      subscriptionId: RequestUuid('The subscription id.'),
+      includeRemoved: Type.Optional(
+        Type.Boolean({
+          description:
+            'false leaves out the records a reorg removed (`removed: true`); by default they are listed too.',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
   requestExample: { subscriptionId: EXAMPLE.subscriptionId },
   response: {
     status: 200,
@@ -25,6 +37,10 @@ export default defineRoute({
   },
   errors: ['NOT_FOUND'],
   async handler({ body, principal, deps }) {
-    return { eventNotifierRecords: await listRecords(deps.db, projectOf(principal), body.subscriptionId) };
+    return {
+      eventNotifierRecords: await listRecords(deps.db, projectOf(principal), body.subscriptionId, {
+        includeRemoved: body.includeRemoved,
+      }),
+    };
   },
 });
