@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import {
   defaultEventNotifierSettings,
   type EventNotifierSettings,
+  type PortRange,
   type PrivateAddressAllowance,
 } from '#api/eventNotifier/settings.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
@@ -170,6 +171,23 @@ function parseCors(env: Env, problems: string[]): CorsSettings {
   return Object.freeze({ allowedOrigins: Object.freeze(origins) });
 }
 
+/** WEBHOOK_ALLOWED_PORTS: a comma-separated list of ports and ranges of ports, such as `80,443,1024-65535`. */
+function parseWebhookPorts(value: string | undefined, fallback: readonly PortRange[], problems: string[]) {
+  if (value === undefined || value.trim() === '') return fallback;
+  const ranges: PortRange[] = [];
+  for (const item of value.split(',').map((i) => i.trim())) {
+    const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(item);
+    const from = Number(match?.[1]);
+    const to = Number(match?.[2] ?? match?.[1]);
+    if (!match || from < 1 || to > 65535 || from > to) {
+      problems.push(
+        `WEBHOOK_ALLOWED_PORTS: "${item}" is not a port from 1 to 65535 nor a range of them such as 1024-65535`,
+      );
+    } else ranges.push([from, to]);
+  }
+  return Object.freeze(ranges);
+}
+
 function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): EventNotifierSettings {
   const defaults = defaultEventNotifierSettings(nodeEnv === 'production' ? 'production' : 'development');
   const allowance = env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES ?? defaults.allowPrivateWebhookAddresses;
@@ -185,6 +203,7 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
     env[name] === undefined ? fallback : parseInteger(name, env[name] as string, problems, min, max);
   return Object.freeze({
     allowPrivateWebhookAddresses: allowance as PrivateAddressAllowance,
+    webhookAllowedPorts: parseWebhookPorts(env.WEBHOOK_ALLOWED_PORTS, defaults.webhookAllowedPorts, problems),
     confirmations: Object.freeze(confirmations),
     maxBlockRange: int('EVENT_SCAN_MAX_BLOCK_RANGE', defaults.maxBlockRange, 1, 1_000_000),
     webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', defaults.webhookTimeoutMs, 100, 120_000),

@@ -3,10 +3,25 @@ import { DEFAULT_CONFIRMATIONS, type NetworkId } from '#api/config/networks.ts';
 /** Which non-public addresses a webhook URL may resolve to. */
 export type PrivateAddressAllowance = 'none' | 'loopback' | 'all';
 
+/** Ports from `from` to `to`, both included. */
+export type PortRange = readonly [from: number, to: number];
+
+/** The well-known web ports and the unprivileged ones: not SSH, SMTP, DNS and other services on low ports. */
+export const DEFAULT_WEBHOOK_PORTS: readonly PortRange[] = Object.freeze([
+  [80, 80],
+  [443, 443],
+  [1024, 65535],
+] as const);
+
 /** Tunables of the event notifier, read from the configuration (see the README's configuration table). */
 export interface EventNotifierSettings {
-  /** Webhook URLs resolving to private, loopback or link-local addresses are refused unless allowed here. */
+  /**
+   * Webhook URLs resolving to non-public addresses (private, loopback, link-local and the other special-purpose
+   * ranges) are refused unless allowed here.
+   */
   readonly allowPrivateWebhookAddresses: PrivateAddressAllowance;
+  /** Ports a webhook URL may use (its scheme's default port when it names none). */
+  readonly webhookAllowedPorts: readonly PortRange[];
   /** Blocks below the head a log must be before it is recorded, per network. */
   readonly confirmations: Readonly<Record<NetworkId, number>>;
   /** Widest block range asked of eth_getLogs; halved automatically while the provider refuses. */
@@ -43,6 +58,7 @@ export function defaultEventNotifierSettings(
 ): EventNotifierSettings {
   return Object.freeze({
     allowPrivateWebhookAddresses: env === 'production' ? 'none' : 'loopback',
+    webhookAllowedPorts: DEFAULT_WEBHOOK_PORTS,
     confirmations: DEFAULT_CONFIRMATIONS,
     maxBlockRange: 10_000,
     webhookTimeoutMs: 10_000,

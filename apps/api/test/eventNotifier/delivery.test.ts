@@ -237,6 +237,21 @@ describe('event notifier end to end: anvil → worker → signed webhooks', () =
     assert.match(failed.lastNotificationFailureMessage as string, /^Connection failed: ECONNREFUSED/);
     assert.equal(r.deliveries.length, 0);
   });
+
+  it('a stored URL on a port the worker does not call fails its records, naming the port rule', async () => {
+    const emitter = await deployEmitter(anvil.url);
+    await emitter.emitTransfer(13n);
+    // Accepted by an API allowing every port; the worker allows 80, 443 and 1024-65535 (port 9 is discard).
+    h.deps.eventNotifier = { ...FAST_SETTINGS, webhookAllowedPorts: [[1, 65535]] };
+    const s = await subscribe(emitter.address, 'http://127.0.0.1:9/hook', { webhookMaxRetries: 0 }).finally(() => {
+      h.deps.eventNotifier = FAST_SETTINGS;
+    });
+    const failed = await recordWith(s.id, (x) => x.status === 'failed', 'a failed record');
+    assert.equal(
+      failed.lastNotificationFailureMessage,
+      'Webhook URL refused: its port 9 is not one this deployment calls (webhook URLs may use ports 80, 443 and 1024-65535)',
+    );
+  });
 });
 
 describe('webhook connections', () => {
@@ -257,7 +272,7 @@ describe('webhook connections', () => {
       assert.equal(refused.ok, false);
       assert.match(
         (refused as { message: string }).message,
-        /^Connection failed: localhost resolves to .*, a loopback address/,
+        /^Connection failed: localhost resolves to a loopback address, which this deployment does not call$/,
       );
       assert.equal(r.deliveries.length, 0);
       assert.deepEqual(await attempt('loopback'), { ok: true, status: 200 });

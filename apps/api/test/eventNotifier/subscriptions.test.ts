@@ -116,14 +116,87 @@ describe('event notifier calls', () => {
         body: { id: s.id, webhookURL: 'http://172.16.5.4/x' },
       });
       assert.equal(update.status, 400);
-      assert.match(update.body.message, /172\.16\.5\.4, a private address/);
+      assert.equal(
+        update.body.message,
+        'The webhook URL is refused: its host is a private address, which this deployment does not call',
+      );
       assert.equal((await create({ ...subscription, webhookURL: 'https://93.184.215.14/hook' })).status, 201);
     } finally {
       h.deps.eventNotifier = saved;
     }
     // The development default allows loopback (a local receiver) but still not the rest of the private ranges.
-    assert.equal((await create({ ...subscription, webhookURL: 'http://127.0.0.1:9/hook' })).status, 201);
+    assert.equal((await create({ ...subscription, webhookURL: 'http://127.0.0.1:9999/hook' })).status, 201);
     assert.equal((await create({ ...subscription, webhookURL: 'http://10.0.0.1/hook' })).status, 400);
+  });
+
+  it('refuses IPv6 forms embedding a non-public IPv4 address, naming the kind of address and never the address', async () => {
+    const saved = h.deps.eventNotifier;
+    h.deps.eventNotifier = { ...defaultEventNotifierSettings('production') };
+    try {
+      for (const [url, kind] of [
+        ['http://[64:ff9b::a9fe:a9fe]/', 'a link-local address, embedded in a NAT64 IPv6 address'],
+        ['http://[::ffff:0:a9fe:a9fe]/', 'a link-local address, embedded in an IPv4-translated IPv6 address'],
+        ['http://[::a9fe:a9fe]/', 'a link-local address, embedded in an IPv4-compatible IPv6 address'],
+        ['http://[2002:a00:1::1]/', 'a private address, embedded in a 6to4 IPv6 address'],
+        ['http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/', 'a private address, embedded in a Teredo IPv6 address'],
+        ['http://192.0.0.170/', 'a reserved or special-purpose address'],
+        ['http://169.254.169.254/latest/meta-data', 'a link-local address'],
+      ]) {
+        const reason = `its host is ${kind}, which this deployment does not call`;
+        const res = await create({ ...subscription, webhookURL: url });
+        assert.equal(res.status, 400, url);
+        assert.equal(res.body.code, 'WEBHOOK_URL_REFUSED');
+        assert.equal(res.body.message, `The webhook URL is refused: ${reason}`);
+        assert.deepEqual(res.body.details, [{ field: 'body.webhookURL', message: reason }]);
+      }
+      const s = (await create(subscription)).body.eventNotifierSubscription;
+      const update = await h.call('update-subscription-webhook', {
+        headers: apiKey(key),
+        body: { id: s.id, webhookURL: 'http://[64:ff9b::a00:1]/x' },
+      });
+      assert.equal(update.status, 400);
+      assert.equal(
+        update.body.message,
+        'The webhook URL is refused: its host is a private address, embedded in a NAT64 IPv6 address, which this deployment does not call',
+      );
+      // The same forms around a public IPv4 address are the public internet.
+      for (const url of ['https://[64:ff9b::5db8:d70e]/hook', 'https://[2002:5db8:d70e::1]/hook']) {
+        assert.equal((await create({ ...subscription, webhookURL: url })).status, 201, url);
+      }
+    } finally {
+      h.deps.eventNotifier = saved;
+    }
+  });
+
+  it('refuses webhook ports other than 80, 443 and 1024-65535 (or those configured), on create and update', async () => {
+    const reason = (port: number, ports = '80, 443 and 1024-65535') =>
+      `its port ${port} is not one this deployment calls (webhook URLs may use ports ${ports})`;
+    for (const port of [22, 25, 1023]) {
+      const res = await create({ ...subscription, webhookURL: `https://93.184.215.14:${port}/hook` });
+      assert.equal(res.status, 400, String(port));
+      assert.equal(res.body.code, 'WEBHOOK_URL_REFUSED');
+      assert.equal(res.body.message, `The webhook URL is refused: ${reason(port)}`);
+      assert.deepEqual(res.body.details, [{ field: 'body.webhookURL', message: reason(port) }]);
+    }
+    const s = (await create({ ...subscription, webhookURL: 'https://93.184.215.14:8443/hook' })).body
+      .eventNotifierSubscription;
+    const update = (webhookURL: string) =>
+      h.call('update-subscription-webhook', { headers: apiKey(key), body: { id: s.id, webhookURL } });
+    assert.equal((await update('http://93.184.215.14:6379/')).status, 200);
+    const refused = await update('http://93.184.215.14:111/');
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.message, `The webhook URL is refused: ${reason(111)}`);
+
+    const saved = h.deps.eventNotifier;
+    h.deps.eventNotifier = { ...defaultEventNotifierSettings(), webhookAllowedPorts: [[443, 443]] };
+    try {
+      assert.equal((await create({ ...subscription, webhookURL: 'https://93.184.215.14/hook' })).status, 201);
+      const other = await create({ ...subscription, webhookURL: 'https://93.184.215.14:8443/hook' });
+      assert.equal(other.status, 400);
+      assert.equal(other.body.message, `The webhook URL is refused: ${reason(8443, '443')}`);
+    } finally {
+      h.deps.eventNotifier = saved;
+    }
   });
 
   it('another project’s subscription is invisible: absent from lists, 404 on every call', async () => {

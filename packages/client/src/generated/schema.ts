@@ -875,7 +875,7 @@ export interface operations {
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
              *
-             *     `WEBHOOK_URL_REFUSED`: The webhook URL resolves to a private, loopback or link-local address, which this deployment does not call. `details` names the field.
+             *     `WEBHOOK_URL_REFUSED`: The webhook URL uses a port this deployment does not call (it calls 80, 443 and 1024–65535 unless configured otherwise), or its host is or resolves to an address that is not public: private, loopback, link-local or another special-purpose range, also when embedded in an IPv6 transition address (NAT64, 6to4, Teredo, IPv4-mapped…). The reason names the rule, not the address. `details` names the field.
              */
             400: {
                 headers: {
@@ -1180,7 +1180,7 @@ export interface operations {
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
              *
-             *     `WEBHOOK_URL_REFUSED`: The webhook URL resolves to a private, loopback or link-local address, which this deployment does not call. `details` names the field.
+             *     `WEBHOOK_URL_REFUSED`: The webhook URL uses a port this deployment does not call (it calls 80, 443 and 1024–65535 unless configured otherwise), or its host is or resolves to an address that is not public: private, loopback, link-local or another special-purpose range, also when embedded in an IPv6 transition address (NAT64, 6to4, Teredo, IPv4-mapped…). The reason names the rule, not the address. `details` names the field.
              */
             400: {
                 headers: {

@@ -120,7 +120,8 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       id: fc.constant(subscriptionId),
       subscriptionId: fc.constant(subscriptionId),
       transactionId: fc.constant(transaction.body.transaction.id as string),
-      webhookURL: fc.constant('http://127.0.0.1:9/hook'),
+      // A loopback port in the allowed range (no worker runs: nothing is sent there).
+      webhookURL: fc.constant('http://127.0.0.1:9999/hook'),
       webhookEnabled: fc.boolean(),
       webhookMaxRetries: fc.integer({ min: 0, max: 20 }),
       subscriptionName: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !s.includes('\u0000')),

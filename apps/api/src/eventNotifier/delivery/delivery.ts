@@ -53,7 +53,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
   const secret = webhookSecretOf(deps.masterKey, subscription);
   const event = parseAbiEvent(subscription.formatted_abi_event);
   const network = NETWORKS.find((n) => n.id === subscription.network_id);
-  const refusal = await webhookUrlRefusal(url, deps.settings.allowPrivateWebhookAddresses);
+  const refusal = await webhookUrlRefusal(url, deps.settings);
   const leaseMs = deliveryLeaseMs(deps.settings);
   const batchSize = deps.settings.deliveryConcurrency * 2;
 
@@ -68,7 +68,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
       if (claimed.rows.length === 0) break;
       const results = await mapLimit(claimed.rows, concurrency, (record) =>
         refusal
-          ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: it ${refusal}` })
+          ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: ${refusal}` })
           : sendWebhook({
               url,
               id: record.id,

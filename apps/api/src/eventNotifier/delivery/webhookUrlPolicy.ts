@@ -1,71 +1,60 @@
 import { type LookupAddress, type LookupOptions, lookup as lookupCallback } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
-import type { PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
+import { isIP } from 'node:net';
+import type { EventNotifierSettings, PortRange, PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
+import { type AddressClass, type AddressKind, classifyAddress, describeAddressClass } from './addressClass.ts';
 
-type AddressKind = 'public' | 'loopback' | 'private' | 'link-local';
-
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-
-const linkLocal = new BlockList();
-linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
-linkLocal.addSubnet('fe80::', 10, 'ipv6');
-
-// Everything else that is not the public internet: RFC 1918, CGNAT, "this network", ULA, multicast, reserved.
-const privateRanges = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  privateRanges.addSubnet(net, prefix, 'ipv4');
-}
-privateRanges.addAddress('::', 'ipv6');
-privateRanges.addSubnet('fc00::', 7, 'ipv6');
-privateRanges.addSubnet('ff00::', 8, 'ipv6');
-
-export function classifyAddress(address: string): AddressKind {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const ip = mapped ? (mapped[1] as string) : address;
-  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  if (loopback.check(ip, family)) return 'loopback';
-  if (linkLocal.check(ip, family)) return 'link-local';
-  if (privateRanges.check(ip, family)) return 'private';
-  return 'public';
-}
+export type WebhookUrlPolicy = Pick<EventNotifierSettings, 'allowPrivateWebhookAddresses' | 'webhookAllowedPorts'>;
 
 export function allowed(kind: AddressKind, allowance: PrivateAddressAllowance): boolean {
   return kind === 'public' || allowance === 'all' || (allowance === 'loopback' && kind === 'loopback');
 }
 
+/** "80, 443 and 1024-65535" */
+export function describePorts(ports: readonly PortRange[]): string {
+  const items = ports.map(([from, to]) => (from === to ? String(from) : `${from}-${to}`));
+  return items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : (items[0] ?? 'none');
+}
+
+/** The port a URL connects to: the one it names, else its scheme's default. */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/** The class of an address the allowance refuses, or undefined when it is allowed. */
+function addressRefusal(address: string, allowance: PrivateAddressAllowance): AddressClass | undefined {
+  const found = classifyAddress(address);
+  return allowed(found.kind, allowance) ? undefined : found;
+}
+
 /**
- * Why a webhook URL is refused, or undefined when it may be called. Every address the host resolves to must be
- * allowed, so a name cannot smuggle in one private address among public ones. A host that does not resolve is
- * not refused here (it may resolve later); delivery checks again before each batch.
+ * Why a webhook URL is refused, or undefined when it may be called. Its port must be an allowed one, and every
+ * address the host resolves to must be allowed, so a name cannot smuggle in one private address among public ones.
+ * A host that does not resolve is not refused here (it may resolve later); delivery checks again before each batch.
+ * The reason names the rule broken, never a resolved address: it is shown to the client.
  */
-export async function webhookUrlRefusal(url: string, allowance: PrivateAddressAllowance): Promise<string | undefined> {
+export async function webhookUrlRefusal(url: string, policy: WebhookUrlPolicy): Promise<string | undefined> {
+  const parsed = new URL(url);
+  const port = portOf(parsed);
+  if (!policy.webhookAllowedPorts.some(([from, to]) => port >= from && port <= to)) {
+    return `its port ${port} is not one this deployment calls (webhook URLs may use ports ${describePorts(policy.webhookAllowedPorts)})`;
+  }
+  const allowance = policy.allowPrivateWebhookAddresses;
   if (allowance === 'all') return undefined;
-  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host)) {
+    const refused = addressRefusal(host, allowance);
+    return refused && `its host is ${describeAddressClass(refused)}, which this deployment does not call`;
+  }
   let addresses: string[];
-  if (isIP(host)) addresses = [host];
-  else {
-    try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-    } catch {
-      return undefined;
-    }
+  try {
+    addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+  } catch {
+    return undefined;
   }
   for (const address of addresses) {
-    const kind = classifyAddress(address);
-    if (!allowed(kind, allowance)) {
-      return `resolves to ${address}, a ${kind} address, which this deployment does not call (WEBHOOK_ALLOW_PRIVATE_ADDRESSES=${allowance})`;
-    }
+    const refused = addressRefusal(address, allowance);
+    if (refused) return `its host resolves to ${describeAddressClass(refused)}, which this deployment does not call`;
   }
   return undefined;
 }
@@ -82,10 +71,10 @@ export function guardedLookup(allowance: PrivateAddressAllowance) {
   ): void => {
     lookupCallback(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
-      const refused = addresses.find((a) => !allowed(classifyAddress(a.address), allowance));
+      const refused = addresses.map((a) => addressRefusal(a.address, allowance)).find((r) => r !== undefined);
       if (refused) {
         const denial: NodeJS.ErrnoException = new Error(
-          `${hostname} resolves to ${refused.address}, a ${classifyAddress(refused.address)} address, which this deployment does not call`,
+          `${hostname} resolves to ${describeAddressClass(refused)}, which this deployment does not call`,
         );
         denial.code = 'EADDRREFUSED';
         return callback(denial, []);

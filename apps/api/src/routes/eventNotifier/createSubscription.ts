@@ -85,13 +85,13 @@ export default defineRoute({
   },
 });
 
-/** 400 WEBHOOK_URL_REFUSED when the URL resolves to an address this deployment does not call. */
+/** 400 WEBHOOK_URL_REFUSED when the URL's port or an address its host resolves to is one this deployment does not call. */
 export async function assertWebhookUrlAllowed(url: string, settings = defaultEventNotifierSettings()): Promise<void> {
-  const refusal = await webhookUrlRefusal(url, settings.allowPrivateWebhookAddresses);
+  const refusal = await webhookUrlRefusal(url, settings);
   if (refusal) {
     throw new ApiError(
       'WEBHOOK_URL_REFUSED',
-      { reason: `it ${refusal}` },
+      { reason: refusal },
       { details: [{ field: 'body.webhookURL', message: refusal }] },
     );
   }
