@@ -1,8 +1,13 @@
-import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AbiEvent, Address, Hex, PublicClient } from 'viem';
 import { canonicalHashes } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited } from '#api/chain/chainErrors.ts';
-import { createLogDecoder, type LogArgs } from '#api/eventNotifier/abiEvent.ts';
 import { causes } from '#api/lib/causes.ts';
+import { readGetLogsRefusal } from './getLogsRefusals.ts';
+import { RangeSizes } from './rangeSizes.ts';
+import { type DecodedLog, logQuery, readRange } from './readRange.ts';
+
+export type { DecodedLog } from './readRange.ts';
 
 /** One block range fully read: every matching log of blocks `fromBlock`..`toBlock`, decoded. */
 export interface LogChunk {
@@ -13,28 +18,15 @@ export interface LogChunk {
   logs: DecodedLog[];
 }
 
-/** One matching log, decoded. `blockTimestamp` is there when the provider includes it in eth_getLogs answers. */
-export interface DecodedLog {
-  blockNumber: bigint;
-  blockHash: Hex;
-  blockTimestamp: bigint | undefined;
-  transactionHash: Hex;
-  transactionIndex: number;
-  logIndex: number;
-  args: LogArgs;
-}
-
-interface RpcLog {
-  topics: Hex[];
-  data: Hex;
-  blockNumber: Hex;
-  blockHash: Hex;
-  blockTimestamp?: Hex | null;
-  transactionHash: Hex;
-  transactionIndex: Hex;
-  logIndex: Hex;
-  removed?: boolean;
-}
+/** Ranges read at once, once a width is known to work (before that, one). */
+export const RANGES_IN_FLIGHT = 8;
+/** Ranges read and not yet taken, at most; and no new read starts while this many logs wait to be taken. */
+const RANGES_AHEAD = 2 * RANGES_IN_FLIGHT;
+const LOGS_AHEAD = 20_000;
+/** Ranges ending this close to the scan's head are checked against the answering node's head (see readRange). */
+const LAGGING_NODE_BLOCKS = 256n;
+/** A range answered by a node behind it is asked again this many times, then the reading ends there. */
+const BEHIND_RETRIES = 3;
 
 /** True when the RPC could not be reached at all (as opposed to refusing the request): splitting cannot help. */
 export function isConnectionFailure(error: unknown): boolean {
@@ -45,15 +37,31 @@ export function isConnectionFailure(error: unknown): boolean {
   return false;
 }
 
+type Outcome = { kind: 'read'; chunk: LogChunk } | { kind: 'end' } | { kind: 'failed'; error: unknown };
+
+/** A range of the scan: waiting for its turn to be read, being read, or read and waiting to be taken. */
+interface Slot {
+  from: bigint;
+  to: bigint;
+  outcome?: Promise<Outcome>;
+  held?: number;
+}
+
 /**
- * Reads the logs of one event of one contract over `fromBlock`..`toBlock` with eth_getLogs, in ranges of at most
- * `maxRange` blocks. When the provider refuses a range (too many results, range too wide, timeout), the range is
- * halved and asked again; after a success it grows back. Yields the ranges in order, each complete. Logs are
- * decoded with one decoder built for the event (see createLogDecoder).
+ * Reads the logs of one event of one contract over `fromBlock`..`toBlock` with eth_getLogs, and yields them range
+ * by range in block order, each range complete. Up to RANGES_IN_FLIGHT ranges are read at once (the transport paces
+ * the requests within the network's budget, see requestBudget.ts); they may be answered out of order, but each is
+ * yielded only after all the ranges before it. Logs are decoded with one decoder built for the event.
+ *
+ * Widths follow the provider's answers (RangeSizes): the first range is `maxRange` wide (or the endpoint's known
+ * cap) and read alone; a refusal that names a working range or a cap is followed at once, any other one halves the
+ * range; a success grows the next ranges back. A refused range is asked again in parts: no block is skipped.
+ * Unreachable, or past its rate limit after the transport's retries: the error is thrown after the ranges before it.
  *
  * A range ending above `checkpointAbove` (the finalized block) comes with the hash of its last block, read before
  * its logs: a reorg after that read changes the hash, which the next scan sees. A node that has no such block yet
- * (a load-balanced node behind the one that answered the head) ends the reading there.
+ * (a load-balanced node behind the one that answered the head) ends the reading there; so does a range whose
+ * answering node is behind its end (checked for ranges near `head` or above `checkpointAbove`), after retries.
  */
 export async function* readLogRanges(
   client: PublicClient,
@@ -64,49 +72,119 @@ export async function* readLogRanges(
     toBlock: bigint;
     maxRange: number;
     checkpointAbove?: bigint;
+    /** The head the scan started from: ranges near it are checked against the answering node's head. */
+    head?: bigint;
   },
 ): AsyncGenerator<LogChunk> {
-  const max = BigInt(options.maxRange);
-  const decode = createLogDecoder(options.event);
-  const topics = [toEventSelector(options.event)];
-  let size = max;
-  let from = options.fromBlock;
-  while (from <= options.toBlock) {
-    const to = from + size - 1n < options.toBlock ? from + size - 1n : options.toBlock;
-    let logs: LogChunk['logs'];
-    let toBlockHash: Hex | undefined;
-    if (options.checkpointAbove !== undefined && to > options.checkpointAbove) {
-      toBlockHash = (await canonicalHashes(client, [Number(to)])).get(Number(to));
-      if (toBlockHash === undefined) return;
-    }
-    try {
-      const raw = (await client.request({
-        method: 'eth_getLogs',
-        params: [{ address: options.address, topics, fromBlock: numberToHex(from), toBlock: numberToHex(to) }],
-      } as never)) as RpcLog[];
-      logs = [];
-      for (const log of raw) {
-        if (log.removed) continue;
-        const args = decode(log.topics, log.data);
-        if (args === undefined) continue; // another event with the same selector but a different layout
-        logs.push({
-          blockNumber: BigInt(log.blockNumber),
-          blockHash: log.blockHash,
-          blockTimestamp: log.blockTimestamp ? BigInt(log.blockTimestamp) : undefined,
-          transactionHash: log.transactionHash,
-          transactionIndex: Number(log.transactionIndex),
-          logIndex: Number(log.logIndex),
-          args,
-        });
+  const query = logQuery(options.address, options.event);
+  const sizes = new RangeSizes(client, options.maxRange);
+  const checkAbove = options.head === undefined ? undefined : options.head - LAGGING_NODE_BLOCKS;
+  const slots: Slot[] = [];
+  let next = options.fromBlock;
+  let reading = 0;
+  let heldLogs = 0;
+  let stopped = false;
+  /** A range failed or ended the reading: no new one starts (those before it go on). */
+  let ended = false;
+  // Reads start one per timer tick: the transport batches calls made in one tick, and eth_getLogs answers are
+  // better alone (an answer of 10,000 logs is megabytes).
+  let starts: Promise<unknown> = Promise.resolve();
+
+  const read = async (slot: Slot): Promise<Outcome> => {
+    let behind = 0;
+    for (;;) {
+      if (stopped) return { kind: 'end' };
+      const { from, to } = slot;
+      let toBlockHash: Hex | undefined;
+      if (options.checkpointAbove !== undefined && to > options.checkpointAbove) {
+        toBlockHash = (await canonicalHashes(client, [Number(to)])).get(Number(to));
+        if (toBlockHash === undefined) return { kind: 'end' };
       }
-    } catch (error) {
-      // Unreachable or past its rate limit: a smaller range would fare no better.
-      if (to === from || isConnectionFailure(error) || isRateLimited(error)) throw error;
-      size = (to - from + 1n) / 2n;
-      continue;
+      const checkHead = toBlockHash !== undefined || (checkAbove !== undefined && to > checkAbove);
+      let logs: DecodedLog[] | undefined;
+      try {
+        logs = await readRange(client, query, from, to, checkHead);
+      } catch (error) {
+        // Unreachable or past its rate limit: a smaller range would fare no better.
+        if (isConnectionFailure(error) || isRateLimited(error)) return { kind: 'failed', error };
+        const refusal = readGetLogsRefusal(error);
+        if (refusal?.kind !== 'behind') {
+          if (to === from) return { kind: 'failed', error };
+          split(slot, sizes.refused(from, to, refusal));
+          pump();
+          continue;
+        }
+      }
+      if (logs === undefined) {
+        // The node that answered is behind `to`: its answer may lack logs. Ask again (another node may answer).
+        if (++behind > BEHIND_RETRIES) return { kind: 'end' };
+        await sleep(100 * behind);
+        continue;
+      }
+      sizes.succeeded(to - from + 1n);
+      return { kind: 'read', chunk: { fromBlock: from, toBlock: to, ...(toBlockHash ? { toBlockHash } : {}), logs } };
     }
-    yield { fromBlock: from, toBlock: to, ...(toBlockHash ? { toBlockHash } : {}), logs };
-    from = to + 1n;
-    if (size < max) size = size * 2n < max ? size * 2n : max;
+  };
+
+  /** Shortens a slot to end at `end`; the rest becomes the slot after it, read in its turn. */
+  const split = (slot: Slot, end: bigint) => {
+    const rest: Slot = { from: end + 1n, to: slot.to };
+    slot.to = end;
+    slots.splice(slots.indexOf(slot) + 1, 0, rest);
+  };
+
+  const start = (slot: Slot) => {
+    const width = slot.to - slot.from + 1n;
+    if (width > sizes.target) split(slot, slot.from + sizes.target - 1n);
+    reading++;
+    const turn = starts.then(() => sleep(0));
+    starts = turn;
+    slot.outcome = turn
+      .then(() => read(slot))
+      .catch((error: unknown): Outcome => ({ kind: 'failed', error }))
+      .then((outcome) => {
+        reading--;
+        if (outcome.kind !== 'read') ended = true;
+        slot.held = outcome.kind === 'read' ? outcome.chunk.logs.length : 0;
+        heldLogs += slot.held;
+        pump();
+        return outcome;
+      });
+  };
+
+  /** Starts what may start: waiting slots first (in order), then new ranges after the last one. */
+  function pump() {
+    if (stopped || ended) return;
+    const inFlight = sizes.known ? RANGES_IN_FLIGHT : 1;
+    for (const slot of slots) {
+      if (reading >= inFlight || heldLogs >= LOGS_AHEAD) return;
+      if (!slot.outcome) start(slot);
+    }
+    while (reading < inFlight && heldLogs < LOGS_AHEAD && slots.length < RANGES_AHEAD && next <= options.toBlock) {
+      const end = next + sizes.target - 1n;
+      const slot: Slot = { from: next, to: end < options.toBlock ? end : options.toBlock };
+      next = slot.to + 1n;
+      slots.push(slot);
+      start(slot);
+    }
+  }
+
+  try {
+    pump();
+    for (;;) {
+      const first = slots[0];
+      if (!first) return;
+      if (!first.outcome) start(first);
+      const outcome = await (first.outcome as Promise<Outcome>);
+      slots.shift();
+      heldLogs -= first.held ?? 0;
+      if (outcome.kind === 'end') return;
+      if (outcome.kind === 'failed') throw outcome.error;
+      pump();
+      yield outcome.chunk;
+    }
+  } finally {
+    stopped = true;
+    for (const slot of slots) slot.outcome?.catch(() => {});
   }
 }

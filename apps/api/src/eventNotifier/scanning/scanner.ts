@@ -97,21 +97,26 @@ async function readAndStore(
       toBlock,
       maxRange: deps.settings.maxBlockRange,
       checkpointAbove: BigInt(finalized),
+      head,
     });
-    // The next range is read from the chain while this one is written to the database.
+    // The next ranges are read from the chain while this one is written to the database.
     let next = ranges.next();
+    let storedTo = fromBlock - 1n;
     for (;;) {
       const result = await next;
       if (result.done) break;
       next = ranges.next();
       next.catch(() => {});
       stored += await storeChunk(deps.queue, client, chain, subscription, result.value, holdEndsAt > Date.now());
+      storedTo = result.value.toBlock;
       if (deps.signal?.aborted) {
         await ranges.return(undefined);
-        return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(result.value.toBlock), stored };
+        return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(storedTo), stored };
       }
     }
     await pruneCheckpoints(client, subscription.id, finalized);
+    // The reading ends early where the node had no block yet (a node behind): the next scan goes on from there.
+    return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(storedTo), stored };
   }
   return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored };
 }
