@@ -1,6 +1,7 @@
 import { createPublicClient, http, type PublicClient, webSocket } from 'viem';
 import { NETWORKS, type NetworkId } from '#api/config/networks.ts';
 import { longestRequestMs, withRateLimits } from './rateLimits.ts';
+import { withRequestBudget } from './requestBudget.ts';
 import { RPC_BATCH_SIZE } from './rpcBatches.ts';
 import { rpcFetch } from './rpcFetch.ts';
 
@@ -25,14 +26,28 @@ export interface Chains {
 const fetchFn = withRateLimits(rpcFetch);
 const HTTP_TIMEOUT_MS = longestRequestMs();
 
-export function createChains(rpcUrls: Readonly<Partial<Record<NetworkId, string>>>): Chains {
+/**
+ * The read clients of the networks with an RPC URL. `maxRps` (RPC_MAX_RPS_<id>, defaults applied by the
+ * configuration) keeps each network's HTTP calls within that many per second (withRequestBudget); a network
+ * without one has no client-side limit.
+ */
+export function createChains(
+  rpcUrls: Readonly<Partial<Record<NetworkId, string>>>,
+  options: { maxRps?: Readonly<Partial<Record<NetworkId, number>>> } = {},
+): Chains {
   const clients = new Map<NetworkId, PublicClient>();
   for (const network of NETWORKS) {
     const url = rpcUrls[network.id];
     if (!url) continue;
+    const budget = options.maxRps?.[network.id];
     const transport = url.startsWith('ws')
       ? webSocket(url)
-      : http(url, { timeout: HTTP_TIMEOUT_MS, retryCount: 0, batch: { batchSize: RPC_BATCH_SIZE, wait: 0 }, fetchFn });
+      : http(url, {
+          timeout: HTTP_TIMEOUT_MS,
+          retryCount: 0,
+          batch: { batchSize: RPC_BATCH_SIZE, wait: 0 },
+          fetchFn: budget ? withRequestBudget(fetchFn, budget) : fetchFn,
+        });
     clients.set(network.id, createPublicClient({ transport, pollingInterval: 1_000 }) as PublicClient);
   }
   return {

@@ -11,7 +11,7 @@ import {
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimit.ts';
-import { NETWORK_IDS, type NetworkId } from './networks.ts';
+import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from './networks.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -29,6 +29,8 @@ export interface Config {
   /** HMAC key that signs access tokens. */
   readonly tokenSigningKey: Buffer;
   readonly rpcUrls: Readonly<Partial<Record<NetworkId, string>>>;
+  /** Per network, the most JSON-RPC calls per second sent to its RPC (RPC_MAX_RPS_<id>); absent: no limit. */
+  readonly rpcMaxRps: Readonly<Partial<Record<NetworkId, number>>>;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
   /** How long a client has to send a whole request (REQUEST_TIMEOUT_MS). */
@@ -105,6 +107,14 @@ export function loadConfig(env: Env = process.env): Config {
     const value = env[`MAX_IN_FLIGHT_${id}`];
     if (value !== undefined) maxInFlight[id] = parseInteger(`MAX_IN_FLIGHT_${id}`, value, problems, 1, 1_000_000);
   }
+  const rpcMaxRps: Partial<Record<NetworkId, number>> = { ...DEFAULT_RPC_MAX_RPS };
+  for (const id of NETWORK_IDS) {
+    const value = env[`RPC_MAX_RPS_${id}`];
+    if (value === undefined) continue;
+    const rps = parseInteger(`RPC_MAX_RPS_${id}`, value, problems, 0, 1_000_000);
+    if (rps > 0) rpcMaxRps[id] = rps;
+    else delete rpcMaxRps[id];
+  }
   const maxFeePerGas: Partial<Record<NetworkId, bigint>> = {};
   for (const id of NETWORK_IDS) {
     const name = `MAX_FEE_PER_GAS_GWEI_${id}`;
@@ -127,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     tokenSigningKey,
     rpcUrls: Object.freeze(rpcUrls),
+    rpcMaxRps: Object.freeze(rpcMaxRps),
     bodyLimit,
     requestTimeoutMs,
     eventNotifier,

@@ -20,6 +20,20 @@ export function networkTypeOf(networkId: NetworkId): NetworkType {
   return network.networkType;
 }
 
+/**
+ * JSON-RPC calls per second the platform sends each network's RPC at most, per process (RPC_MAX_RPS_<id>; 0 or
+ * absent: no client-side limit). 25/s fits the request rates of hosted providers' smaller plans (each call of a
+ * batch counts); the local chain has none.
+ */
+export const DEFAULT_RPC_MAX_RPS: Readonly<Partial<Record<NetworkId, number>>> = Object.freeze({
+  1: 25,
+  137: 25,
+  42161: 25,
+  11155111: 25,
+  80002: 25,
+  421614: 25,
+});
+
 /** Blocks on top of a block before the platform treats it as settled, per network (CONFIRMATIONS_<id>). */
 export const DEFAULT_CONFIRMATIONS: Readonly<Record<NetworkId, number>> = Object.freeze({
   1: 12,

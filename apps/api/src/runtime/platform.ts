@@ -19,7 +19,7 @@ export async function startRoles(
   shutdown: Shutdown,
   options: { logger?: FastifyServerOptions['logger'] } = {},
 ): Promise<{ apiUrl?: string }> {
-  const chains = createChains(config.rpcUrls);
+  const chains = createChains(config.rpcUrls, { maxRps: config.rpcMaxRps });
   if (role === 'worker' || role === 'all') {
     const signers = createSignerProvider(await loadWalletKeys(database.db, config.masterKey));
     const worker = createWorker({
