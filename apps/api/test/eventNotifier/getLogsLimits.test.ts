@@ -12,7 +12,12 @@ const thrown = (message: string) => Object.assign(new Error('RPC Request failed.
 describe('eth_getLogs refusals: what each provider says, and the range to ask instead', () => {
   it('reads the working range and the safe width of Alchemy', () => {
     const { message } = GET_LOGS_REFUSED.alchemy(2_000, 10_000, [0x10n, 0x5ffn]).error;
-    assert.deepEqual(readGetLogsRefusal(thrown(message)), { kind: 'results', workingTo: 0x5ffn, safeRange: 2_000 });
+    assert.deepEqual(readGetLogsRefusal(thrown(message)), {
+      kind: 'results',
+      workingTo: 0x5ffn,
+      safeRange: 2_000,
+      maxResults: 10_000,
+    });
   });
 
   it('reads Infura’s working range and its range cap', () => {
@@ -21,6 +26,7 @@ describe('eth_getLogs refusals: what each provider says, and the range to ask in
       kind: 'results',
       workingTo: 0xbde6ffn,
       safeRange: undefined,
+      maxResults: 10_000,
     });
     const range = GET_LOGS_REFUSED.infuraRange(10_001n, 10_000).error.message;
     assert.deepEqual(readGetLogsRefusal(thrown(range)), { kind: 'range', maxRange: 10_000 });
@@ -44,12 +50,13 @@ describe('eth_getLogs refusals: what each provider says, and the range to ask in
   it('reads reth’s and dRPC’s decimal working range; a node behind; and leaves other errors alone', () => {
     assert.deepEqual(
       readGetLogsRefusal(thrown('query exceeds max results 20000, retry with the range 22382105-22382515')),
-      { kind: 'results', workingTo: 22_382_515n, safeRange: undefined },
+      { kind: 'results', workingTo: 22_382_515n, safeRange: undefined, maxResults: 20_000 },
     );
     assert.deepEqual(readGetLogsRefusal(thrown('query returned more than 10000 results')), {
       kind: 'results',
       workingTo: undefined,
       safeRange: undefined,
+      maxResults: 10_000,
     });
     assert.deepEqual(readGetLogsRefusal(thrown('block range extends beyond current head block')), { kind: 'behind' });
     assert.equal(readGetLogsRefusal(thrown('execution reverted')), undefined);
@@ -67,12 +74,21 @@ describe('eth_getLogs refusals: what each provider says, and the range to ask in
     assert.deepEqual([again.target, again.known], [2_000n, true]);
     assert.equal(new RangeSizes({}, 10_000).target, 10_000n);
     // Too many logs: the working range, then twice each width that worked, up to the cap.
-    assert.equal(again.refused(0n, 1_999n, { kind: 'results', workingTo: 299n, safeRange: undefined }), 299n);
+    const tooMany = { kind: 'results', workingTo: 299n, safeRange: undefined, maxResults: undefined } as const;
+    assert.equal(again.refused(0n, 1_999n, tooMany), 299n);
     assert.equal(again.target, 300n);
-    again.succeeded(300n);
+    again.succeeded(300n, 9_000);
     assert.equal(again.target, 600n);
-    again.succeeded(1_500n);
+    again.succeeded(1_500n, 10);
     assert.equal(again.target, 2_000n);
+    // With the results cap named: the width that would hold half of it at the density read, at once.
+    const sized = new RangeSizes({}, 10_000);
+    sized.refused(0n, 9_999n, { ...tooMany, workingTo: 99n, maxResults: 10_000 });
+    assert.equal(sized.target, 100n);
+    sized.succeeded(100n, 500);
+    assert.equal(sized.target, 1_000n);
+    sized.succeeded(100n, 0);
+    assert.equal(sized.target, 10_000n);
     // Nothing readable: halved.
     assert.equal(again.refused(0n, 1_999n, undefined), 999n);
   });

@@ -3,6 +3,7 @@ import { type JsonRpcAnswer, type JsonRpcCall, rpcCall } from '../jsonRpc.ts';
 import { freePort } from '../ports.ts';
 import { type Interception, type RequestPlan, startJsonRpcProxy } from '../rpcProxy.ts';
 import { LabError, rejectUnknownOptions } from './errors.ts';
+import { DEFAULT_CAPS } from './getLogsCaps.ts';
 import { lagInterception } from './lag.ts';
 import type { PoolEntry } from './pool.ts';
 import { GET_LOGS_REFUSED, RATE_LIMITED, type Refusal } from './providerMessages.ts';
@@ -45,12 +46,6 @@ export interface ProviderStats {
   /** Requests answered by the lagging node. */
   lagged: number;
 }
-
-const DEFAULT_CAPS = {
-  alchemy: { maxBlockRange: 2_000, maxResults: 10_000 },
-  infura: { maxBlockRange: 10_000, maxResults: 10_000 },
-  quicknode: { maxBlockRange: 10_000, maxResults: undefined },
-} as const;
 
 function validate(options: ProviderProxyOptions) {
   rejectUnknownOptions('startProviderProxy', options, OPTIONS);

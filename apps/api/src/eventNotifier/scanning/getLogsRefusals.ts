@@ -21,9 +21,10 @@ export type GetLogsRefusal =
   | { kind: 'range'; maxRange: number | undefined }
   /**
    * Too many logs in the range: `workingTo`, when named, ends a range from the same start that the provider says
-   * works; `safeRange`, when named, is a width accepted whatever the number of logs (Alchemy's 2K).
+   * works; `safeRange`, when named, is a width accepted whatever the number of logs (Alchemy's 2K); `maxResults`
+   * the most logs one answer may hold, when named.
    */
-  | { kind: 'results'; workingTo: bigint | undefined; safeRange: number | undefined }
+  | { kind: 'results'; workingTo: bigint | undefined; safeRange: number | undefined; maxResults: number | undefined }
   /** The answering node does not have the range's blocks yet (a load-balanced node behind the others). */
   | { kind: 'behind' };
 
@@ -53,6 +54,7 @@ const RESULT_WORDS =
 const WORKING_RANGE =
   /(?:should work|try with this block range|retry with the range)\D{0,5}\[?\s*(0x[\da-f]+|\d+)\s*(?:,|-)\s*(0x[\da-f]+|\d+)/i;
 const SAFE_RANGE = /up to an? ([\d,]+k?) block range and no limit on the response size/i;
+const RESULTS_CAP = /cap of ([\d,]+k?) logs|more than ([\d,]+) results|max(?:imum)? results:? ([\d,]+)/i;
 const BEHIND_WORDS =
   /beyond (?:the )?current head|not yet imported|after (?:the )?(?:latest|last) block|header not found/i;
 
@@ -66,6 +68,11 @@ export function readGetLogsRefusal(error: unknown): GetLogsRefusal | undefined {
         kind: 'results',
         workingTo: working ? block(working[2] as string) : undefined,
         safeRange: number(SAFE_RANGE.exec(text)?.[1]),
+        maxResults: number(
+          RESULTS_CAP.exec(text)
+            ?.slice(1)
+            .find((n) => n !== undefined),
+        ),
       };
     }
     for (const pattern of RANGE_CAPS) {

@@ -121,7 +121,7 @@ export async function* readLogRanges(
         await sleep(100 * behind);
         continue;
       }
-      sizes.succeeded(to - from + 1n);
+      sizes.succeeded(to - from + 1n, logs.length);
       return { kind: 'read', chunk: { fromBlock: from, toBlock: to, ...(toBlockHash ? { toBlockHash } : {}), logs } };
     }
   };

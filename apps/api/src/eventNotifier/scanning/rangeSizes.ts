@@ -10,11 +10,14 @@ const endpointCaps = new WeakMap<object, bigint>();
 /**
  * The widths of a scan's eth_getLogs ranges. New ranges are `target` wide, at most `cap` (the configured maximum, or
  * the endpoint's range cap once known). A refusal that names what works is followed at once (Alchemy's and Infura's
- * working range, a named range cap); any other refusal halves the range. Each success grows the target back, twice
- * the width that worked, up to the cap.
+ * working range, a named range cap); any other refusal halves the range. Each success grows the target back: to
+ * twice the width that worked, or, once the provider has named its results cap, to the width that would hold half
+ * that many logs at the density just read (the cap itself past a range without logs), whichever is wider.
  */
 export class RangeSizes {
   private max: bigint;
+  /** The most logs one answer may hold, once a refusal has named it. */
+  private maxResults: number | undefined;
   target: bigint;
   /** Whether a width is known to work: a range read, or the endpoint's cap known. Until then one range at a time. */
   known: boolean;
@@ -35,10 +38,14 @@ export class RangeSizes {
     return learned !== undefined && learned < this.max ? learned : this.max;
   }
 
-  /** A range `width` blocks wide was read. */
-  succeeded(width: bigint): void {
+  /** A range `width` blocks wide was read, holding `logs` logs. */
+  succeeded(width: bigint, logs: number): void {
     this.known = true;
-    const grown = width * 2n;
+    let grown = width * 2n;
+    if (this.maxResults !== undefined) {
+      const room = logs === 0 ? this.cap() : (width * BigInt(Math.floor(this.maxResults / 2))) / BigInt(logs);
+      if (room > grown) grown = room;
+    }
     if (grown > this.target) this.target = grown < this.cap() ? grown : this.cap();
   }
 
@@ -56,6 +63,7 @@ export class RangeSizes {
       this.known = true;
       if (cap < width) next = cap;
     } else if (refusal?.kind === 'results') {
+      if (refusal.maxResults !== undefined) this.maxResults = refusal.maxResults;
       if (refusal.workingTo !== undefined && refusal.workingTo >= from && refusal.workingTo < to) {
         next = refusal.workingTo - from + 1n;
       } else if (refusal.safeRange !== undefined && BigInt(refusal.safeRange) < width) {

@@ -1,0 +1,257 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter, type Emitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
+import { fewestGetLogs, type GetLogsCaps } from '@mountain/testkit/lab/getLogsCaps.ts';
+import { type ProviderProxy, startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { type AbiEvent, parseAbiItem } from 'viem';
+import { createChains } from '#api/chain/chains.ts';
+import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
+import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
+import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
+import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
+import { FAST_SETTINGS } from '../helpers/eventNotifier.ts';
+
+const event = parseAbiItem(TRANSFER_EVENT) as AbiEvent;
+
+// Backfills through the lab's provider proxy, with its caps scaled down (tens of blocks and logs instead of
+// thousands) so that a history of a couple of thousand blocks needs about a hundred requests.
+describe('backfill through a hosted provider', () => {
+  let anvil: AnvilHandle;
+  let h: Harness;
+  let key: string;
+  let emitter: Emitter;
+  let firstBlock: number;
+  let head: number;
+  /** Every Transfer of the history, as `transactionHash:logIndex`, and the block of each. */
+  let canonical: Map<string, number>;
+  const proxies: ProviderProxy[] = [];
+
+  before(async () => {
+    anvil = await startAnvil({ port: await freePort(), args: ['--gas-limit', '100000000'] });
+    h = await createHarness({ rpcUrls: { 1337: anvil.url } });
+    key = (await h.project('Backfill')).apiKey;
+    emitter = await deployEmitter(anvil.url);
+    firstBlock = Number(await emitter.publicClient.getBlockNumber()) + 1;
+    // A sparse history: a transfer every 61 blocks, and three clusters of 120 transfers in three blocks.
+    for (let cluster = 0; cluster < 3; cluster++) {
+      for (let i = 0; i < 10; i++) {
+        await emitter.emitTransfer(BigInt(cluster * 100 + i));
+        await emitter.mine(60);
+      }
+      for (let i = 0; i < 3; i++) await emitter.emitMany(40, cluster * 1_000 + i * 40);
+    }
+    await emitter.mine(30);
+    head = Number(await emitter.publicClient.getBlockNumber());
+    canonical = await chainLogs(firstBlock, head);
+  });
+  after(async () => {
+    for (const proxy of proxies) await proxy.close(); // closing twice is harmless
+    await h?.close();
+    await anvil?.stop();
+  });
+
+  async function chainLogs(from: number, to: number) {
+    const logs = await emitter.publicClient.getLogs({
+      address: emitter.address,
+      event,
+      fromBlock: BigInt(from),
+      toBlock: BigInt(to),
+    });
+    return new Map(logs.map((l) => [`${l.transactionHash}:${l.logIndex}`, Number(l.blockNumber)]));
+  }
+
+  async function provider(options: Parameters<typeof startProviderProxy>[1]) {
+    const proxy = await startProviderProxy(anvil.url, options);
+    proxies.push(proxy);
+    return proxy;
+  }
+
+  async function subscribe(extra: object = {}) {
+    const res = await h.call('create-subscription', {
+      headers: apiKey(key),
+      body: {
+        subscriptionName: 'Backfilled',
+        networkId: 1337,
+        address: emitter.address,
+        formattedAbiEvent: TRANSFER_EVENT,
+        initialBlockNumber: firstBlock,
+        confirmations: 0,
+        scanInterval: 5,
+        ...extra,
+      },
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.eventNotifierSubscription.id as string;
+  }
+
+  /** The records of a subscription (`transactionHash:logIndex` → how many) and its cursor. */
+  async function stored(subscriptionId: string) {
+    const { rows } = await h.db.query<{ k: string; n: number }>(
+      `SELECT transaction_hash || ':' || log_index AS k, count(*)::int AS n FROM event_notifier_records
+        WHERE subscription_id = $1 AND removal_of IS NULL AND removed_at IS NULL GROUP BY 1`,
+      [subscriptionId],
+    );
+    const cursor = await h.db.query<{ last: string | null }>(
+      'SELECT last_scanned_block AS last FROM event_notifier_subscriptions WHERE id = $1',
+      [subscriptionId],
+    );
+    return { records: new Map(rows.map((r) => [r.k, r.n])), cursor: Number(cursor.rows[0]?.last ?? firstBlock - 1) };
+  }
+
+  /** Every canonical log up to the cursor stored exactly once, and none above it. */
+  async function assertConsistent(subscriptionId: string, from = firstBlock) {
+    const { records, cursor } = await stored(subscriptionId);
+    for (const [k, n] of records) {
+      assert.equal(n, 1, `${k} stored ${n} times`);
+      const block = canonical.get(k);
+      assert.ok(block !== undefined && block <= cursor, `${k} (block ${block}) stored but the cursor is at ${cursor}`);
+    }
+    const expected = [...canonical.values()].filter((b) => b >= from && b <= cursor).length;
+    assert.equal(records.size, expected, `records up to block ${cursor}`);
+    return { records, cursor };
+  }
+
+  const getLogsRequests = (proxy: ProviderProxy) =>
+    (proxy.stats.served.eth_getLogs ?? 0) +
+    (proxy.stats.refusals.getLogsRange ?? 0) +
+    (proxy.stats.refusals.getLogsResults ?? 0);
+
+  async function backfill(caps: GetLogsCaps, maxBlockRange: number, rateLimitStyle: 'alchemy' | 'infura') {
+    const proxy = await provider({
+      latency: { ms: 20 },
+      rateLimit: { requestsPerSecond: 30, style: rateLimitStyle },
+      getLogs: caps,
+    });
+    const chains = createChains({ 1337: proxy.url }, { maxRps: { 1337: 30 } });
+    const settings = { ...FAST_SETTINGS, maxBlockRange };
+    const id = await subscribe();
+    const outcome = await scanSubscription({ db: h.db, chains, settings, queue: scanQueue }, id);
+    assert.equal(outcome.kind, 'scanned', JSON.stringify(outcome));
+    const { records, cursor } = await assertConsistent(id);
+    assert.equal(cursor, head);
+    assert.equal(records.size, canonical.size);
+    const fewest = fewestGetLogs(caps, {
+      from: firstBlock,
+      to: head,
+      maxRange: maxBlockRange,
+      logBlocks: [...canonical.values()],
+    });
+    const requests = getLogsRequests(proxy);
+    assert.ok(
+      requests <= fewest * 1.25,
+      `${requests} eth_getLogs requests, the fewest that cover the range: ${fewest}`,
+    );
+    assert.ok((proxy.stats.refusals.rateLimited ?? 0) <= 2, `429s: ${proxy.stats.refusals.rateLimited}`);
+    return { proxy, chains, settings, requests, fewest };
+  }
+
+  it('Alchemy’s caps: every log stored once, in about the fewest requests', async () => {
+    await backfill({ style: 'alchemy', maxBlockRange: 20, maxResults: 50 }, 50, 'alchemy');
+  });
+
+  it('Infura’s caps: its range cap learned from its answer, kept for the next subscription on the endpoint', async () => {
+    const caps = { style: 'infura', maxBlockRange: 20, maxResults: 50 } as const;
+    const { proxy, chains, settings } = await backfill(caps, 100, 'infura');
+    const rangeRefusals = proxy.stats.refusals.getLogsRange ?? 0;
+    assert.ok(rangeRefusals >= 1 && rangeRefusals <= 2, `range refusals: ${rangeRefusals}`);
+    const second = await subscribe();
+    await scanSubscription({ db: h.db, chains, settings, queue: scanQueue }, second);
+    await assertConsistent(second);
+    assert.equal(proxy.stats.refusals.getLogsRange ?? 0, rangeRefusals, 'no range refused to the second subscription');
+  });
+
+  it('QuickNode’s range cap: stated in its answer, followed at once', async () => {
+    const { proxy } = await backfill({ style: 'quicknode', maxBlockRange: 25 }, 100, 'alchemy');
+    assert.equal(proxy.stats.refusals.getLogsRange, 1);
+  });
+
+  it('a range refused mid-way for no stated reason is asked again in parts, never skipped', async () => {
+    const proxy = await startRpcProxy(anvil.url, await freePort());
+    try {
+      proxy.settings.getLogsDelayMs = 30;
+      const client = createChains({ 1337: proxy.url }).client(1337);
+      const chunks = [];
+      const started = Date.now();
+      for await (const chunk of readLogRanges(client, {
+        address: emitter.address,
+        event,
+        fromBlock: BigInt(firstBlock),
+        toBlock: BigInt(head),
+        maxRange: 40,
+      })) {
+        chunks.push(chunk);
+        if (chunks.length === 3) {
+          proxy.settings.failNext = {
+            method: 'eth_getLogs',
+            times: 4,
+            error: { code: -32000, message: 'query timeout exceeded' },
+          };
+        }
+      }
+      const elapsed = Date.now() - started;
+      assert.equal(proxy.settings.failNext?.times, 0, 'four ranges were refused');
+      assert.equal(chunks[0]?.fromBlock, BigInt(firstBlock));
+      for (let i = 1; i < chunks.length; i++) {
+        assert.equal(chunks[i]?.fromBlock, (chunks[i - 1]?.toBlock as bigint) + 1n, 'contiguous ranges');
+      }
+      assert.equal(chunks.at(-1)?.toBlock, BigInt(head));
+      const read = new Set(chunks.flatMap((c) => c.logs.map((l) => `${l.transactionHash}:${l.logIndex}`)));
+      assert.equal(read.size, canonical.size);
+      // Several ranges in flight: well under one delay per range.
+      assert.ok(elapsed < proxy.served.length * 30 * 0.5, `${proxy.served.length} ranges in ${elapsed} ms`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a lagging load-balanced node: nothing missed, nothing recorded twice', async () => {
+    const proxy = await provider({ lag: { blocks: 4, probability: 0.5 } });
+    const chains = createChains({ 1337: proxy.url });
+    const deps = { db: h.db, chains, settings: FAST_SETTINGS, queue: scanQueue };
+    const from = Number(await emitter.publicClient.getBlockNumber()) + 1;
+    const id = await subscribe({ initialBlockNumber: from });
+    for (let round = 0; round < 12; round++) {
+      for (let i = 0; i < 3; i++) await emitter.emitTransfer(BigInt(5_000 + round * 3 + i));
+      await scanSubscription(deps, id);
+    }
+    assert.ok(proxy.stats.lagged > 0);
+    proxy.settings.lag = undefined;
+    await scanSubscription(deps, id);
+    const now = Number(await emitter.publicClient.getBlockNumber());
+    canonical = await chainLogs(firstBlock, now);
+    const { records, cursor } = await assertConsistent(id, from);
+    assert.equal(cursor, now);
+    assert.equal(records.size, 36);
+  });
+
+  it('stopped or cut off mid-backfill: the cursor is at the last range stored in order, its records all there', async () => {
+    const proxy = await provider({
+      latency: { ms: 40 },
+      getLogs: { style: 'infura', maxBlockRange: 20, maxResults: 50 },
+    });
+    const chains = createChains({ 1337: proxy.url }, { maxRps: { 1337: 100 } });
+    const settings = { ...FAST_SETTINGS, maxBlockRange: 20 };
+    const stop = new AbortController();
+    const id = await subscribe({ initialBlockNumber: firstBlock });
+    setTimeout(() => stop.abort(), 600);
+    const started = Date.now();
+    const outcome = await scanSubscription({ db: h.db, chains, settings, queue: scanQueue, signal: stop.signal }, id);
+    const elapsed = Date.now() - started;
+    assert.equal(outcome.kind, 'scanned');
+    const stopped = await assertConsistent(id);
+    assert.ok(stopped.cursor > firstBlock && stopped.cursor < head, `stopped at ${stopped.cursor}`);
+    // Ranges in flight together: more blocks than one 40 ms range at a time could have read.
+    const ranges = (stopped.cursor - firstBlock + 1) / 20;
+    assert.ok(ranges > (elapsed / 40) * 1.5, `${ranges} ranges stored in ${elapsed} ms`);
+
+    // Cut off: the provider goes away mid-scan.
+    setTimeout(() => proxy.close(), 300);
+    const cut = await scanSubscription({ db: h.db, chains, settings, queue: scanQueue }, id);
+    assert.equal(cut.kind, 'failed');
+    const after = await assertConsistent(id);
+    assert.ok(after.cursor > stopped.cursor && after.cursor < head, `cut off at ${after.cursor}`);
+  });
+});
