@@ -18,6 +18,7 @@ import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptio
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
+import { benchProviderBackfill } from './eventsProvider.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const PER_TX = 1_000;
@@ -176,6 +177,10 @@ try {
   console.log(
     `live: ${latencies.length}/${LIVE_EVENTS} events delivered, p95 block mined → webhook received ${seconds(p95)} (target ≤ ${SCAN_INTERVAL + 1} s, scanInterval ${SCAN_INTERVAL} s)`,
   );
+  stop.abort();
+  await worker.stop();
+
+  if (process.env.BENCH_PROVIDER !== '0') await benchProviderBackfill(db, masterKey, project.id, stops);
 } finally {
   await cleanup();
 }

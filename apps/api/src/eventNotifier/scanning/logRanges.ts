@@ -21,7 +21,7 @@ export interface LogChunk {
 /** Ranges read at once, once a width is known to work (before that, one). */
 export const RANGES_IN_FLIGHT = 8;
 /** Ranges read and not yet taken, at most; and no new read starts while this many logs wait to be taken. */
-const RANGES_AHEAD = 2 * RANGES_IN_FLIGHT;
+const RANGES_AHEAD = 8 * RANGES_IN_FLIGHT;
 const LOGS_AHEAD = 20_000;
 /** Ranges ending this close to the scan's head are checked against the answering node's head (see readRange). */
 const LAGGING_NODE_BLOCKS = 256n;
