@@ -269,7 +269,8 @@ describe('event scanner', () => {
 
   it('a backfill is stored before its webhooks are sent, for at most the hold', async () => {
     const r = await startReceiver();
-    // One block per range: four blocks of events make the first scan a backfill.
+    // One block per range: twenty blocks of events make the first scan a backfill, longer than one round of the
+    // ranges read at once.
     const settings = { ...FAST_SETTINGS, maxBlockRange: 1 };
     const delivery = { db: h.db, masterKey: h.masterKey, settings, queue: deliveryQueue };
     const deliveryRunAt = async (id: string) =>
@@ -281,7 +282,7 @@ describe('event scanner', () => {
       ).rows[0]?.run_at.getTime();
     try {
       const id = (await subscribe({ initialBlockNumber: await nextBlock(), webhookURL: r.url })).id as string;
-      for (let i = 0; i < 4; i++) await emitter.emitTransfer(BigInt(i + 1));
+      for (let i = 0; i < 20; i++) await emitter.emitTransfer(BigInt(i + 1));
       proxy.settings.getLogsDelayMs = 300;
       let scan: Promise<unknown>;
       try {
@@ -298,18 +299,18 @@ describe('event scanner', () => {
       }
       // The scan ended: its delivery is due now, and every record goes out.
       assert.ok(((await deliveryRunAt(id)) ?? Number.POSITIVE_INFINITY) <= Date.now() + 1_000, 'delivery due now');
-      assert.equal((await deliverDue(delivery, id)).notified, 4);
-      assert.equal(r.deliveries.length, 4);
+      assert.equal((await deliverDue(delivery, id)).notified, 20);
+      assert.equal(r.deliveries.length, 20);
 
       // Past the hold, webhooks go out while the backfill still runs.
-      await emitter.emitTransfer(5n);
+      await emitter.emitTransfer(21n);
       await scanSubscription(deps(), id);
       await h.db.query(
         `UPDATE event_notifier_subscriptions SET backfill_started_at = now() - $2 * interval '1 millisecond' WHERE id = $1`,
         [id, settings.backfillHoldMs + 1_000],
       );
       assert.equal((await deliverDue(delivery, id)).notified, 1);
-      assert.equal(r.deliveries.length, 5);
+      assert.equal(r.deliveries.length, 21);
     } finally {
       await r.close();
     }

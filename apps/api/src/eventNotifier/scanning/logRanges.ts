@@ -20,9 +20,14 @@ export interface LogChunk {
 
 /** Ranges read at once, once a width is known to work (before that, one). */
 export const RANGES_IN_FLIGHT = 8;
-/** Ranges read and not yet taken, at most; and no new read starts while this many logs wait to be taken. */
+/**
+ * Ranges read and not yet taken, at most; and no new read starts while the logs waiting to be taken, and those the
+ * reads in flight are expected to bring (as many as the last range read each), would pass LOGS_AHEAD, except one
+ * range read ahead of the one being stored: a dense history is read a range or two ahead, a sparse one
+ * RANGES_IN_FLIGHT at once.
+ */
 const RANGES_AHEAD = 8 * RANGES_IN_FLIGHT;
-const LOGS_AHEAD = 20_000;
+const LOGS_AHEAD = 10_000;
 /** Ranges ending this close to the scan's head are checked against the answering node's head (see readRange). */
 const LAGGING_NODE_BLOCKS = 256n;
 /** A range answered by a node behind it is asked again this many times, then the reading ends there. */
@@ -83,6 +88,9 @@ export async function* readLogRanges(
   let next = options.fromBlock;
   let reading = 0;
   let heldLogs = 0;
+  let heldRanges = 0;
+  /** The logs of the last range read: what each read in flight is expected to bring. */
+  let lastLogs = 0;
   let stopped = false;
   /** A range failed or ended the reading: no new one starts (those before it go on). */
   let ended = false;
@@ -147,6 +155,8 @@ export async function* readLogRanges(
         if (outcome.kind !== 'read') ended = true;
         slot.held = outcome.kind === 'read' ? outcome.chunk.logs.length : 0;
         heldLogs += slot.held;
+        heldRanges++;
+        if (outcome.kind === 'read') lastLogs = slot.held;
         pump();
         return outcome;
       });
@@ -156,11 +166,14 @@ export async function* readLogRanges(
   function pump() {
     if (stopped || ended) return;
     const inFlight = sizes.known ? RANGES_IN_FLIGHT : 1;
+    // Past the logs' bound, still one range read ahead of the one being stored, as long as none waits.
+    const room = () =>
+      reading < inFlight && (heldLogs + (reading + 1) * lastLogs <= LOGS_AHEAD || (reading === 0 && heldRanges === 0));
     for (const slot of slots) {
-      if (reading >= inFlight || heldLogs >= LOGS_AHEAD) return;
+      if (!room()) return;
       if (!slot.outcome) start(slot);
     }
-    while (reading < inFlight && heldLogs < LOGS_AHEAD && slots.length < RANGES_AHEAD && next <= options.toBlock) {
+    while (room() && slots.length < RANGES_AHEAD && next <= options.toBlock) {
       const end = next + sizes.target - 1n;
       const slot: Slot = { from: next, to: end < options.toBlock ? end : options.toBlock };
       next = slot.to + 1n;
@@ -178,6 +191,7 @@ export async function* readLogRanges(
       const outcome = await (first.outcome as Promise<Outcome>);
       slots.shift();
       heldLogs -= first.held ?? 0;
+      heldRanges--;
       if (outcome.kind === 'end') return;
       if (outcome.kind === 'failed') throw outcome.error;
       pump();
