@@ -168,7 +168,7 @@ export async function* readLogRanges(
     const inFlight = sizes.known ? RANGES_IN_FLIGHT : 1;
     // Past the logs' bound, still one range read ahead of the one being stored, as long as none waits.
     const room = () =>
-      reading < inFlight && (heldLogs + (reading + 1) * lastLogs <= LOGS_AHEAD || (reading === 0 && heldRanges === 0));
+      reading < inFlight && (heldLogs + (reading + 1) * lastLogs < LOGS_AHEAD || (reading === 0 && heldRanges === 0));
     for (const slot of slots) {
       if (!room()) return;
       if (!slot.outcome) start(slot);
