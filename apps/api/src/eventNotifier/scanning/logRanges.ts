@@ -1,5 +1,4 @@
 import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
-import { canonicalHashes } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited } from '#api/chain/chainErrors.ts';
 import { createLogDecoder, type LogArgs } from '#api/eventNotifier/abiEvent.ts';
 import { causes } from '#api/lib/causes.ts';
@@ -51,9 +50,9 @@ export function isConnectionFailure(error: unknown): boolean {
  * halved and asked again; after a success it grows back. Yields the ranges in order, each complete. Logs are
  * decoded with one decoder built for the event (see createLogDecoder).
  *
- * A range ending above `checkpointAbove` (the finalized block) comes with the hash of its last block, read before
- * its logs: a reorg after that read changes the hash, which the next scan sees. A node that has no such block yet
- * (a load-balanced node behind the one that answered the head) ends the reading there.
+ * A range ending above `checkpointAbove` (the finalized block) comes with the hash of its last block, read just
+ * before its logs: a reorg after that read changes the hash, which the next scan sees. A node that has no such
+ * block yet (a load-balanced node behind the one that answered the head) ends the reading there, uncommitted.
  */
 export async function* readLogRanges(
   client: PublicClient,
@@ -74,16 +73,25 @@ export async function* readLogRanges(
   while (from <= options.toBlock) {
     const to = from + size - 1n < options.toBlock ? from + size - 1n : options.toBlock;
     let logs: LogChunk['logs'];
+    const checkpoint = options.checkpointAbove !== undefined && to > options.checkpointAbove;
     let toBlockHash: Hex | undefined;
-    if (options.checkpointAbove !== undefined && to > options.checkpointAbove) {
-      toBlockHash = (await canonicalHashes(client, [Number(to)])).get(Number(to));
-      if (toBlockHash === undefined) return;
-    }
     try {
-      const raw = (await client.request({
-        method: 'eth_getLogs',
-        params: [{ address: options.address, topics, fromBlock: numberToHex(from), toBlock: numberToHex(to) }],
-      } as never)) as RpcLog[];
+      // Above the finalized block, the last block's header and the logs are asked in one JSON-RPC batch (one
+      // request: one node behind a load balancer), the header first: a node that has not imported that block yet
+      // would answer the logs of the blocks it has only, as if complete.
+      const [header, raw] = (await Promise.all([
+        checkpoint
+          ? client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(to), false] } as never)
+          : undefined,
+        client.request({
+          method: 'eth_getLogs',
+          params: [{ address: options.address, topics, fromBlock: numberToHex(from), toBlock: numberToHex(to) }],
+        } as never),
+      ])) as [{ hash: Hex } | null | undefined, RpcLog[]];
+      if (checkpoint) {
+        if (!header) return;
+        toBlockHash = header.hash;
+      }
       logs = [];
       for (const log of raw) {
         if (log.removed) continue;
