@@ -303,7 +303,104 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "event_notifier.event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event a subscription found
+         * @description Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EventNotifierEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "event_notifier.event.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reorg took an event back
+         * @description Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EventNotifierEventRemoved"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -328,11 +425,20 @@ export interface components {
             id: number;
             /** @description Checksummed address that signs the project’s transactions. */
             address: string;
-            /** @description Custody: derived from the deployment mnemonic, or held by Fireblocks. */
+            /**
+             * @description Custody: derived from the deployment mnemonic, or held by Fireblocks.
+             * @enum {string}
+             */
             type: "fireblocks" | "from-mnemonic";
-            /** @description The networks this wallet signs for. */
+            /**
+             * @description The networks this wallet signs for.
+             * @enum {string}
+             */
             networkType: "mainnet" | "testnet";
-            /** @description dedicated: this project’s own wallet; shared: a platform wallet used by many projects. */
+            /**
+             * @description dedicated: this project’s own wallet; shared: a platform wallet used by many projects.
+             * @enum {string}
+             */
             ownerType: "shared" | "dedicated";
         };
         ProjectDetail: {
@@ -374,7 +480,10 @@ export interface components {
             webhookMaxRetries: number;
             /** @description Secret that signs webhooks (`whsec_…`). In full only in the create answer; masked elsewhere. */
             webhookSecret: string;
-            /** @description idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed. */
+            /**
+             * @description idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed.
+             * @enum {string}
+             */
             scanStatus: "idle" | "scanning" | "failed";
             lastScannedBlock: number | null;
             lastScannedAt: string | null;
@@ -392,7 +501,10 @@ export interface components {
              * @description The subscription that found this event.
              */
             eventNotifierSubscriptionId: string;
-            /** @description scanned: stored, webhook pending or disabled; notified: webhook answered 2xx; failed: retries ran out. */
+            /**
+             * @description scanned: stored, webhook pending or disabled; notified: webhook answered 2xx; failed: retries ran out.
+             * @enum {string}
+             */
             status: "scanned" | "notified" | "failed";
             /**
              * Format: date-time
@@ -491,8 +603,11 @@ export interface components {
             statusCode: number;
             /** @description The HTTP reason phrase. */
             error: string;
-            /** @description Stable error code from the error catalogue. */
-            code: string;
+            /**
+             * @description Stable error code from the error catalogue.
+             * @enum {string}
+             */
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -503,6 +618,70 @@ export interface components {
             }[];
             /** @description The roles that may call the operation (403). */
             requiredRoles?: string[];
+        };
+        WebhookEventData: {
+            /**
+             * Format: uuid
+             * @description The record id; the `webhook-id` of the event’s own webhook.
+             */
+            recordId: string;
+            subscription: {
+                /**
+                 * Format: uuid
+                 * @description Subscription id.
+                 */
+                id: string;
+                name: string;
+                projectId: number;
+            };
+            network: {
+                id: components["schemas"]["NetworkId"];
+                name: string;
+            };
+            /** @description The contract that emitted the event, checksummed. */
+            contractAddress: string;
+            event: {
+                name: string;
+                /** @description Canonical signature, e.g. `Transfer(address,address,uint256)`. */
+                signature: string;
+            };
+            /** @description The event’s arguments by name; integers of every size as decimal strings. */
+            decodedLog: {
+                [key: string]: unknown;
+            };
+            blockNumber: number;
+            /** @description The block that holds the event; `null` only for records stored before block hashes were kept. */
+            blockHash: string | null;
+            /**
+             * Format: date-time
+             * @description Timestamp of the block.
+             */
+            blockTimestamp: string;
+            transactionHash: string;
+            transactionIndex: number;
+            logIndex: number;
+        };
+        /** @description An event a subscription found. `webhook-id` is the record id, the same on every retry and resend. */
+        EventNotifierEvent: {
+            /** @constant */
+            type: "event_notifier.event";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (the record’s `createdAt`).
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookEventData"];
+        };
+        /** @description A reorg took back the block of an event whose webhook was sent (or being sent): `data` is that event’s, unchanged. It has its own `webhook-id`, and is sent after the event’s webhook. */
+        EventNotifierEventRemoved: {
+            /** @constant */
+            type: "event_notifier.event.removed";
+            /**
+             * Format: date-time
+             * @description When the platform saw the block leave the canonical chain.
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookEventData"];
         };
         WebhookResendSummary: {
             /** Format: uuid */
