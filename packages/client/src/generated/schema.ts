@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * List your event subscriptions
-         * @description Lists the project’s subscriptions, newest first, with their scan state. Webhook secrets are masked.
+         * @description Lists the project’s subscriptions, newest first, with their scan state, one page at a time (100 by default). Webhook secrets are masked.
          */
         get: operations["get-subscriptions"];
         put?: never;
@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         /**
          * List the events a subscription found
-         * @description Lists the subscription’s records, newest first, with their delivery status. Records whose block a reorg took off the canonical chain are listed with `removed: true`, unless `includeRemoved` is false.
+         * @description Lists the subscription’s records, newest first, with their delivery status, one page at a time (1,000 by default). Records whose block a reorg took off the canonical chain are listed with `removed: true`, unless `includeRemoved` is false.
          */
         post: operations["get-records"];
         delete?: never;
@@ -1151,7 +1151,12 @@ export interface operations {
     };
     "get-subscriptions": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page (at most 100; 100 when absent). */
+                perPage?: number;
+            };
             header?: {
                 /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
                 "X-Project-Id"?: number;
@@ -1161,7 +1166,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The project’s subscriptions. */
+            /** @description One page of the project’s subscriptions. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1194,16 +1199,25 @@ export interface operations {
                      *           "lastScanFailureMessage": null,
                      *           "nextScanAt": "2026-11-20T10:15:35.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "meta": {
+                     *         "pageNumber": 1,
+                     *         "perPage": 100,
+                     *         "totalPage": 1,
+                     *         "totalItems": 1
+                     *       }
                      *     }
                      */
                     "application/json": {
                         eventNotifierSubscriptions: components["schemas"]["EventNotifierSubscription"][];
+                        meta: components["schemas"]["PaginationMeta"];
                     };
                 };
             };
             /**
-             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
              */
@@ -1488,6 +1502,16 @@ export interface operations {
                     subscriptionId: string;
                     /** @description false leaves out the records a reorg removed (`removed: true`); by default they are listed too. */
                     includeRemoved?: boolean;
+                    /**
+                     * @description Page number, from 1.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Items per page (at most 1,000; 1,000 when absent).
+                     * @default 1000
+                     */
+                    perPage?: number;
                 };
             };
         };
@@ -1528,11 +1552,18 @@ export interface operations {
                      *           "createdAt": "2026-11-20T10:15:30.000Z",
                      *           "updatedAt": "2026-11-20T10:15:30.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "meta": {
+                     *         "pageNumber": 1,
+                     *         "perPage": 1000,
+                     *         "totalPage": 1,
+                     *         "totalItems": 1
+                     *       }
                      *     }
                      */
                     "application/json": {
                         eventNotifierRecords: components["schemas"]["EventNotifierRecord"][];
+                        meta: components["schemas"]["PaginationMeta"];
                     };
                 };
             };

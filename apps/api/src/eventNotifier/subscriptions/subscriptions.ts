@@ -10,6 +10,7 @@ import { type SubscriptionRow, secretContext } from '#api/eventNotifier/rows.ts'
 import { scanJob } from '#api/eventNotifier/scanning/jobs.ts';
 import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { EventNotifierSubscription } from '#api/schemas/entities.ts';
+import { pageMeta } from '#api/schemas/requests.ts';
 
 export type SubscriptionView = Static<typeof EventNotifierSubscription>;
 
@@ -104,12 +105,22 @@ export async function listSubscriptions(
   db: Db,
   settings: ViewSettings,
   projectId: number,
-): Promise<SubscriptionView[]> {
-  const { rows } = await db.query<SubscriptionRow>(
-    'SELECT * FROM event_notifier_subscriptions WHERE project_id = $1 ORDER BY created_at DESC, id',
-    [projectId],
-  );
-  return rows.map((row) => toSubscriptionView(row, settings));
+  { page, perPage }: { page: number; perPage: number },
+) {
+  const [{ rows }, total] = await Promise.all([
+    db.query<SubscriptionRow>(
+      `SELECT * FROM event_notifier_subscriptions WHERE project_id = $1 ORDER BY created_at DESC, id
+        LIMIT $2 OFFSET $3`,
+      [projectId, perPage, (page - 1) * perPage],
+    ),
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM event_notifier_subscriptions WHERE project_id = $1', [
+      projectId,
+    ]),
+  ]);
+  return {
+    eventNotifierSubscriptions: rows.map((row) => toSubscriptionView(row, settings)),
+    meta: pageMeta(page, perPage, total.rows[0]?.n ?? 0),
+  };
 }
 
 /** The project's subscription, or a 404 (another project's subscription is never visible). */
