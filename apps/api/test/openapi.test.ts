@@ -132,7 +132,12 @@ describe('OpenAPI document', () => {
   it('writes every closed set of strings as an enum, the error codes as the catalogue’s', () => {
     const unions: string[] = [];
     const walk = (node: unknown, at: string) => {
-      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}/${i}`));
+      if (Array.isArray(node)) {
+        node.forEach((n, i) => {
+          walk(n, `${at}/${i}`);
+        });
+        return;
+      }
       if (node === null || typeof node !== 'object') return;
       const anyOf = (node as { anyOf?: unknown[] }).anyOf;
       if (anyOf?.every((o) => typeof (o as { const?: unknown }).const === 'string')) unions.push(at);
