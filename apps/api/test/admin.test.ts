@@ -55,10 +55,12 @@ describe('admin CLI', () => {
     assert.ok(key, out);
     const res = await get('/project/get-project-detail', { 'x-api-key': key });
     assert.equal(res.body.data.project.projectName, 'CLI project');
+    assert.equal(res.body.data.mSystemWalletMainnet.ownerType, 'dedicated', 'dedicated by default');
   });
 
   it('rotates a key, creates a user and a member, and issues a token that works with the right role', async () => {
-    const created = admin('create-project', '--name', 'Rotated', '--owner-type', 'shared');
+    const created = admin('create-project', '--name', 'Rotated', '--owner-type', 'shared', '--allow-shared-wallet');
+    assert.equal(created.code, 0, created.err);
     const projectId = /project (\d+)/.exec(created.out)?.[1] as string;
     const oldKey = /(mtn_test_\w+)/.exec(created.out)?.[1] as string;
     const rotated = admin('rotate-key', '--project', projectId);
@@ -73,6 +75,7 @@ describe('admin CLI', () => {
     const token = issued.out.trim().split('\n').at(-1) as string;
     const detail = await get('/project/get-project-detail', { authorization: `Bearer ${token}` });
     assert.equal(detail.body.data.project.projectName, 'Rotated');
+    assert.equal(detail.body.data.mSystemWalletTestnet.ownerType, 'shared');
     const projects = await get('/project/get-projects', { authorization: `Bearer ${token}` });
     assert.equal(projects.body.meta.totalItems, 1);
   });
@@ -123,6 +126,10 @@ describe('admin CLI', () => {
     [['frobnicate'], /unknown command "frobnicate"/],
     [['create-project'], /--name is required/],
     [['create-project', '--name', 'X', '--owner-type', 'mine'], /--owner-type must be one of dedicated, shared/],
+    [
+      ['create-project', '--name', 'X', '--owner-type', 'shared'],
+      /--owner-type shared needs --allow-shared-wallet: any project on the shared wallet can act as the others toward contracts that trust its address/,
+    ],
     [['create-project', '--name', 'X', '--wallet-type', 'fireblocks'], /Fireblocks custody is not configured/],
     [['rotate-key'], /--project is required/],
     [['rotate-key', '--project', 'abc'], /--project must be a positive integer/],

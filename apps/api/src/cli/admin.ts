@@ -3,7 +3,7 @@ import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { loadConfig } from '#api/config/config.ts';
 import { DatabaseError, UniqueViolationError } from '#api/db/db.ts';
 import { setScanEnabled } from '#api/eventNotifier/subscriptions/subscriptions.ts';
-import { createProject, rotateApiKey } from '#api/projects/projects.ts';
+import { createProject, rotateApiKey, SHARED_WALLET_RISK } from '#api/projects/projects.ts';
 import { createUser, findUserId, ROLES, type Role, setMembership } from '#api/projects/users.ts';
 import { openDatabase } from '#api/runtime/database.ts';
 import { WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
@@ -13,8 +13,11 @@ import { parseDuration } from './duration.ts';
 const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
-  create-project --name <name> [--owner-type dedicated|shared] [--wallet-type from-mnemonic|fireblocks]
-      Creates a project with its mainnet and testnet system wallets; prints its API key once.
+  create-project --name <name> [--owner-type dedicated|shared --allow-shared-wallet]
+                 [--wallet-type from-mnemonic|fireblocks]
+      Creates a project with its mainnet and testnet system wallets; prints its API key once. Its wallets are
+      its own (dedicated) unless --owner-type shared comes with --allow-shared-wallet: any project on the shared
+      wallet can act as the others toward contracts that trust its address.
   rotate-key --project <id>
       Revokes the project's API key and prints a new one.
   create-user --email <email> [--name <name>]
@@ -35,6 +38,7 @@ export class UsageError extends Error {
 const OPTIONS = {
   name: { type: 'string' },
   'owner-type': { type: 'string' },
+  'allow-shared-wallet': { type: 'boolean' },
   'wallet-type': { type: 'string' },
   project: { type: 'string' },
   email: { type: 'string' },
@@ -111,6 +115,11 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     role: oneOf(values.role, ROLES, 'role'),
     expiresIn: expiresIn(values['expires-in'] ?? '24h'),
   };
+  if (input.ownerType === 'shared' && !values['allow-shared-wallet']) {
+    throw new UsageError(
+      `--owner-type shared needs --allow-shared-wallet: ${SHARED_WALLET_RISK} (leave --owner-type out for a dedicated wallet)`,
+    );
+  }
   if (['rotate-key', 'add-member'].includes(command) && input.project === undefined) {
     throw new UsageError('--project is required');
   }
@@ -135,6 +144,7 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
           projectName: input.name as string,
           keyMode,
           ...(input.ownerType ? { ownerType: input.ownerType } : {}),
+          ...(values['allow-shared-wallet'] ? { allowSharedWallet: true } : {}),
           ...(input.walletType ? { walletType: input.walletType } : {}),
         });
         print(`project ${project.id} "${project.projectName}" created`);

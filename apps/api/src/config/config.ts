@@ -43,6 +43,8 @@ export interface Config {
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
   readonly maxFeePerGas: Readonly<Partial<Record<NetworkId, bigint>>>;
+  /** FAULT_INJECTION=1 (development and test only): the API serves the fault routes of runtime/faultInjection.ts. */
+  readonly faultInjection: boolean;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +118,12 @@ export function loadConfig(env: Env = process.env): Config {
     else maxFeePerGas[id] = wei;
   }
 
+  const faultInjection = env.FAULT_INJECTION === '1';
+  if (faultInjection && production) problems.push('FAULT_INJECTION is for development and tests only');
+  if (env.FAULT_INJECTION !== undefined && !['0', '1', ''].includes(env.FAULT_INJECTION)) {
+    problems.push(`FAULT_INJECTION must be 1 or 0 (got "${env.FAULT_INJECTION}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     env: nodeEnv as Config['env'],
@@ -134,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     cors,
     maxInFlight: Object.freeze(maxInFlight),
     maxFeePerGas: Object.freeze(maxFeePerGas),
+    faultInjection,
   });
 }
 
