@@ -21,6 +21,7 @@ export type Principal =
 export interface AuthDeps {
   db: Db;
   tokenSigningKey: Buffer;
+  previousTokenSigningKeys?: readonly Buffer[];
 }
 
 /**
@@ -74,7 +75,8 @@ async function byAccessToken(
   if (!match) throw new ApiError('INVALID_ACCESS_TOKEN');
   let claims: ReturnType<typeof verifyAccessToken>;
   try {
-    claims = verifyAccessToken(deps.tokenSigningKey, match[1] as string);
+    const keys = [deps.tokenSigningKey, ...(deps.previousTokenSigningKeys ?? [])];
+    claims = verifyAccessToken(keys, match[1] as string);
   } catch (error) {
     if (error instanceof AccessTokenError && error.reason === 'expired') throw new ApiError('ACCESS_TOKEN_EXPIRED');
     throw new ApiError('INVALID_ACCESS_TOKEN', {}, { cause: error });
