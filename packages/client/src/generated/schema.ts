@@ -601,7 +601,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -724,7 +724,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -890,7 +890,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1041,7 +1041,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1195,7 +1195,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1379,7 +1379,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1542,7 +1542,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1693,7 +1693,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1832,7 +1832,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1993,7 +1993,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2163,7 +2163,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2336,7 +2336,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2517,7 +2517,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2711,7 +2711,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2868,7 +2868,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
