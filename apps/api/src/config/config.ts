@@ -26,8 +26,10 @@ export interface Config {
   readonly logLevel: string;
   /** 32-byte key that encrypts secrets at rest (mnemonic, webhook secrets). */
   readonly masterKey: Buffer;
-  /** HMAC key that signs access tokens. */
+  /** HMAC key that signs access tokens (the first of TOKEN_SIGNING_KEYS, or TOKEN_SIGNING_KEY). */
   readonly tokenSigningKey: Buffer;
+  /** Keys that signed earlier tokens and still verify them (the rest of TOKEN_SIGNING_KEYS); none by default. */
+  readonly previousTokenSigningKeys: readonly Buffer[];
   readonly rpcUrls: Readonly<Partial<Record<NetworkId, string>>>;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
@@ -93,11 +95,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const production = nodeEnv === 'production';
   const secrets =
-    production || (env.MASTER_KEY && env.TOKEN_SIGNING_KEY)
+    production || (env.MASTER_KEY && (env.TOKEN_SIGNING_KEY || env.TOKEN_SIGNING_KEYS))
       ? { masterKey: env.MASTER_KEY, tokenSigningKey: env.TOKEN_SIGNING_KEY }
       : devSecrets(dataDir, env);
   const masterKey = parseKey('MASTER_KEY', secrets.masterKey, problems);
-  const tokenSigningKey = parseKey('TOKEN_SIGNING_KEY', secrets.tokenSigningKey, problems);
+  const [tokenSigningKey, ...previousTokenSigningKeys] = parseTokenSigningKeys(env, secrets.tokenSigningKey, problems);
 
   const eventNotifier = parseEventNotifier(env, nodeEnv, problems);
   const rateLimit = parseRateLimit(env, problems);
@@ -133,7 +135,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
     masterKey,
-    tokenSigningKey,
+    tokenSigningKey: tokenSigningKey as Buffer,
+    previousTokenSigningKeys: Object.freeze(previousTokenSigningKeys),
     rpcUrls: Object.freeze(rpcUrls),
     bodyLimit,
     requestTimeoutMs,
@@ -223,9 +226,37 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
   });
 }
 
-function parseKey(name: string, value: string | undefined, problems: string[]): Buffer {
+/**
+ * TOKEN_SIGNING_KEYS: the key that signs access tokens, then the previous keys whose tokens still verify, comma
+ * separated. TOKEN_SIGNING_KEY (`single`: the variable, or the development key) is the same as a list of one key.
+ * Both set is refused: which one was meant cannot be told, and a wrong guess signs with the wrong key.
+ */
+function parseTokenSigningKeys(env: Env, single: string | undefined, problems: string[]): Buffer[] {
+  const list = env.TOKEN_SIGNING_KEYS?.trim();
+  if (!list) return [parseKey('TOKEN_SIGNING_KEY', single, problems, 'TOKEN_SIGNING_KEY or TOKEN_SIGNING_KEYS')];
+  if (env.TOKEN_SIGNING_KEY) {
+    problems.push(
+      'TOKEN_SIGNING_KEY and TOKEN_SIGNING_KEYS are both set: set only TOKEN_SIGNING_KEYS, the signing key first ' +
+        '(list TOKEN_SIGNING_KEY after it while its tokens must still verify)',
+    );
+    return [Buffer.alloc(0)];
+  }
+  const items = list.split(',').map((item) => item.trim());
+  const keys = items.map((item, i) => {
+    const name = `TOKEN_SIGNING_KEYS: key ${i + 1} of ${items.length}`;
+    if (item === '') problems.push(`${name} is empty`);
+    return item === '' ? Buffer.alloc(0) : parseKey(name, item, problems);
+  });
+  keys.forEach((key, i) => {
+    const first = keys.findIndex((k) => k.length > 0 && k.equals(key));
+    if (first !== -1 && first < i) problems.push(`TOKEN_SIGNING_KEYS: keys ${first + 1} and ${i + 1} are the same key`);
+  });
+  return keys;
+}
+
+function parseKey(name: string, value: string | undefined, problems: string[], required = name): Buffer {
   if (!value) {
-    problems.push(`${name} is required in production (32 random bytes, base64)`);
+    problems.push(`${required} is required in production (32 random bytes, base64)`);
     return Buffer.alloc(0);
   }
   const key = Buffer.from(value, 'base64');

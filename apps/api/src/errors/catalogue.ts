@@ -42,7 +42,9 @@ export const ERROR_CATALOGUE = {
   INVALID_ACCESS_TOKEN: {
     status: 401,
     message: 'The access token is invalid',
-    description: 'The bearer token is malformed, its signature does not verify, or its user no longer exists.',
+    description:
+      'The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), ' +
+      'it was revoked, or its user no longer exists.',
   },
   ACCESS_TOKEN_EXPIRED: {
     status: 401,

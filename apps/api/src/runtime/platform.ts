@@ -52,6 +52,7 @@ export async function startRoles(
         db: database.db,
         chains,
         tokenSigningKey: config.tokenSigningKey,
+        previousTokenSigningKeys: config.previousTokenSigningKeys,
         masterKey: config.masterKey,
         bodyLimit: config.bodyLimit,
         requestTimeoutMs: config.requestTimeoutMs,

@@ -780,7 +780,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -903,7 +903,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1069,7 +1069,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1234,7 +1234,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1388,7 +1388,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1589,7 +1589,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1752,7 +1752,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1903,7 +1903,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2042,7 +2042,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2203,7 +2203,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2373,7 +2373,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2546,7 +2546,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2727,7 +2727,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2921,7 +2921,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -3078,7 +3078,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
