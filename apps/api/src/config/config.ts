@@ -223,6 +223,7 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
     webhookBackoffMaxMs: int('WEBHOOK_BACKOFF_MAX_MS', defaults.webhookBackoffMaxMs, 10, 86_400_000),
     deliveryConcurrency: int('WEBHOOK_CONCURRENCY', defaults.deliveryConcurrency, 1, 1_000),
     backfillHoldMs: int('WEBHOOK_BACKFILL_HOLD_MS', defaults.backfillHoldMs, 0, 3_600_000),
+    maxSubscriptionsPerProject: int('MAX_SUBSCRIPTIONS_PER_PROJECT', defaults.maxSubscriptionsPerProject, 1, 100_000),
   });
 }
 

@@ -112,7 +112,7 @@ function exampleError(code: ErrorCode, route: RouteDefinition): Json {
     projectId: 42,
     resource: route.tag === 'Event Notifier' ? 'Subscription' : route.tag,
     id: route.tag === 'Contract' ? 7 : '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f',
-    limit: 65536,
+    limit: code === 'SUBSCRIPTION_LIMIT_REACHED' ? 100 : 65536,
     contentType: 'text/plain',
     requestId: 'req-9f2c',
     operationId: route.operationId,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { buildApp } from '#api/app.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from '../helpers/eventNotifier.ts';
@@ -289,5 +290,49 @@ describe('paging of subscriptions and records', () => {
       body: { subscriptionId: ids[0], perPage: 1001 },
     });
     assert.equal(refused.status, 400);
+  });
+});
+
+describe('subscriptions per project', () => {
+  let h: Harness;
+  before(async () => {
+    h = await createHarness();
+  });
+  after(() => h.close());
+
+  it('past MAX_SUBSCRIPTIONS_PER_PROJECT: 409 SUBSCRIPTION_LIMIT_REACHED, nothing written; other projects unaffected', async () => {
+    const app = buildApp({
+      ...h.deps,
+      eventNotifier: { ...defaultEventNotifierSettings('test'), maxSubscriptionsPerProject: 2 },
+    });
+    const create = (key: string, name: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/public-api/v3/event-notifier/create-subscription',
+        headers: apiKey(key),
+        payload: { ...subscription, subscriptionName: name },
+      });
+    try {
+      const { apiKey: a, project } = await h.project('Full');
+      const projectId = project.id;
+      const { apiKey: b } = await h.project('Other');
+      // Three at once: the project's lock lets exactly two through.
+      const answers = await Promise.all([create(a, 'one'), create(a, 'two'), create(a, 'three')]);
+      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 201, 409]);
+      const refused = answers.find((r) => r.statusCode === 409)?.json();
+      assert.equal(refused.code, 'SUBSCRIPTION_LIMIT_REACHED');
+      assert.equal(
+        refused.message,
+        `Project ${projectId} has 2 event subscriptions, the most this deployment allows per project`,
+      );
+      const { rows } = await h.db.query(
+        'SELECT count(*)::int AS n FROM event_notifier_subscriptions WHERE project_id = $1',
+        [projectId],
+      );
+      assert.equal(rows[0]?.n, 2);
+      assert.equal((await create(b, 'elsewhere')).statusCode, 201);
+    } finally {
+      await app.close();
+    }
   });
 });

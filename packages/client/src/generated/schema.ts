@@ -607,7 +607,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -1087,6 +1087,15 @@ export interface operations {
              *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SUBSCRIPTION_LIMIT_REACHED`: The project has as many subscriptions as the deployment allows (MAX_SUBSCRIPTIONS_PER_PROJECT, 100 by default); delete or reuse one, or ask the operator for a higher limit. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -19,6 +19,9 @@ export const DEFAULT_WEBHOOK_MAX_RETRIES = 5;
 /** The deployment's settings a subscription's answer reads: the networks' confirmation depths. */
 export type ViewSettings = Pick<EventNotifierSettings, 'confirmations'>;
 
+/** What creating a subscription needs to know of the settings. */
+export type CreateSettings = ViewSettings & Partial<Pick<EventNotifierSettings, 'maxSubscriptionsPerProject'>>;
+
 export function toSubscriptionView(
   row: SubscriptionRow,
   settings: ViewSettings,
@@ -63,12 +66,20 @@ export interface NewSubscription {
 export async function createSubscription(
   db: Db,
   masterKey: Buffer,
-  settings: ViewSettings,
+  settings: CreateSettings,
   projectId: number,
   input: NewSubscription,
 ): Promise<SubscriptionView> {
   const secret = generateSecret();
+  const limit = settings.maxSubscriptionsPerProject ?? 100;
   const row = await db.transaction(async (client) => {
+    // The project's row is locked while its subscriptions are counted: two creations at once cannot both pass.
+    await client.query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
+    const { rows: count } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM event_notifier_subscriptions WHERE project_id = $1',
+      [projectId],
+    );
+    if ((count[0]?.n ?? 0) >= limit) throw new ApiError('SUBSCRIPTION_LIMIT_REACHED', { projectId, limit });
     const { rows } = await client.query<{ id: string }>('SELECT gen_random_uuid() AS id');
     const id = (rows[0] as { id: string }).id;
     const inserted = await client.query<SubscriptionRow>(
