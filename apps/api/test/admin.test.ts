@@ -1,32 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
-import { REPO_ROOT } from '#api/config/config.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
-
-const CLI = path.join(REPO_ROOT, 'apps/api/src/cli/admin.ts');
+import { adminCli } from './helpers/adminCli.ts';
 
 describe('admin CLI', () => {
   let database: TestDatabase;
   const masterKey = randomBytes(32).toString('base64');
   const tokenSigningKey = randomBytes(32);
-  const admin = (...args: string[]) => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], {
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        DATABASE_URL: database.url,
-        MASTER_KEY: masterKey,
-        TOKEN_SIGNING_KEY: tokenSigningKey.toString('base64'),
-      },
-    });
-    return { code: result.status, out: result.stdout, err: result.stderr };
-  };
+  const admin = adminCli(() => ({
+    DATABASE_URL: database.url,
+    MASTER_KEY: masterKey,
+    TOKEN_SIGNING_KEY: tokenSigningKey.toString('base64'),
+  }));
   let app: ReturnType<typeof buildApp>;
   const get = async (url: string, headers: Record<string, string>) => {
     const res = await app.inject({ method: 'GET', url: `/public-api/v3${url}`, headers });
@@ -55,10 +43,12 @@ describe('admin CLI', () => {
     assert.ok(key, out);
     const res = await get('/project/get-project-detail', { 'x-api-key': key });
     assert.equal(res.body.data.project.projectName, 'CLI project');
+    assert.equal(res.body.data.mSystemWalletMainnet.ownerType, 'dedicated', 'dedicated by default');
   });
 
   it('rotates a key, creates a user and a member, and issues a token that works with the right role', async () => {
-    const created = admin('create-project', '--name', 'Rotated', '--owner-type', 'shared');
+    const created = admin('create-project', '--name', 'Rotated', '--owner-type', 'shared', '--allow-shared-wallet');
+    assert.equal(created.code, 0, created.err);
     const projectId = /project (\d+)/.exec(created.out)?.[1] as string;
     const oldKey = /(mtn_test_\w+)/.exec(created.out)?.[1] as string;
     const rotated = admin('rotate-key', '--project', projectId);
@@ -71,8 +61,13 @@ describe('admin CLI', () => {
     const issued = admin('issue-token', '--user', 'ada@example.com', '--project', projectId, '--expires-in', '1h');
     assert.equal(issued.code, 0, issued.err);
     const token = issued.out.trim().split('\n').at(-1) as string;
+    // The token id it prints is the token's jti, the id revoke-token takes.
+    const printedId = /^access token for user \d+ \(token id ([0-9a-f-]{36})\), expires /m.exec(issued.out)?.[1];
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString());
+    assert.equal(printedId, claims.jti);
     const detail = await get('/project/get-project-detail', { authorization: `Bearer ${token}` });
     assert.equal(detail.body.data.project.projectName, 'Rotated');
+    assert.equal(detail.body.data.mSystemWalletTestnet.ownerType, 'shared');
     const projects = await get('/project/get-projects', { authorization: `Bearer ${token}` });
     assert.equal(projects.body.meta.totalItems, 1);
   });
@@ -123,6 +118,10 @@ describe('admin CLI', () => {
     [['frobnicate'], /unknown command "frobnicate"/],
     [['create-project'], /--name is required/],
     [['create-project', '--name', 'X', '--owner-type', 'mine'], /--owner-type must be one of dedicated, shared/],
+    [
+      ['create-project', '--name', 'X', '--owner-type', 'shared'],
+      /--owner-type shared needs --allow-shared-wallet: any project on the shared wallet can act as the others toward contracts that trust its address/,
+    ],
     [['create-project', '--name', 'X', '--wallet-type', 'fireblocks'], /Fireblocks custody is not configured/],
     [['rotate-key'], /--project is required/],
     [['rotate-key', '--project', 'abc'], /--project must be a positive integer/],
@@ -140,6 +139,19 @@ describe('admin CLI', () => {
     [['add-member', '--project', '99999', '--user', 'dup@example.com', '--role', 'reader'], /no such project or user/],
     [['issue-token', '--user', 'dup@example.com', '--expires-in', '90d'], /at most 30d/],
     [['issue-token', '--bogus'], /Unknown option '--bogus'/],
+    [['remove-member', '--user', 'dup@example.com'], /--project is required/],
+    [['remove-member', '--project', '1'], /--user is required/],
+    [['remove-member', '--project', '1', '--user', 'nobody@example.com'], /no user "nobody@example.com"/],
+    [['remove-member', '--project', '99999', '--user', 'dup@example.com'], /no project 99999/],
+    [['remove-member', '--project', '1', '--user', 'dup@example.com'], /user \d+ is not a member of project 1/],
+    [['revoke-token'], /--token-id is required/],
+    [['revoke-token', '--token-id', 'abc'], /--token-id must be a token id \(a uuid, as issue-token printed it\)/],
+    [
+      ['revoke-token', '--token-id', '3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6'],
+      /no access token "3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6": none was issued with that id, or it has expired/,
+    ],
+    [['revoke-user-tokens'], /--user is required/],
+    [['revoke-user-tokens', '--user', 'nobody@example.com'], /no user "nobody@example.com"/],
     [['set-scan', '--enabled', 'true'], /--subscription is required/],
     [['set-scan', '--subscription', 'abc', '--enabled', 'true'], /--subscription must be a subscription id/],
     [['set-scan', '--subscription', '3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6'], /--enabled is required/],

@@ -129,6 +129,44 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('writes every closed set of strings as an enum, the error codes as the catalogue’s', () => {
+    const unions: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (Array.isArray(node)) {
+        node.forEach((n, i) => {
+          walk(n, `${at}/${i}`);
+        });
+        return;
+      }
+      if (node === null || typeof node !== 'object') return;
+      const anyOf = (node as { anyOf?: unknown[] }).anyOf;
+      if (anyOf?.every((o) => typeof (o as { const?: unknown }).const === 'string')) unions.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
+    walk(document, '#');
+    assert.deepEqual(unions, []);
+    const schemas = document.components.schemas;
+    assert.deepEqual(schemas.EventNotifierRecord.properties.status.enum, ['scanned', 'notified', 'failed']);
+    assert.deepEqual(schemas.SystemWallet.properties.ownerType.enum, ['shared', 'dedicated']);
+    assert.deepEqual(schemas.Error.properties.code.enum, Object.keys(ERROR_CATALOGUE));
+  });
+
+  it('describes both webhooks, and a server entry for a deployment of one’s own', () => {
+    const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
+    assert.deepEqual(Object.keys(document.webhooks), ['event_notifier.event', 'event_notifier.event.removed']);
+    for (const hook of Object.values(document.webhooks) as { post: { parameters: { name: string }[] } }[]) {
+      assert.deepEqual(
+        hook.post.parameters.map((p) => p.name),
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+      );
+    }
+    assert.deepEqual(
+      document.servers.map((s: { url: string }) => s.url),
+      ['http://127.0.0.1:8080/public-api/v3', 'https://{host}/public-api/v3'],
+    );
+  });
+
   it('passes `redocly lint` with 0 errors', () => {
     const bin = path.join(REPO_ROOT, 'node_modules/.bin/redocly');
     const output = execFileSync(bin, ['lint', '--format=json', OPENAPI_PATH], {

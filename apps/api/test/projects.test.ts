@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { english, mnemonicToAccount } from 'viem/accounts';
 import { open } from '#api/crypto/secretBox.ts';
+import { ApiError } from '#api/errors/ApiError.ts';
 import { createProject, rotateApiKey } from '#api/projects/projects.ts';
 import { createSignerProvider, WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
@@ -55,9 +56,48 @@ describe('projects, keys and system wallets', () => {
     assert.match(signature, /^0x[0-9a-f]{130}$/);
   });
 
-  it('shares one wallet pair among shared-wallet projects', async () => {
-    const a = await createProject(h.db, h.keys, { projectName: 'S1', ownerType: 'shared', keyMode: 'test' });
-    const b = await createProject(h.db, h.keys, { projectName: 'S2', ownerType: 'shared', keyMode: 'test' });
+  it('gives every project wallets of its own unless told otherwise', async () => {
+    const a = await createProject(h.db, h.keys, { projectName: 'D1', keyMode: 'test' });
+    const b = await createProject(h.db, h.keys, { projectName: 'D2', keyMode: 'test' });
+    const da = (await h.call('get-project-detail', { headers: apiKey(a.apiKey) })).body.data;
+    const db = (await h.call('get-project-detail', { headers: apiKey(b.apiKey) })).body.data;
+    assert.equal(da.mSystemWalletMainnet.ownerType, 'dedicated');
+    assert.equal(db.mSystemWalletTestnet.ownerType, 'dedicated');
+    assert.notEqual(da.mSystemWalletMainnet.address, db.mSystemWalletMainnet.address);
+    assert.notEqual(da.mSystemWalletTestnet.address, db.mSystemWalletTestnet.address);
+  });
+
+  it('refuses the shared wallet without allowSharedWallet: true (400 naming the field), and writes nothing', async () => {
+    const count = async () => (await h.db.query<{ n: number }>('SELECT count(*)::int AS n FROM projects')).rows[0]?.n;
+    const before = await count();
+    for (const allowSharedWallet of [undefined, false]) {
+      await assert.rejects(
+        createProject(h.db, h.keys, {
+          projectName: 'Refused',
+          ownerType: 'shared',
+          keyMode: 'test',
+          ...(allowSharedWallet === undefined ? {} : { allowSharedWallet }),
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof ApiError);
+          assert.equal(error.statusCode, 400);
+          assert.equal(error.code, 'VALIDATION_FAILED');
+          assert.equal(error.details?.[0]?.field, 'allowSharedWallet');
+          assert.match(
+            error.message,
+            /allowSharedWallet must be true .*any project on the shared wallet can act as the others toward contracts that trust its address/,
+          );
+          return true;
+        },
+      );
+    }
+    assert.equal(await count(), before);
+  });
+
+  it('shares one wallet pair among shared-wallet projects, when allowed in so many words', async () => {
+    const shared = { ownerType: 'shared', allowSharedWallet: true, keyMode: 'test' } as const;
+    const a = await createProject(h.db, h.keys, { projectName: 'S1', ...shared });
+    const b = await createProject(h.db, h.keys, { projectName: 'S2', ...shared });
     const da = (await h.call('get-project-detail', { headers: apiKey(a.apiKey) })).body.data;
     const db = (await h.call('get-project-detail', { headers: apiKey(b.apiKey) })).body.data;
     assert.equal(da.mSystemWalletMainnet.address, db.mSystemWalletMainnet.address);

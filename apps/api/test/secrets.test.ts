@@ -191,7 +191,7 @@ describe('secrets at rest and in logs', () => {
     assert.match(failedScan.lastScanFailureMessage, /Could not reach the RPC of network 11155111/);
     // Readiness is public: it names the chain that is down, not its URL.
     const ready = await h.app.inject({ method: 'GET', url: '/readyz' });
-    assert.equal(ready.statusCode, 503);
+    assert.equal(ready.statusCode, 200, 'a chain down leaves the process ready (degraded)');
     assert.match(ready.json().checks['chain:11155111'], /^unreachable: /);
     answers.push(['readyz', ready.body]);
   }

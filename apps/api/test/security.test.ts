@@ -53,7 +53,7 @@ describe('security headers on every answer', () => {
   const extra: FastifyInstance[] = [];
 
   before(async () => {
-    // Chain 1337 at a closed port: /readyz answers 503.
+    // Chain 1337 at a closed port: /readyz still answers 200 (degraded), naming the chain.
     h = await createHarness({ rpcUrls: { 1337: 'http://127.0.0.1:9' } });
     base = await listen(h.app);
     ({ apiKey: key } = await h.project('Headers'));
@@ -81,7 +81,7 @@ describe('security headers on every answer', () => {
       ['too large', 413, IMPORT, { method: 'POST', headers: json, body: paddedBody({}, LIMIT + 1) }],
       ['text body', 415, IMPORT, { method: 'POST', headers: { ...json, 'content-type': 'text/plain' }, body: 'x' }],
       ['liveness', 200, '/healthz', {}],
-      ['readiness, chain unreachable', 503, '/readyz', {}],
+      ['readiness, chain unreachable', 200, '/readyz', {}],
       [
         'preflight',
         204,
@@ -107,10 +107,23 @@ describe('security headers on every answer', () => {
     assert.equal(tooMany.status, 429);
     assertSecurityHeaders('429', tooMany.headers);
 
-    const down = await fetch(`${await listen(noDatabase)}${DETAIL}`, { headers: apiKey(key) });
+    const noDatabaseBase = await listen(noDatabase);
+    const down = await fetch(`${noDatabaseBase}${DETAIL}`, { headers: apiKey(key) });
     assert.equal(down.status, 503);
     assert.equal(((await down.json()) as { code: string }).code, 'SERVICE_UNAVAILABLE');
     assertSecurityHeaders('503', down.headers);
+    const notReady = await fetch(`${noDatabaseBase}/readyz`);
+    assert.equal(notReady.status, 503);
+    assert.equal(((await notReady.json()) as { status: string }).status, 'not ready');
+  });
+
+  it('/readyz with a chain down: 200, degraded, the chain named', async () => {
+    const res = await fetch(`${base}/readyz`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { status: string; checks: Record<string, string> };
+    assert.equal(body.status, 'degraded');
+    assert.equal(body.checks.database, 'ok');
+    assert.match(body.checks['chain:1337'] ?? '', /^unreachable: /);
   });
 });
 

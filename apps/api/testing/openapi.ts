@@ -44,6 +44,16 @@ export function createResponseValidator() {
         );
       }
     },
+    /** Throws when `body` is not what the document's `webhooks` section says the webhook of its `type` carries. */
+    assertWebhook(body: { type?: unknown }): void {
+      const type = String(body.type);
+      if (!document.webhooks?.[type]) throw new Error(`No webhook ${type} in the OpenAPI document`);
+      const ref = `openapi#/${pointer('webhooks', type, 'post', 'requestBody', 'content', 'application/json', 'schema')}`;
+      const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
+      if (!validate(body)) {
+        throw new Error(`${type} webhook does not match the OpenAPI document: ${ajv.errorsText(validate.errors)}`);
+      }
+    },
     /** Throws when `body` is not the documented error shape. */
     assertError(body: unknown): void {
       const validate = ajv.getSchema('openapi#/components/schemas/Error');

@@ -17,8 +17,11 @@ import {
 } from './transactions.ts';
 import type { Transaction } from './types.ts';
 
-/** Query of a paginated operation: `page` and `perPage` have server defaults (1 and 20). */
-type PageQuery<Id extends 'get-projects' | 'get-transactions'> = Omit<QueryParams<Id>, 'page' | 'perPage'> &
+/** Query of a paginated operation: `page` and `perPage` have server defaults (page 1; see each operation). */
+type PageQuery<Id extends 'get-projects' | 'get-transactions' | 'get-subscriptions'> = Omit<
+  QueryParams<Id>,
+  'page' | 'perPage'
+> &
   Partial<Pick<QueryParams<Id>, 'page' | 'perPage'>>;
 
 /**
@@ -99,14 +102,15 @@ export class MountainClient {
   }
 
   /**
-   * get-subscriptions: the project's event subscriptions.
+   * get-subscriptions: one page of the project's event subscriptions (100 by default), newest first.
    * @example
    * ```ts
-   * const { eventNotifierSubscriptions } = await client.getSubscriptions();
+   * const { eventNotifierSubscriptions, meta } = await client.getSubscriptions();
+   * const second = await client.getSubscriptions({}, { page: 2, perPage: 50 });
    * ```
    */
-  getSubscriptions(options?: RequestOptions) {
-    return this.#call('getSubscriptions', {}, options);
+  getSubscriptions(options?: RequestOptions, query: PageQuery<'get-subscriptions'> = {}) {
+    return this.#call('getSubscriptions', { query }, options);
   }
 
   /**

@@ -21,6 +21,8 @@ export async function startAnvil(options: {
   args?: string[];
   /** 1337 unless given: another id stands in for a live network in tests. */
   chainId?: number;
+  /** In a process group of its own: a Ctrl-C in the terminal does not reach it, its starter stops it. */
+  detached?: boolean;
 }): Promise<AnvilHandle> {
   const args = [
     '--chain-id',
@@ -32,7 +34,10 @@ export async function startAnvil(options: {
     '--silent',
   ];
   if (options.blockTime) args.push('--block-time', String(options.blockTime));
-  const child: ChildProcess = spawn(anvilBinary(), [...args, ...(options.args ?? [])], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(anvilBinary(), [...args, ...(options.args ?? [])], {
+    stdio: 'ignore',
+    detached: options.detached ?? false,
+  });
   const url = `http://127.0.0.1:${options.port}`;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 15_000;

@@ -1,4 +1,4 @@
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** Claims of a Mountain access token (a JWT signed with HS256). */
 export interface AccessTokenClaims {
@@ -8,6 +8,7 @@ export interface AccessTokenClaims {
   pid?: number;
   iat: number;
   exp: number;
+  /** The token's id: what `revoke-token` names. */
   jti: string;
 }
 
@@ -21,7 +22,26 @@ export class AccessTokenError extends Error {
   }
 }
 
-const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+/**
+ * The id of a signing key, carried in the `kid` header of each token it signs: the first 8 bytes of the SHA-256
+ * of the key's 32 bytes, in hex. It names the key without revealing it, so a token finds its key among the listed
+ * ones, and an operator can tell which key signed a token.
+ */
+export function keyId(key: Buffer): string {
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    id = createHash('sha256').update(key).digest().subarray(0, 8).toString('hex');
+    keyIds.set(key, id);
+  }
+  return id;
+}
+const keyIds = new WeakMap<Buffer, string>();
+
+const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const headerFor = (kid: string) => encode({ alg: 'HS256', typ: 'JWT', kid });
+/** The header of tokens signed before key ids: such a token is checked against each listed key. */
+const HEADER_WITHOUT_KID = encode({ alg: 'HS256', typ: 'JWT' });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function signature(key: Buffer, signingInput: string): Buffer {
   return createHmac('sha256', key).update(signingInput).digest();
@@ -39,27 +59,48 @@ export function signAccessToken(
     exp: iat + input.expiresInSeconds,
     jti: randomUUID(),
   };
-  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-  const signingInput = `${HEADER}.${payload}`;
+  const signingInput = `${headerFor(keyId(key))}.${encode(claims)}`;
   return { token: `${signingInput}.${signature(key, signingInput).toString('base64url')}`, claims };
 }
 
-export function verifyAccessToken(key: Buffer, token: string, now = Date.now()): AccessTokenClaims {
+/**
+ * Verifies a token against the listed keys (the signing key and the previous ones still accepted): the key named by
+ * the token's `kid`, or for a token from before key ids, each key in turn. A `kid` no listed key has is refused
+ * like a signature that does not verify.
+ */
+export function verifyAccessToken(
+  keys: Buffer | readonly Buffer[],
+  token: string,
+  now = Date.now(),
+): AccessTokenClaims {
   const parts = token.split('.');
-  if (parts.length !== 3 || parts[0] !== HEADER) throw new AccessTokenError('malformed', 'not a Mountain access token');
+  if (parts.length !== 3) throw new AccessTokenError('malformed', 'not a Mountain access token');
   const [header, payload, sig] = parts as [string, string, string];
-  const expected = signature(key, `${header}.${payload}`);
-  const presented = Buffer.from(sig, 'base64url');
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
-    throw new AccessTokenError('signature', 'signature does not verify');
+  const listed = Buffer.isBuffer(keys) ? [keys] : keys;
+  const candidates = header === HEADER_WITHOUT_KID ? listed : listed.filter((k) => header === headerFor(keyId(k)));
+  if (candidates.length === 0) {
+    throw new AccessTokenError('signature', 'not a Mountain access token, or its key id is not a listed key');
   }
+  const presented = Buffer.from(sig, 'base64url');
+  const verifies = candidates.some((key) => {
+    const expected = signature(key, `${header}.${payload}`);
+    return presented.length === expected.length && timingSafeEqual(presented, expected);
+  });
+  if (!verifies) throw new AccessTokenError('signature', 'signature does not verify');
   let claims: AccessTokenClaims;
   try {
     claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
     throw new AccessTokenError('malformed', 'payload is not JSON');
   }
-  if (typeof claims.sub !== 'string' || !/^\d+$/.test(claims.sub) || typeof claims.exp !== 'number') {
+  if (
+    typeof claims.sub !== 'string' ||
+    !/^\d+$/.test(claims.sub) ||
+    typeof claims.exp !== 'number' ||
+    typeof claims.iat !== 'number' ||
+    typeof claims.jti !== 'string' ||
+    !UUID.test(claims.jti)
+  ) {
     throw new AccessTokenError('malformed', 'claims are incomplete');
   }
   if (claims.exp * 1000 <= now) throw new AccessTokenError('expired', 'token has expired');

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { signAccessToken } from '#api/auth/accessTokens.ts';
+import { issueAccessToken, revokeAccessToken, revokeUserTokens } from '#api/auth/revocation.ts';
 import { loadConfig } from '#api/config/config.ts';
 import { DatabaseError, UniqueViolationError } from '#api/db/db.ts';
 import { setScanEnabled } from '#api/eventNotifier/subscriptions/subscriptions.ts';
-import { createProject, rotateApiKey } from '#api/projects/projects.ts';
-import { createUser, findUserId, ROLES, type Role, setMembership } from '#api/projects/users.ts';
+import { createProject, rotateApiKey, SHARED_WALLET_RISK } from '#api/projects/projects.ts';
+import { createUser, findUserId, ROLES, type Role, removeMembership, setMembership } from '#api/projects/users.ts';
 import { openDatabase } from '#api/runtime/database.ts';
 import { WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
@@ -13,16 +13,25 @@ import { parseDuration } from './duration.ts';
 const USAGE = `Usage: npm run admin -- <command> [options]
 
 Commands:
-  create-project --name <name> [--owner-type dedicated|shared] [--wallet-type from-mnemonic|fireblocks]
-      Creates a project with its mainnet and testnet system wallets; prints its API key once.
+  create-project --name <name> [--owner-type dedicated|shared --allow-shared-wallet]
+                 [--wallet-type from-mnemonic|fireblocks]
+      Creates a project with its mainnet and testnet system wallets; prints its API key once. Its wallets are
+      its own (dedicated) unless --owner-type shared comes with --allow-shared-wallet: any project on the shared
+      wallet can act as the others toward contracts that trust its address.
   rotate-key --project <id>
       Revokes the project's API key and prints a new one.
   create-user --email <email> [--name <name>]
   add-member --project <id> --user <email|id> --role admin|editor|reader
       Adds the user to the project, or changes their role.
+  remove-member --project <id> --user <email|id>
+      Removes the user from the project and revokes every access token of theirs.
   issue-token --user <email|id> [--project <id>] [--expires-in 24h]
-      Prints an access token (expiry as 30m, 24h, 7d or seconds; at most 30d). With --project the token
-      is limited to that project.
+      Prints an access token and its token id (expiry as 30m, 24h, 7d or seconds; at most 30d). With
+      --project the token is limited to that project.
+  revoke-token --token-id <id>
+      Revokes the access token with that id (as issue-token printed it).
+  revoke-user-tokens --user <email|id>
+      Revokes every access token issued to the user until now.
   set-scan --subscription <uuid> --enabled true|false
       Stops an event notifier subscription's scanning, or resumes it from where it stopped (at once).
 
@@ -35,6 +44,7 @@ export class UsageError extends Error {
 const OPTIONS = {
   name: { type: 'string' },
   'owner-type': { type: 'string' },
+  'allow-shared-wallet': { type: 'boolean' },
   'wallet-type': { type: 'string' },
   project: { type: 'string' },
   email: { type: 'string' },
@@ -43,6 +53,7 @@ const OPTIONS = {
   'expires-in': { type: 'string' },
   subscription: { type: 'string' },
   enabled: { type: 'string' },
+  'token-id': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -73,6 +84,8 @@ function expiresIn(text: string): number {
   }
 }
 
+const isoSeconds = (seconds: number) => new Date(seconds * 1000).toISOString();
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function scanInput(values: Values): { subscriptionId: string; enabled: boolean } {
@@ -96,7 +109,17 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     if (!command && !values.help) throw new UsageError('a command is required');
     return;
   }
-  const commands = ['create-project', 'rotate-key', 'create-user', 'add-member', 'issue-token', 'set-scan'];
+  const commands = [
+    'create-project',
+    'rotate-key',
+    'create-user',
+    'add-member',
+    'remove-member',
+    'issue-token',
+    'revoke-token',
+    'revoke-user-tokens',
+    'set-scan',
+  ];
   if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
 
@@ -111,14 +134,24 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     role: oneOf(values.role, ROLES, 'role'),
     expiresIn: expiresIn(values['expires-in'] ?? '24h'),
   };
-  if (['rotate-key', 'add-member'].includes(command) && input.project === undefined) {
+  if (input.ownerType === 'shared' && !values['allow-shared-wallet']) {
+    throw new UsageError(
+      `--owner-type shared needs --allow-shared-wallet: ${SHARED_WALLET_RISK} (leave --owner-type out for a dedicated wallet)`,
+    );
+  }
+  if (['rotate-key', 'add-member', 'remove-member'].includes(command) && input.project === undefined) {
     throw new UsageError('--project is required');
   }
   if (command === 'add-member' && !input.role) throw new UsageError('--role is required');
   const email = command === 'create-user' ? required(values, 'email') : undefined;
   if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new UsageError(`--email is not an email address`);
-  const userRef = ['add-member', 'issue-token'].includes(command) ? required(values, 'user') : undefined;
+  const userCommands = ['add-member', 'remove-member', 'issue-token', 'revoke-user-tokens'];
+  const userRef = userCommands.includes(command) ? required(values, 'user') : undefined;
   const scan = command === 'set-scan' ? scanInput(values) : undefined;
+  const tokenId = command === 'revoke-token' ? required(values, 'token-id').toLowerCase() : undefined;
+  if (tokenId !== undefined && !UUID.test(tokenId)) {
+    throw new UsageError('--token-id must be a token id (a uuid, as issue-token printed it)');
+  }
 
   const database = await openDatabase(config);
   const { db } = database;
@@ -135,6 +168,7 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
           projectName: input.name as string,
           keyMode,
           ...(input.ownerType ? { ownerType: input.ownerType } : {}),
+          ...(values['allow-shared-wallet'] ? { allowSharedWallet: true } : {}),
           ...(input.walletType ? { walletType: input.walletType } : {}),
         });
         print(`project ${project.id} "${project.projectName}" created`);
@@ -155,15 +189,51 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
         print(`user ${id} is ${input.role} of project ${input.project}`);
         break;
       }
+      case 'remove-member': {
+        const id = await userId();
+        const removed = await removeMembership(db, { projectId: input.project as number, userId: id });
+        if (!removed) {
+          const { rowCount } = await db.query('SELECT 1 FROM projects WHERE id = $1', [input.project]);
+          throw new UsageError(
+            rowCount ? `user ${id} is not a member of project ${input.project}` : `no project ${input.project}`,
+          );
+        }
+        print(`user ${id} removed from project ${input.project}; every access token of theirs is revoked`);
+        if (removed.otherProjects.length > 0) {
+          print(`still a member of project ${removed.otherProjects.join(', ')}: issue them a new token for those`);
+        }
+        break;
+      }
       case 'issue-token': {
         const id = await userId();
-        const { token, claims } = signAccessToken(config.tokenSigningKey, {
+        const { token, claims } = await issueAccessToken(db, config.tokenSigningKey, {
           userId: id,
           expiresInSeconds: input.expiresIn,
           ...(input.project !== undefined ? { projectId: input.project } : {}),
         });
-        print(`access token for user ${id}, expires ${new Date(claims.exp * 1000).toISOString()}:`);
+        print(`access token for user ${id} (token id ${claims.jti}), expires ${isoSeconds(claims.exp)}:`);
         print(token);
+        break;
+      }
+      case 'revoke-token': {
+        const record = await revokeAccessToken(db, tokenId as string);
+        if (!record) {
+          throw new UsageError(
+            `no access token "${tokenId}": none was issued with that id, or it has expired ` +
+              '(revoke-user-tokens revokes every token of a user, also those issued before token ids were recorded)',
+          );
+        }
+        print(
+          record.revokedAt
+            ? `access token ${tokenId} of user ${record.userId} was already revoked (${record.revokedAt.toISOString()})`
+            : `access token ${tokenId} of user ${record.userId} revoked (it expires ${record.expiresAt.toISOString()})`,
+        );
+        break;
+      }
+      case 'revoke-user-tokens': {
+        const id = await userId();
+        const before = (await db.transaction((client) => revokeUserTokens(client, id))) as Date;
+        print(`every access token of user ${id} issued before ${before.toISOString()} is revoked`);
         break;
       }
       case 'set-scan': {

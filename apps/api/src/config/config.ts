@@ -26,8 +26,10 @@ export interface Config {
   readonly logLevel: string;
   /** 32-byte key that encrypts secrets at rest (mnemonic, webhook secrets). */
   readonly masterKey: Buffer;
-  /** HMAC key that signs access tokens. */
+  /** HMAC key that signs access tokens (the first of TOKEN_SIGNING_KEYS, or TOKEN_SIGNING_KEY). */
   readonly tokenSigningKey: Buffer;
+  /** Keys that signed earlier tokens and still verify them (the rest of TOKEN_SIGNING_KEYS); none by default. */
+  readonly previousTokenSigningKeys: readonly Buffer[];
   readonly rpcUrls: Readonly<Partial<Record<NetworkId, string>>>;
   /** Per network, the most JSON-RPC calls per second sent to its RPC (RPC_MAX_RPS_<id>); absent: no limit. */
   readonly rpcMaxRps: Readonly<Partial<Record<NetworkId, number>>>;
@@ -45,6 +47,8 @@ export interface Config {
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
   readonly maxFeePerGas: Readonly<Partial<Record<NetworkId, bigint>>>;
+  /** FAULT_INJECTION=1 (development and test only): the API serves the fault routes of runtime/faultInjection.ts. */
+  readonly faultInjection: boolean;
 }
 
 export class ConfigError extends Error {
@@ -93,11 +97,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const production = nodeEnv === 'production';
   const secrets =
-    production || (env.MASTER_KEY && env.TOKEN_SIGNING_KEY)
+    production || (env.MASTER_KEY && (env.TOKEN_SIGNING_KEY || env.TOKEN_SIGNING_KEYS))
       ? { masterKey: env.MASTER_KEY, tokenSigningKey: env.TOKEN_SIGNING_KEY }
       : devSecrets(dataDir, env);
   const masterKey = parseKey('MASTER_KEY', secrets.masterKey, problems);
-  const tokenSigningKey = parseKey('TOKEN_SIGNING_KEY', secrets.tokenSigningKey, problems);
+  const [tokenSigningKey, ...previousTokenSigningKeys] = parseTokenSigningKeys(env, secrets.tokenSigningKey, problems);
 
   const eventNotifier = parseEventNotifier(env, nodeEnv, problems);
   const rateLimit = parseRateLimit(env, problems);
@@ -126,6 +130,12 @@ export function loadConfig(env: Env = process.env): Config {
     else maxFeePerGas[id] = wei;
   }
 
+  const faultInjection = env.FAULT_INJECTION === '1';
+  if (faultInjection && production) problems.push('FAULT_INJECTION is for development and tests only');
+  if (env.FAULT_INJECTION !== undefined && !['0', '1', ''].includes(env.FAULT_INJECTION)) {
+    problems.push(`FAULT_INJECTION must be 1 or 0 (got "${env.FAULT_INJECTION}")`);
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     env: nodeEnv as Config['env'],
@@ -135,7 +145,8 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
     masterKey,
-    tokenSigningKey,
+    tokenSigningKey: tokenSigningKey as Buffer,
+    previousTokenSigningKeys: Object.freeze(previousTokenSigningKeys),
     rpcUrls: Object.freeze(rpcUrls),
     rpcMaxRps: Object.freeze(rpcMaxRps),
     bodyLimit,
@@ -145,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     cors,
     maxInFlight: Object.freeze(maxInFlight),
     maxFeePerGas: Object.freeze(maxFeePerGas),
+    faultInjection,
   });
 }
 
@@ -222,12 +234,41 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
     webhookBackoffMaxMs: int('WEBHOOK_BACKOFF_MAX_MS', defaults.webhookBackoffMaxMs, 10, 86_400_000),
     deliveryConcurrency: int('WEBHOOK_CONCURRENCY', defaults.deliveryConcurrency, 1, 1_000),
     backfillHoldMs: int('WEBHOOK_BACKFILL_HOLD_MS', defaults.backfillHoldMs, 0, 3_600_000),
+    maxSubscriptionsPerProject: int('MAX_SUBSCRIPTIONS_PER_PROJECT', defaults.maxSubscriptionsPerProject, 1, 100_000),
   });
 }
 
-function parseKey(name: string, value: string | undefined, problems: string[]): Buffer {
+/**
+ * TOKEN_SIGNING_KEYS: the key that signs access tokens, then the previous keys whose tokens still verify, comma
+ * separated. TOKEN_SIGNING_KEY (`single`: the variable, or the development key) is the same as a list of one key.
+ * Both set is refused: which one was meant cannot be told, and a wrong guess signs with the wrong key.
+ */
+function parseTokenSigningKeys(env: Env, single: string | undefined, problems: string[]): Buffer[] {
+  const list = env.TOKEN_SIGNING_KEYS?.trim();
+  if (!list) return [parseKey('TOKEN_SIGNING_KEY', single, problems, 'TOKEN_SIGNING_KEY or TOKEN_SIGNING_KEYS')];
+  if (env.TOKEN_SIGNING_KEY) {
+    problems.push(
+      'TOKEN_SIGNING_KEY and TOKEN_SIGNING_KEYS are both set: set only TOKEN_SIGNING_KEYS, the signing key first ' +
+        '(list TOKEN_SIGNING_KEY after it while its tokens must still verify)',
+    );
+    return [Buffer.alloc(0)];
+  }
+  const items = list.split(',').map((item) => item.trim());
+  const keys = items.map((item, i) => {
+    const name = `TOKEN_SIGNING_KEYS: key ${i + 1} of ${items.length}`;
+    if (item === '') problems.push(`${name} is empty`);
+    return item === '' ? Buffer.alloc(0) : parseKey(name, item, problems);
+  });
+  keys.forEach((key, i) => {
+    const first = keys.findIndex((k) => k.length > 0 && k.equals(key));
+    if (first !== -1 && first < i) problems.push(`TOKEN_SIGNING_KEYS: keys ${first + 1} and ${i + 1} are the same key`);
+  });
+  return keys;
+}
+
+function parseKey(name: string, value: string | undefined, problems: string[], required = name): Buffer {
   if (!value) {
-    problems.push(`${name} is required in production (32 random bytes, base64)`);
+    problems.push(`${required} is required in production (32 random bytes, base64)`);
     return Buffer.alloc(0);
   }
   const key = Buffer.from(value, 'base64');

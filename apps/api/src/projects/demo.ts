@@ -1,4 +1,4 @@
-import { signAccessToken } from '#api/auth/accessTokens.ts';
+import { issueAccessToken } from '#api/auth/revocation.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WalletKeys } from '#api/wallets/walletKeys.ts';
 import { createProject, rotateApiKey } from './projects.ts';
@@ -34,6 +34,9 @@ export async function ensureDemoProject(db: Db, keys: WalletKeys, tokenSigningKe
     userId ??= (await createUser(db, { email: DEMO_EMAIL, name: 'Demo developer' })).id;
     await setMembership(db, { projectId, userId, role: 'admin' });
   }
-  const { token, claims } = signAccessToken(tokenSigningKey, { userId: userId as number, expiresInSeconds: 86_400 });
+  const { token, claims } = await issueAccessToken(db, tokenSigningKey, {
+    userId: userId as number,
+    expiresInSeconds: 86_400,
+  });
   return { projectId, apiKey, accessToken: token, accessTokenExpiresAt: new Date(claims.exp * 1000) };
 }

@@ -1,5 +1,6 @@
 import { type IssuedKey, issueApiKey, type KeyMode } from '#api/auth/apiKeys.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
+import { validationError } from '#api/errors/ApiError.ts';
 import {
   FIREBLOCKS_NOT_CONFIGURED,
   type OwnerType,
@@ -31,14 +32,40 @@ export interface ProjectDetail {
 
 const SHARED_INDEX = { mainnet: 0, testnet: 1 } as const;
 
-/** Creates a project with its two system wallets and its first API key, in one transaction. */
+/** Why a project goes on the shared wallet only when asked in so many words. */
+export const SHARED_WALLET_RISK =
+  'any project on the shared wallet can act as the others toward contracts that trust its address';
+
+export interface NewProject {
+  projectName: string;
+  /** `dedicated` unless given: the project's own wallets. */
+  ownerType?: OwnerType;
+  /** Must be true for `ownerType: 'shared'` (see SHARED_WALLET_RISK). */
+  allowSharedWallet?: boolean;
+  walletType?: WalletType;
+  keyMode: KeyMode;
+}
+
+/**
+ * Creates a project with its two system wallets and its first API key, in one transaction. The wallets are the
+ * project's own (`dedicated`) unless `ownerType: 'shared'` comes with `allowSharedWallet: true`; shared without it
+ * is refused with a 400 naming `allowSharedWallet`.
+ */
 export async function createProject(
   db: Db,
   keys: WalletKeys,
-  input: { projectName: string; ownerType?: OwnerType; walletType?: WalletType; keyMode: KeyMode },
+  input: NewProject,
 ): Promise<{ project: Project; apiKey: string }> {
   if (input.walletType === 'fireblocks') throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
   const ownerType = input.ownerType ?? 'dedicated';
+  if (ownerType === 'shared' && input.allowSharedWallet !== true) {
+    throw validationError([
+      {
+        field: 'allowSharedWallet',
+        message: `must be true to put a project on the shared wallet: ${SHARED_WALLET_RISK}`,
+      },
+    ]);
+  }
   return db.transaction(async (client) => {
     const mainnet = await walletFor(client, keys, 'mainnet', ownerType);
     const testnet = await walletFor(client, keys, 'testnet', ownerType);

@@ -1,3 +1,4 @@
+import { revokeUserTokens } from '#api/auth/revocation.ts';
 import type { Db } from '#api/db/db.ts';
 
 export type Role = 'admin' | 'editor' | 'reader';
@@ -19,6 +20,30 @@ export async function setMembership(db: Db, input: { projectId: number; userId: 
      ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role`,
     [input.projectId, input.userId, input.role],
   );
+}
+
+/**
+ * Removes a member from a project and revokes every access token of theirs, in one transaction: tokens not limited
+ * to that project are revoked too, so that none of them comes back to life if the user is added again.
+ * Returns the projects the user still belongs to; `undefined` when they were not a member.
+ */
+export async function removeMembership(
+  db: Db,
+  input: { projectId: number; userId: number },
+): Promise<{ otherProjects: number[] } | undefined> {
+  return db.transaction(async (client) => {
+    const { rowCount } = await client.query('DELETE FROM memberships WHERE project_id = $1 AND user_id = $2', [
+      input.projectId,
+      input.userId,
+    ]);
+    if (!rowCount) return undefined;
+    await revokeUserTokens(client, input.userId);
+    const { rows } = await client.query<{ project_id: number }>(
+      'SELECT project_id FROM memberships WHERE user_id = $1 ORDER BY project_id',
+      [input.userId],
+    );
+    return { otherProjects: rows.map((r) => r.project_id) };
+  });
 }
 
 export async function findUserId(db: Db, emailOrId: string): Promise<number | undefined> {

@@ -10,7 +10,13 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
   ]);
 }
 
-/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: database and every configured chain). */
+/**
+ * Liveness (`/healthz`: the process answers) and readiness (`/readyz`). Readiness is the database's: without it no
+ * request can be served (503). Each configured chain's state is listed beside it, but a chain that is down does not
+ * make the process unready (a load balancer would otherwise take every replica out because of one network); the
+ * operations that need that chain answer 503 CHAIN_UNAVAILABLE meanwhile. `status` is `ready` when everything
+ * answers, `degraded` when only chains do not, `not ready` without the database.
+ */
 export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async (_request, reply) => {
@@ -29,7 +35,8 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
         );
       }),
     );
-    const ready = Object.values(checks).every((c) => c === 'ok');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+    const ready = checks.database === 'ok';
+    const status = !ready ? 'not ready' : Object.values(checks).every((c) => c === 'ok') ? 'ready' : 'degraded';
+    return reply.code(ready ? 200 : 503).send({ status, checks });
   });
 }

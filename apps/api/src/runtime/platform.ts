@@ -7,6 +7,7 @@ import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import type { OpenedDatabase } from './database.ts';
 import { surviveDatabaseLoss } from './databaseLoss.ts';
+import { registerFaultInjection } from './faultInjection.ts';
 import type { Shutdown } from './shutdown.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -51,6 +52,7 @@ export async function startRoles(
         db: database.db,
         chains,
         tokenSigningKey: config.tokenSigningKey,
+        previousTokenSigningKeys: config.previousTokenSigningKeys,
         masterKey: config.masterKey,
         bodyLimit: config.bodyLimit,
         requestTimeoutMs: config.requestTimeoutMs,
@@ -60,6 +62,7 @@ export async function startRoles(
       },
       options.logger !== undefined ? { logger: options.logger } : {},
     );
+    if (config.faultInjection) registerFaultInjection(app);
     await app.listen({ host: config.host, port: config.port });
     shutdown.add('api', () => app.close());
     return { apiUrl: `http://${config.host}:${config.port}` };

@@ -33,10 +33,24 @@ export function createShutdown(log: (message: string) => void = () => {}): Shutd
   };
 }
 
-/** Runs the shutdown on SIGINT/SIGTERM, then exits. A second signal exits at once. */
+/**
+ * Runs the shutdown on SIGINT, SIGTERM or SIGHUP (its terminal closed), then exits. A second signal exits at once.
+ * A process started with an IPC channel (by `npm start`) also shuts down when that channel closes: its parent has
+ * gone, even if it was SIGKILLed and could not stop it.
+ */
 export function exitOnSignals(shutdown: Shutdown): void {
   let signalled = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  if (process.channel) {
+    process.on('disconnect', () => {
+      if (signalled) return;
+      signalled = true;
+      shutdown.run('parent gone').then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       if (signalled) process.exit(130);
       signalled = true;

@@ -32,6 +32,21 @@ export const PageQuery = {
   perPage: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page (at most 100).' }),
 };
 
+/** Paging of a list answered whole before paging existed: a first page large enough for what it held then. */
+export const pageFields = (defaultPerPage: number, maxPerPage: number) => ({
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1.' }),
+  ),
+  perPage: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: maxPerPage,
+      default: defaultPerPage,
+      description: `Items per page (at most ${maxPerPage.toLocaleString('en-US')}; ${defaultPerPage.toLocaleString('en-US')} when absent).`,
+    }),
+  ),
+});
+
 export const TRANSACTION_STATUS_FILTERS = [...TRANSACTION_STATUSES, 'failed'] as const;
 
 export const TransactionStatusFilter = Type.Unsafe<(typeof TRANSACTION_STATUS_FILTERS)[number]>({

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Abi, Address, Hex, PublicClient } from 'viem';
+import type { Abi, AbiFunction, Address, Hex, PublicClient } from 'viem';
 import { describeRevert, isRateLimited, isRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
 import { type Chains, NetworkNotConfiguredError } from '#api/chain/chains.ts';
 import { type NetworkId, networkTypeOf } from '#api/config/networks.ts';
-import { parseActivatedFunction, parseFormattedAbi } from '#api/contracts/abi.ts';
+import { activatedFunctionItem, contractAbiForErrors } from '#api/contracts/contracts.ts';
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
@@ -22,10 +22,10 @@ interface ActivatedFunctionRow {
   active: boolean;
   formattedAbiFunction: string;
   signature: string;
+  abiFunction: AbiFunction | null;
   contractId: number;
   networkId: NetworkId;
   contractAddress: Address;
-  formattedAbi: string[];
   walletMainnetId: number;
   walletMainnetAddress: Address;
   walletTestnetId: number;
@@ -67,8 +67,8 @@ function original(existing: Transaction & { requestHash: string }, hash: string)
 async function lookupFunction(db: Db, projectId: number, functionId: number) {
   const { rows } = await db.query<ActivatedFunctionRow>(
     `SELECT f.id, f.active, f.formatted_abi_function AS "formattedAbiFunction", f.signature,
+            f.abi_function AS "abiFunction",
             c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
-            c.formatted_abi AS "formattedAbi",
             wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress",
             wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress"
        FROM contract_activated_functions f
@@ -92,15 +92,18 @@ function clientFor(chains: Chains, networkId: NetworkId): PublicClient {
   }
 }
 
-/** eth_call from the system wallet: a revert is the caller's 422 with the decoded reason, and nothing is created. */
+/**
+ * eth_call from the system wallet: a revert is the caller's 422 with the reason decoded with the contract's ABI
+ * (read only then), and nothing is created.
+ */
 async function simulate(
   client: PublicClient,
-  call: { networkId: NetworkId; from: Address; to: Address; data: Hex; abi: Abi },
+  call: { networkId: NetworkId; from: Address; to: Address; data: Hex; abi: () => Promise<Abi> },
 ): Promise<void> {
   try {
     await client.call({ account: call.from, to: call.to, data: call.data });
   } catch (error) {
-    if (isRevert(error)) throw new ApiError('EXECUTION_REVERTED', { reason: describeRevert(error, call.abi) });
+    if (isRevert(error)) throw new ApiError('EXECUTION_REVERTED', { reason: describeRevert(error, await call.abi()) });
     const reason = isRateLimited(error)
       ? 'the endpoint is rate limiting the platform'
       : isUnreachable(error)
@@ -143,7 +146,7 @@ async function accept(
   if (!fn)
     throw new ApiError('NOT_FOUND', { resource: 'Contract activated function', id: body.contractActivatedFunctionId });
   if (!fn.active) throw new ApiError('FUNCTION_NOT_ACTIVE', { signature: fn.signature, contractId: fn.contractId });
-  const item = parseActivatedFunction(fn.formattedAbi, fn.formattedAbiFunction);
+  const item = await activatedFunctionItem(deps.db, fn);
   const { data } = encodeFunctionArgs(item, body.functionArgs);
   const mainnet = networkTypeOf(fn.networkId) === 'mainnet';
   const wallet = mainnet
@@ -155,7 +158,7 @@ async function accept(
     from: wallet.address,
     to: fn.contractAddress,
     data,
-    abi: parseFormattedAbi(fn.formattedAbi),
+    abi: () => contractAbiForErrors(deps.db, fn.contractId),
   });
 
   // The row in one statement, then its sender's wake-up in another (see wakeSender for why not together). A process

@@ -3,7 +3,7 @@ import type { Address, Hex, PublicClient, TransactionReceipt } from 'viem';
 import { describeRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { NetworkId } from '#api/config/networks.ts';
-import { parseFormattedAbi } from '#api/contracts/abi.ts';
+import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
@@ -35,7 +35,7 @@ interface BroadcastRow extends WaitingRow {
   from: Address;
   ageMs: number;
   sinceBroadcastMs: number;
-  abi: string[];
+  contractId: number;
 }
 
 /**
@@ -153,7 +153,7 @@ async function settleBroadcast(
             t.error_message AS "errorMessage",
             (extract(epoch FROM clock_timestamp() - t.created_at) * 1000)::bigint AS "ageMs",
             (extract(epoch FROM clock_timestamp() - t.broadcasted_at) * 1000)::bigint AS "sinceBroadcastMs",
-            c.formatted_abi AS abi
+            c.id AS "contractId"
      FROM transactions t
      JOIN system_wallets w ON w.id = t.system_wallet_id
      JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
@@ -237,7 +237,7 @@ async function recordReceipt(db: Db, client: PublicClient, row: BroadcastRow, re
       blockNumber: receipt.blockNumber,
     });
   } catch (error) {
-    reason = describeRevert(error, parseFormattedAbi(row.abi));
+    reason = describeRevert(error, await contractAbiForErrors(db, row.contractId));
   }
   return finish(db, row.id, 'reverted', { ...values, errorMessage: `Reverted on chain: ${reason}` });
 }

@@ -10,7 +10,7 @@ import {
 } from '#api/chain/chainErrors.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { NetworkId } from '#api/config/networks.ts';
-import { parseFormattedAbi } from '#api/contracts/abi.ts';
+import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
@@ -162,8 +162,8 @@ async function prepare(sender: Sender): Promise<Prepared | typeof PRICED_OUT | u
   const { db, target, settings, client, account } = sender;
   const room = await inFlightRoom(sender);
   if (room <= 0) return undefined;
-  const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; abi: string[] }>(
-    `SELECT t.id, t.to_address AS "to", t.data, c.formatted_abi AS abi
+  const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; contractId: number }>(
+    `SELECT t.id, t.to_address AS "to", t.data, c.id AS "contractId"
      FROM transactions t
      JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
      JOIN contracts c ON c.id = f.contract_id
@@ -209,7 +209,7 @@ async function prepare(sender: Sender): Promise<Prepared | typeof PRICED_OUT | u
          WHERE id = $1 AND status = 'created'`,
         [
           row.id,
-          `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, parseFormattedAbi(row.abi))}`,
+          `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, await contractAbiForErrors(db, row.contractId))}`,
         ],
       );
       continue;

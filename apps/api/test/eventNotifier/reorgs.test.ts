@@ -17,6 +17,7 @@ import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
+import { createResponseValidator } from '#api-testing/openapi.ts';
 import { FAST_SETTINGS } from '../helpers/eventNotifier.ts';
 
 const SENDER = devAccount(2);
@@ -164,6 +165,9 @@ describe('event records on a chain that reorganises', () => {
       assert.deepEqual(sent[notice]?.event.data, sent[first]?.event.data, 'with the data of the event');
     }
     assert.equal(sent.filter((d) => d.event.type === 'event_notifier.event').length, 8);
+    // Both kinds are what the OpenAPI document's `webhooks` section describes.
+    const documented = createResponseValidator();
+    for (const d of sent) documented.assertWebhook(d.event);
 
     // Nothing more: another scan and delivery find no change.
     await scan(id);

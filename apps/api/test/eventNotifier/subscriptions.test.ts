@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { buildApp } from '#api/app.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from '../helpers/eventNotifier.ts';
@@ -226,7 +227,10 @@ describe('event notifier calls', () => {
     assert.ok(res.body.eventNotifierSubscriptions.length > 0);
     const s = res.body.eventNotifierSubscriptions[0];
     const records = await h.call('get-records', { headers: bearer(token), body: { subscriptionId: s.id } });
-    assert.deepEqual(records.body, { eventNotifierRecords: [] });
+    assert.deepEqual(records.body, {
+      eventNotifierRecords: [],
+      meta: { pageNumber: 1, perPage: 1000, totalPage: 0, totalItems: 0 },
+    });
     const resend = await h.call('resend-failed-webhook', { headers: bearer(token), body: { subscriptionId: s.id } });
     assert.equal(resend.status, 403);
     const repoint = await h.call('update-subscription-webhook', {
@@ -244,5 +248,91 @@ describe('event notifier calls', () => {
     });
     assert.equal(res.status, 404);
     assert.match(res.body.message, /Subscription 00000000-0000-4000-8000-000000000000 was not found/);
+  });
+});
+
+describe('paging of subscriptions and records', () => {
+  let h: Harness;
+  let key: string;
+  before(async () => {
+    h = await createHarness();
+    key = (await h.project('Paged')).apiKey;
+  });
+  after(() => h.close());
+
+  it('get-subscriptions pages newest first, 100 by default, and says how many there are', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await h.call('create-subscription', {
+        headers: apiKey(key),
+        body: { ...transferSubscription('0x5FbDB2315678afecb367f032d93F642f64180aa3'), subscriptionName: `S${i}` },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      ids.push(res.body.eventNotifierSubscription.id);
+    }
+    const all = await h.call('get-subscriptions', { headers: apiKey(key) });
+    assert.deepEqual(all.body.meta, { pageNumber: 1, perPage: 100, totalPage: 1, totalItems: 5 });
+    const second = await h.call('get-subscriptions', { headers: apiKey(key), query: { page: '2', perPage: '2' } });
+    assert.deepEqual(
+      second.body.eventNotifierSubscriptions.map((s: { id: string }) => s.id),
+      [...ids].reverse().slice(2, 4),
+    );
+    assert.deepEqual(second.body.meta, { pageNumber: 2, perPage: 2, totalPage: 3, totalItems: 5 });
+    const tooMany = await h.call('get-subscriptions', { headers: apiKey(key), query: { perPage: '101' } });
+    assert.equal(tooMany.status, 400);
+    const records = await h.call('get-records', {
+      headers: apiKey(key),
+      body: { subscriptionId: ids[0], page: 3, perPage: 10 },
+    });
+    assert.deepEqual(records.body.meta, { pageNumber: 3, perPage: 10, totalPage: 0, totalItems: 0 });
+    const refused = await h.call('get-records', {
+      headers: apiKey(key),
+      body: { subscriptionId: ids[0], perPage: 1001 },
+    });
+    assert.equal(refused.status, 400);
+  });
+});
+
+describe('subscriptions per project', () => {
+  let h: Harness;
+  before(async () => {
+    h = await createHarness();
+  });
+  after(() => h.close());
+
+  it('past MAX_SUBSCRIPTIONS_PER_PROJECT: 409 SUBSCRIPTION_LIMIT_REACHED, nothing written; other projects unaffected', async () => {
+    const app = buildApp({
+      ...h.deps,
+      eventNotifier: { ...defaultEventNotifierSettings('test'), maxSubscriptionsPerProject: 2 },
+    });
+    const create = (key: string, name: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/public-api/v3/event-notifier/create-subscription',
+        headers: apiKey(key),
+        payload: { ...subscription, subscriptionName: name },
+      });
+    try {
+      const { apiKey: a, project } = await h.project('Full');
+      const projectId = project.id;
+      const { apiKey: b } = await h.project('Other');
+      // Three at once: the project's lock lets exactly two through.
+      const answers = await Promise.all([create(a, 'one'), create(a, 'two'), create(a, 'three')]);
+      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 201, 409]);
+      const refused = answers.find((r) => r.statusCode === 409)?.json();
+      assert.equal(refused.code, 'SUBSCRIPTION_LIMIT_REACHED');
+      assert.equal(
+        refused.message,
+        `Project ${projectId} has 2 event subscriptions, the most this deployment allows per project`,
+      );
+      const { rows } = await h.db.query(
+        'SELECT count(*)::int AS n FROM event_notifier_subscriptions WHERE project_id = $1',
+        [projectId],
+      );
+      assert.equal(rows[0]?.n, 2);
+      assert.equal((await create(b, 'elsewhere')).statusCode, 201);
+    } finally {
+      await app.close();
+    }
   });
 });

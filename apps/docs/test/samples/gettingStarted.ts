@@ -19,6 +19,9 @@ import {
   templateLine,
 } from './context.ts';
 
+/** The line issue-token prints before the token: the user, the token id (captured) and the expiry. */
+const ISSUED_LINE = /^access token for user \d+ \(token id ([0-9a-f-]{36})\), expires \d{4}-\d\d-\d\dT[\d:.]+Z:$/;
+
 export const gettingStartedSteps: Record<string, Step> = {
   'start-output': {
     kind: 'shape',
@@ -135,8 +138,9 @@ export const gettingStartedSteps: Record<string, Step> = {
       assert.match(printed[1] ?? '', /^API key \(shown once, store it now\): mtn_test_[A-Za-z0-9]{44}$/);
       assert.match(printed[2] ?? '', /^user \d+ <dev@example\.com> created$/);
       assert.match(printed[3] ?? '', /^user \d+ is editor of project 2$/);
-      assert.match(printed[4] ?? '', /^access token for user \d+, expires /);
+      assert.match(printed[4] ?? '', ISSUED_LINE);
       const token = printed[5] as string;
+      c.values.devToken = { line: printed[4], token, id: ISSUED_LINE.exec(printed[4] as string)?.[1] };
       const projects = await c.h.call('get-projects', { headers: bearer(token) });
       assert.deepEqual(
         projects.body.data.projects.map((p: { projectName: string }) => p.projectName),
@@ -178,6 +182,39 @@ export const gettingStartedSteps: Record<string, Step> = {
     check: (out, c) => {
       ok(out);
       assert.deepEqual(lines(out), [`${c.projectId} Demo project`]);
+    },
+  },
+  'issue-token-output': {
+    kind: 'shape',
+    check: (code, c) => {
+      // The lines of the page have the shape of those issue-token printed in the admin-cli sample.
+      const [line, token] = code.trim().split('\n');
+      assert.match(line ?? '', ISSUED_LINE);
+      assert.match(c.values.devToken.line, ISSUED_LINE);
+      assert.equal(token, 'eyJ…');
+      assert.ok((c.values.devToken.token as string).startsWith('eyJ'));
+    },
+  },
+  'admin-revoke': {
+    kind: 'run',
+    env: (c) => ({
+      DATABASE_URL: databaseUrl(c),
+      MASTER_KEY: c.h.masterKey.toString('base64'),
+      TOKEN_SIGNING_KEY: c.h.tokenSigningKey.toString('base64'),
+      TOKEN_ID: c.values.devToken.id,
+    }),
+    check: async (out, c) => {
+      ok(out);
+      const printed = out.stdout.split('\n').filter((l) => !l.startsWith('>') && l.trim() !== '');
+      assert.match(
+        printed[0] ?? '',
+        new RegExp(`^access token ${c.values.devToken.id} of user \\d+ revoked \\(it expires `),
+      );
+      assert.match(printed[1] ?? '', /^user \d+ removed from project 2; every access token of theirs is revoked$/);
+      assert.equal(printed.length, 2, out.stdout);
+      const res = await c.h.call('get-projects', { headers: bearer(c.values.devToken.token) });
+      assert.equal(res.status, 401);
+      assert.equal(res.body.code, 'INVALID_ACCESS_TOKEN');
     },
   },
 };

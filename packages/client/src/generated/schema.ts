@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * List your event subscriptions
-         * @description Lists the project’s subscriptions, newest first, with their scan state. Webhook secrets are masked.
+         * @description Lists the project’s subscriptions, newest first, with their scan state, one page at a time (100 by default). Webhook secrets are masked.
          */
         get: operations["get-subscriptions"];
         put?: never;
@@ -113,7 +113,7 @@ export interface paths {
         put?: never;
         /**
          * List the events a subscription found
-         * @description Lists the subscription’s records, newest first, with their delivery status. Records whose block a reorg took off the canonical chain are listed with `removed: true`, unless `includeRemoved` is false.
+         * @description Lists the subscription’s records, newest first, with their delivery status, one page at a time (1,000 by default). Records whose block a reorg took off the canonical chain are listed with `removed: true`, unless `includeRemoved` is false.
          */
         post: operations["get-records"];
         delete?: never;
@@ -173,7 +173,7 @@ export interface paths {
         put?: never;
         /**
          * Import a contract
-         * @description Adds a deployed contract to the project with its human-readable ABI. Each ABI entry must parse; the address is stored checksummed. Importing the same address on the same network twice answers 409.
+         * @description Adds a deployed contract to the project with its human-readable ABI. Each ABI entry must parse, and the ABI must stay within the limits of ABIs (500 entries of at most 4,096 characters, 200 struct definitions, types at most 16 levels deep, 10,000 components per entry and per ABI, struct uses counted in full): a 400 names the first entry past a limit, and the limit. The address is stored checksummed. Importing the same address on the same network twice answers 409.
          */
         post: operations["import-contract"];
         delete?: never;
@@ -303,7 +303,104 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "event_notifier.event": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An event a subscription found
+         * @description Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EventNotifierEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "event_notifier.event.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reorg took an event back
+         * @description Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EventNotifierEventRemoved"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -328,11 +425,20 @@ export interface components {
             id: number;
             /** @description Checksummed address that signs the project’s transactions. */
             address: string;
-            /** @description Custody: derived from the deployment mnemonic, or held by Fireblocks. */
+            /**
+             * @description Custody: derived from the deployment mnemonic, or held by Fireblocks.
+             * @enum {string}
+             */
             type: "fireblocks" | "from-mnemonic";
-            /** @description The networks this wallet signs for. */
+            /**
+             * @description The networks this wallet signs for.
+             * @enum {string}
+             */
             networkType: "mainnet" | "testnet";
-            /** @description dedicated: this project’s own wallet; shared: a platform wallet used by many projects. */
+            /**
+             * @description dedicated: this project’s own wallet; shared: a platform wallet used by many projects.
+             * @enum {string}
+             */
             ownerType: "shared" | "dedicated";
         };
         ProjectDetail: {
@@ -374,7 +480,10 @@ export interface components {
             webhookMaxRetries: number;
             /** @description Secret that signs webhooks (`whsec_…`). In full only in the create answer; masked elsewhere. */
             webhookSecret: string;
-            /** @description idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed. */
+            /**
+             * @description idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed.
+             * @enum {string}
+             */
             scanStatus: "idle" | "scanning" | "failed";
             lastScannedBlock: number | null;
             lastScannedAt: string | null;
@@ -392,7 +501,10 @@ export interface components {
              * @description The subscription that found this event.
              */
             eventNotifierSubscriptionId: string;
-            /** @description scanned: stored, webhook pending or disabled; notified: webhook answered 2xx; failed: retries ran out. */
+            /**
+             * @description scanned: stored, webhook pending or disabled; notified: webhook answered 2xx; failed: retries ran out.
+             * @enum {string}
+             */
             status: "scanned" | "notified" | "failed";
             /**
              * Format: date-time
@@ -491,8 +603,11 @@ export interface components {
             statusCode: number;
             /** @description The HTTP reason phrase. */
             error: string;
-            /** @description Stable error code from the error catalogue. */
-            code: string;
+            /**
+             * @description Stable error code from the error catalogue.
+             * @enum {string}
+             */
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -503,6 +618,70 @@ export interface components {
             }[];
             /** @description The roles that may call the operation (403). */
             requiredRoles?: string[];
+        };
+        WebhookEventData: {
+            /**
+             * Format: uuid
+             * @description The record id; the `webhook-id` of the event’s own webhook.
+             */
+            recordId: string;
+            subscription: {
+                /**
+                 * Format: uuid
+                 * @description Subscription id.
+                 */
+                id: string;
+                name: string;
+                projectId: number;
+            };
+            network: {
+                id: components["schemas"]["NetworkId"];
+                name: string;
+            };
+            /** @description The contract that emitted the event, checksummed. */
+            contractAddress: string;
+            event: {
+                name: string;
+                /** @description Canonical signature, e.g. `Transfer(address,address,uint256)`. */
+                signature: string;
+            };
+            /** @description The event’s arguments by name; integers of every size as decimal strings. */
+            decodedLog: {
+                [key: string]: unknown;
+            };
+            blockNumber: number;
+            /** @description The block that holds the event; `null` only for records stored before block hashes were kept. */
+            blockHash: string | null;
+            /**
+             * Format: date-time
+             * @description Timestamp of the block.
+             */
+            blockTimestamp: string;
+            transactionHash: string;
+            transactionIndex: number;
+            logIndex: number;
+        };
+        /** @description An event a subscription found. `webhook-id` is the record id, the same on every retry and resend. */
+        EventNotifierEvent: {
+            /** @constant */
+            type: "event_notifier.event";
+            /**
+             * Format: date-time
+             * @description When the event was recorded (the record’s `createdAt`).
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookEventData"];
+        };
+        /** @description A reorg took back the block of an event whose webhook was sent (or being sent): `data` is that event’s, unchanged. It has its own `webhook-id`, and is sent after the event’s webhook. */
+        EventNotifierEventRemoved: {
+            /** @constant */
+            type: "event_notifier.event.removed";
+            /**
+             * Format: date-time
+             * @description When the platform saw the block leave the canonical chain.
+             */
+            timestamp: string;
+            data: components["schemas"]["WebhookEventData"];
         };
         WebhookResendSummary: {
             /** Format: uuid */
@@ -601,7 +780,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -724,7 +903,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -890,7 +1069,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -908,6 +1087,15 @@ export interface operations {
              *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
              */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SUBSCRIPTION_LIMIT_REACHED`: The project has as many subscriptions as the deployment allows (MAX_SUBSCRIPTIONS_PER_PROJECT, 100 by default); delete or reuse one, or ask the operator for a higher limit. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -972,7 +1160,12 @@ export interface operations {
     };
     "get-subscriptions": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page (at most 100; 100 when absent). */
+                perPage?: number;
+            };
             header?: {
                 /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
                 "X-Project-Id"?: number;
@@ -982,7 +1175,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The project’s subscriptions. */
+            /** @description One page of the project’s subscriptions. */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1015,16 +1208,25 @@ export interface operations {
                      *           "lastScanFailureMessage": null,
                      *           "nextScanAt": "2026-11-20T10:15:35.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "meta": {
+                     *         "pageNumber": 1,
+                     *         "perPage": 100,
+                     *         "totalPage": 1,
+                     *         "totalItems": 1
+                     *       }
                      *     }
                      */
                     "application/json": {
                         eventNotifierSubscriptions: components["schemas"]["EventNotifierSubscription"][];
+                        meta: components["schemas"]["PaginationMeta"];
                     };
                 };
             };
             /**
-             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
              */
@@ -1041,7 +1243,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1195,7 +1397,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1309,6 +1511,16 @@ export interface operations {
                     subscriptionId: string;
                     /** @description false leaves out the records a reorg removed (`removed: true`); by default they are listed too. */
                     includeRemoved?: boolean;
+                    /**
+                     * @description Page number, from 1.
+                     * @default 1
+                     */
+                    page?: number;
+                    /**
+                     * @description Items per page (at most 1,000; 1,000 when absent).
+                     * @default 1000
+                     */
+                    perPage?: number;
                 };
             };
         };
@@ -1349,11 +1561,18 @@ export interface operations {
                      *           "createdAt": "2026-11-20T10:15:30.000Z",
                      *           "updatedAt": "2026-11-20T10:15:30.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "meta": {
+                     *         "pageNumber": 1,
+                     *         "perPage": 1000,
+                     *         "totalPage": 1,
+                     *         "totalItems": 1
+                     *       }
                      *     }
                      */
                     "application/json": {
                         eventNotifierRecords: components["schemas"]["EventNotifierRecord"][];
+                        meta: components["schemas"]["PaginationMeta"];
                     };
                 };
             };
@@ -1379,7 +1598,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1542,7 +1761,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1693,7 +1912,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1832,7 +2051,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1993,7 +2212,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2163,7 +2382,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2336,7 +2555,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2517,7 +2736,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2711,7 +2930,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2868,7 +3087,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */

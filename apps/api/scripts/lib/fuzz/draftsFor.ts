@@ -1,6 +1,7 @@
 // Every generator of drafts for an operation, weighted, all derived from the operation's schemas, composed in a
 // fixed order: the order is part of what a seed reproduces.
 import fc from 'fast-check';
+import { abiDrafts } from './abiDrafts.ts';
 import { bodyDrafts, chunkedBodyDrafts, unexpectedBodyDrafts } from './bodyDrafts.ts';
 import type { Operation } from './document.ts';
 import { type Draft, weightedDrafts } from './draft.ts';
@@ -38,5 +39,6 @@ export function draftsFor(op: Operation, fixtures: Fixtures, bodyLimit: number):
   weighted.push(...pathDrafts(op));
   weighted.push(...headerDrafts(op));
   if (body) weighted.push(...chunkedBodyDrafts(realisticBody));
+  if (body) weighted.push(...abiDrafts(body, realisticBody));
   return fc.oneof(...weighted);
 }

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AbiEvent, Address, Hex, PublicClient } from 'viem';
-import { canonicalHashes } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited } from '#api/chain/chainErrors.ts';
 import { causes } from '#api/lib/causes.ts';
 import { readGetLogsRefusal } from './getLogsRefusals.ts';
@@ -13,7 +12,7 @@ export type { DecodedLog } from './readRange.ts';
 export interface LogChunk {
   fromBlock: bigint;
   toBlock: bigint;
-  /** The hash of block `toBlock`, read before its logs, for ranges ending above `checkpointAbove`. */
+  /** The hash of block `toBlock`, read with its logs (asked first, from the same node), for ranges ending above `checkpointAbove`. */
   toBlockHash?: Hex;
   logs: DecodedLog[];
 }
@@ -63,10 +62,11 @@ interface Slot {
  * range; a success grows the next ranges back. A refused range is asked again in parts: no block is skipped.
  * Unreachable, or past its rate limit after the transport's retries: the error is thrown after the ranges before it.
  *
- * A range ending above `checkpointAbove` (the finalized block) comes with the hash of its last block, read before
- * its logs: a reorg after that read changes the hash, which the next scan sees. A node that has no such block yet
- * (a load-balanced node behind the one that answered the head) ends the reading there; so does a range whose
- * answering node is behind its end (checked for ranges near `head` or above `checkpointAbove`), after retries.
+ * A range ending above `checkpointAbove` (the finalized block) comes with the hash of its last block, asked in the
+ * same JSON-RPC batch as its logs, first: a reorg after that read changes the hash, which the next scan sees. A
+ * range near `head` is asked with eth_blockNumber the same way. When the node that answered has no such block yet
+ * (a load-balanced node behind the one that answered the head), the range is asked again, and after
+ * BEHIND_RETRIES the reading ends there, uncommitted (see readRange).
  */
 export async function* readLogRanges(
   client: PublicClient,
@@ -103,15 +103,11 @@ export async function* readLogRanges(
     for (;;) {
       if (stopped) return { kind: 'end' };
       const { from, to } = slot;
-      let toBlockHash: Hex | undefined;
-      if (options.checkpointAbove !== undefined && to > options.checkpointAbove) {
-        toBlockHash = (await canonicalHashes(client, [Number(to)])).get(Number(to));
-        if (toBlockHash === undefined) return { kind: 'end' };
-      }
-      const checkHead = toBlockHash !== undefined || (checkAbove !== undefined && to > checkAbove);
-      let logs: DecodedLog[] | undefined;
+      const checkpoint = options.checkpointAbove !== undefined && to > options.checkpointAbove;
+      const nearHead = checkAbove !== undefined && to > checkAbove;
+      let read: Awaited<ReturnType<typeof readRange>>;
       try {
-        logs = await readRange(client, query, from, to, checkHead);
+        read = await readRange(client, query, from, to, checkpoint ? 'header' : nearHead ? 'head' : undefined);
       } catch (error) {
         // Unreachable or past its rate limit: a smaller range would fare no better.
         if (isConnectionFailure(error) || isRateLimited(error)) return { kind: 'failed', error };
@@ -123,12 +119,13 @@ export async function* readLogRanges(
           continue;
         }
       }
-      if (logs === undefined) {
+      if (read === undefined) {
         // The node that answered is behind `to`: its answer may lack logs. Ask again (another node may answer).
         if (++behind > BEHIND_RETRIES) return { kind: 'end' };
         await sleep(100 * behind);
         continue;
       }
+      const { logs, hash: toBlockHash } = read;
       sizes.succeeded(to - from + 1n, logs.length);
       return { kind: 'read', chunk: { fromBlock: from, toBlock: to, ...(toBlockHash ? { toBlockHash } : {}), logs } };
     }

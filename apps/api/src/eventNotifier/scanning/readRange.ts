@@ -36,18 +36,19 @@ export function logQuery(address: Address, event: AbiEvent): LogQuery {
 }
 
 /**
- * The logs of `from`..`to`, decoded; undefined when the node that answered does not have block `to` yet. With
- * `checkHead`, eth_blockNumber goes in the same JSON-RPC batch as eth_getLogs (they are asked in one tick), so that
- * both come from the same node: a load-balanced node behind the others answers a range past its head with the logs
- * it has, and such an answer must not be taken for the whole range. Refusals are thrown as viem throws them.
+ * The logs of `from`..`to`, decoded, and with `check: 'header'` the hash of block `to`; undefined when the node that
+ * answered does not have block `to` yet. The check goes in the same JSON-RPC batch as eth_getLogs, first (they are
+ * asked in one tick), so that both come from the same node: a load-balanced node behind the others answers a range
+ * past its head with the logs it has, as if complete. `header` asks for block `to` itself (its hash is the range's
+ * checkpoint), `head` only for eth_blockNumber. Refusals are thrown as viem throws them.
  */
 export async function readRange(
   client: PublicClient,
   query: LogQuery,
   from: bigint,
   to: bigint,
-  checkHead: boolean,
-): Promise<DecodedLog[] | undefined> {
+  check: 'header' | 'head' | undefined,
+): Promise<{ logs: DecodedLog[]; hash: Hex | undefined } | undefined> {
   const filter = {
     address: query.address,
     topics: query.topics,
@@ -56,13 +57,19 @@ export async function readRange(
   };
   const getLogs = { method: 'eth_getLogs', params: [filter] } as never;
   let raw: RpcLog[];
-  if (checkHead) {
-    const [head, answer] = await Promise.all([
-      client.request({ method: 'eth_blockNumber' } as never) as Promise<Hex>,
+  let hash: Hex | undefined;
+  if (check) {
+    const [answer, logs] = await Promise.all([
+      check === 'header'
+        ? (client.request({ method: 'eth_getBlockByNumber', params: [numberToHex(to), false] } as never) as Promise<{
+            hash: Hex;
+          } | null>)
+        : (client.request({ method: 'eth_blockNumber' } as never) as Promise<Hex>),
       client.request(getLogs) as Promise<RpcLog[]>,
     ]);
-    if (BigInt(head) < to) return undefined;
-    raw = answer;
+    if (typeof answer === 'string' ? BigInt(answer) < to : !answer) return undefined;
+    if (typeof answer === 'object' && answer) hash = answer.hash;
+    raw = logs;
   } else {
     raw = (await client.request(getLogs)) as RpcLog[];
   }
@@ -81,5 +88,5 @@ export async function readRange(
       args,
     });
   }
-  return logs;
+  return { logs, hash };
 }

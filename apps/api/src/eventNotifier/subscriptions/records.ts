@@ -3,6 +3,7 @@ import type { Db } from '#api/db/db.ts';
 import { deliverJob } from '#api/eventNotifier/delivery/jobs.ts';
 import type { RecordRow } from '#api/eventNotifier/rows.ts';
 import type { EventNotifierRecord } from '#api/schemas/entities.ts';
+import { pageMeta } from '#api/schemas/requests.ts';
 import { findSubscription } from './subscriptions.ts';
 
 export type RecordView = Static<typeof EventNotifierRecord>;
@@ -30,21 +31,27 @@ export function toRecordView(row: RecordRow): RecordView {
   };
 }
 
-/** The subscription's records, newest event first; removed ones too unless `includeRemoved` is false. */
+/** One page of the subscription's records, newest event first; removed ones too unless `includeRemoved` is false. */
 export async function listRecords(
   db: Db,
   projectId: number,
   subscriptionId: string,
-  { includeRemoved = true }: { includeRemoved?: boolean } = {},
-): Promise<RecordView[]> {
+  { includeRemoved = true, page, perPage }: { includeRemoved?: boolean; page: number; perPage: number },
+) {
   await findSubscription(db.pool, projectId, subscriptionId);
-  const { rows } = await db.query<RecordRow>(
-    `SELECT * FROM event_notifier_records
-      WHERE subscription_id = $1 AND removal_of IS NULL AND ($2 OR removed_at IS NULL)
-      ORDER BY block_number DESC, log_index DESC`,
-    [subscriptionId, includeRemoved],
-  );
-  return rows.map(toRecordView);
+  const where = 'subscription_id = $1 AND removal_of IS NULL AND ($2 OR removed_at IS NULL)';
+  const [{ rows }, total] = await Promise.all([
+    db.query<RecordRow>(
+      `SELECT * FROM event_notifier_records WHERE ${where}
+        ORDER BY block_number DESC, log_index DESC LIMIT $3 OFFSET $4`,
+      [subscriptionId, includeRemoved, perPage, (page - 1) * perPage],
+    ),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM event_notifier_records WHERE ${where}`, [
+      subscriptionId,
+      includeRemoved,
+    ]),
+  ]);
+  return { eventNotifierRecords: rows.map(toRecordView), meta: pageMeta(page, perPage, total.rows[0]?.n ?? 0) };
 }
 
 export interface ResendSummary {

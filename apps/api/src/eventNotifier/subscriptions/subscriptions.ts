@@ -10,6 +10,7 @@ import { type SubscriptionRow, secretContext } from '#api/eventNotifier/rows.ts'
 import { scanJob } from '#api/eventNotifier/scanning/jobs.ts';
 import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { EventNotifierSubscription } from '#api/schemas/entities.ts';
+import { pageMeta } from '#api/schemas/requests.ts';
 
 export type SubscriptionView = Static<typeof EventNotifierSubscription>;
 
@@ -17,6 +18,9 @@ export const DEFAULT_WEBHOOK_MAX_RETRIES = 5;
 
 /** The deployment's settings a subscription's answer reads: the networks' confirmation depths. */
 export type ViewSettings = Pick<EventNotifierSettings, 'confirmations'>;
+
+/** What creating a subscription needs to know of the settings. */
+export type CreateSettings = ViewSettings & Partial<Pick<EventNotifierSettings, 'maxSubscriptionsPerProject'>>;
 
 export function toSubscriptionView(
   row: SubscriptionRow,
@@ -62,12 +66,20 @@ export interface NewSubscription {
 export async function createSubscription(
   db: Db,
   masterKey: Buffer,
-  settings: ViewSettings,
+  settings: CreateSettings,
   projectId: number,
   input: NewSubscription,
 ): Promise<SubscriptionView> {
   const secret = generateSecret();
+  const limit = settings.maxSubscriptionsPerProject ?? 100;
   const row = await db.transaction(async (client) => {
+    // The project's row is locked while its subscriptions are counted: two creations at once cannot both pass.
+    await client.query('SELECT 1 FROM projects WHERE id = $1 FOR UPDATE', [projectId]);
+    const { rows: count } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM event_notifier_subscriptions WHERE project_id = $1',
+      [projectId],
+    );
+    if ((count[0]?.n ?? 0) >= limit) throw new ApiError('SUBSCRIPTION_LIMIT_REACHED', { projectId, limit });
     const { rows } = await client.query<{ id: string }>('SELECT gen_random_uuid() AS id');
     const id = (rows[0] as { id: string }).id;
     const inserted = await client.query<SubscriptionRow>(
@@ -104,12 +116,22 @@ export async function listSubscriptions(
   db: Db,
   settings: ViewSettings,
   projectId: number,
-): Promise<SubscriptionView[]> {
-  const { rows } = await db.query<SubscriptionRow>(
-    'SELECT * FROM event_notifier_subscriptions WHERE project_id = $1 ORDER BY created_at DESC, id',
-    [projectId],
-  );
-  return rows.map((row) => toSubscriptionView(row, settings));
+  { page, perPage }: { page: number; perPage: number },
+) {
+  const [{ rows }, total] = await Promise.all([
+    db.query<SubscriptionRow>(
+      `SELECT * FROM event_notifier_subscriptions WHERE project_id = $1 ORDER BY created_at DESC, id
+        LIMIT $2 OFFSET $3`,
+      [projectId, perPage, (page - 1) * perPage],
+    ),
+    db.query<{ n: number }>('SELECT count(*)::int AS n FROM event_notifier_subscriptions WHERE project_id = $1', [
+      projectId,
+    ]),
+  ]);
+  return {
+    eventNotifierSubscriptions: rows.map((row) => toSubscriptionView(row, settings)),
+    meta: pageMeta(page, perPage, total.rows[0]?.n ?? 0),
+  };
 }
 
 /** The project's subscription, or a 404 (another project's subscription is never visible). */

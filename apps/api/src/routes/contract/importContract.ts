@@ -13,7 +13,7 @@ export default defineRoute({
   tag: 'Contract',
   summary: 'Import a contract',
   description:
-    'Adds a deployed contract to the project with its human-readable ABI. Each ABI entry must parse; the address is stored checksummed. Importing the same address on the same network twice answers 409.',
+    'Adds a deployed contract to the project with its human-readable ABI. Each ABI entry must parse, and the ABI must stay within the limits of ABIs (500 entries of at most 4,096 characters, 200 struct definitions, types at most 16 levels deep, 10,000 components per entry and per ABI, struct uses counted in full): a 400 names the first entry past a limit, and the limit. The address is stored checksummed. Importing the same address on the same network twice answers 409.',
   auth: { roles: WRITERS },
   body: Type.Object(
     {

@@ -70,7 +70,7 @@ export default defineRoute({
       },
     },
   },
-  errors: ['WEBHOOK_URL_REFUSED'],
+  errors: ['WEBHOOK_URL_REFUSED', 'SUBSCRIPTION_LIMIT_REACHED'],
   async handler({ body, principal, deps }) {
     try {
       parseAbiEvent(body.formattedAbiEvent);

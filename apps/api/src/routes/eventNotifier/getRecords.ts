@@ -3,9 +3,9 @@ import { listRecords } from '#api/eventNotifier/subscriptions/records.ts';
 import { projectOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { ROLES } from '#api/projects/users.ts';
-import { EventNotifierRecord } from '#api/schemas/entities.ts';
+import { EventNotifierRecord, PaginationMeta } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleRecord } from '#api/schemas/examples.ts';
-import { RequestUuid } from '#api/schemas/requests.ts';
+import { pageFields, RequestUuid } from '#api/schemas/requests.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -14,7 +14,7 @@ export default defineRoute({
   tag: 'Event Notifier',
   summary: 'List the events a subscription found',
   description:
-    'Lists the subscription’s records, newest first, with their delivery status. Records whose block a reorg took off the canonical chain are listed with `removed: true`, unless `includeRemoved` is false.',
+    'Lists the subscription’s records, newest first, with their delivery status, one page at a time (1,000 by default). Records whose block a reorg took off the canonical chain are listed with `removed: true`, unless `includeRemoved` is false.',
   auth: { roles: ROLES },
   body: Type.Object(
     {
@@ -25,6 +25,7 @@ export default defineRoute({
             'false leaves out the records a reorg removed (`removed: true`); by default they are listed too.',
         }),
       ),
+      ...pageFields(1_000, 1_000),
     },
     { additionalProperties: false },
   ),
@@ -32,15 +33,18 @@ export default defineRoute({
   response: {
     status: 200,
     description: 'The records.',
-    schema: Type.Object({ eventNotifierRecords: Type.Array(EventNotifierRecord) }),
-    example: { eventNotifierRecords: [exampleRecord] },
+    schema: Type.Object({ eventNotifierRecords: Type.Array(EventNotifierRecord), meta: PaginationMeta }),
+    example: {
+      eventNotifierRecords: [exampleRecord],
+      meta: { pageNumber: 1, perPage: 1000, totalPage: 1, totalItems: 1 },
+    },
   },
   errors: ['NOT_FOUND'],
   async handler({ body, principal, deps }) {
-    return {
-      eventNotifierRecords: await listRecords(deps.db, projectOf(principal), body.subscriptionId, {
-        includeRemoved: body.includeRemoved,
-      }),
-    };
+    return listRecords(deps.db, projectOf(principal), body.subscriptionId, {
+      includeRemoved: body.includeRemoved,
+      page: body.page ?? 1,
+      perPage: body.perPage ?? 1_000,
+    });
   },
 });
