@@ -8,6 +8,9 @@ export interface Shutdown {
   run(reason?: string): Promise<void>;
 }
 
+/** How long one part may take to stop before the shutdown goes on to the next. */
+const STOP_TIMEOUT_MS = 15_000;
+
 export function createShutdown(log: (message: string) => void = () => {}): Shutdown {
   const controller = new AbortController();
   const stops: { name: string; stop: () => Promise<void> | void }[] = [];
@@ -21,10 +24,19 @@ export function createShutdown(log: (message: string) => void = () => {}): Shutd
       running ??= (async () => {
         controller.abort(reason);
         for (const { name, stop } of stops.reverse()) {
+          // A stop that never settles (a server that exited on its own before being asked to stop, whose exit
+          // was then never reported) must not keep the rest running: it is given STOP_TIMEOUT_MS, then left.
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<'late'>((resolve) => {
+            timer = setTimeout(() => resolve('late'), STOP_TIMEOUT_MS);
+          });
           try {
-            await stop();
+            const outcome = await Promise.race([Promise.resolve(stop()).then(() => 'stopped' as const), late]);
+            if (outcome === 'late') log(`stopping ${name} did not finish within ${STOP_TIMEOUT_MS / 1000} s; going on`);
           } catch (error) {
             log(`stopping ${name} failed: ${(error as Error).message}`);
+          } finally {
+            clearTimeout(timer);
           }
         }
       })();
