@@ -7,13 +7,13 @@
 // interval + 2 s). Exits 1 when a live record is not on the canonical chain or a delivered event that a reorg took
 // back got no removal webhook.
 import { pathToFileURL } from 'node:url';
-import { deployEmitter, EMITTER_ABI, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
+import { deployEmitter, TRANSFER_EVENT, transferCall } from '@mountain/testkit/eventEmitter.ts';
 import { startLabChain } from '@mountain/testkit/lab/chain.ts';
-import { devAccount } from '@mountain/testkit/lab/devAccounts.ts';
+import { devAccount, devWallet } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
-import { createWalletClient, encodeFunctionData, type Hex, http } from 'viem';
+import type { Hex } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
@@ -82,16 +82,7 @@ export async function liveReorgSection(): Promise<boolean> {
       webhookURL: receiver.url,
     });
     const account = devAccount(2);
-    const wallet = createWalletClient({
-      account,
-      transport: http(chain.url),
-      chain: {
-        id: 1337,
-        name: 'anvil',
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [chain.url] } },
-      },
-    });
+    const wallet = devWallet(chain.url, account);
     const reorgs: { at: number; blocks: Set<number> }[] = [];
     const started = Date.now();
     let value = 0n;
@@ -99,11 +90,7 @@ export async function liveReorgSection(): Promise<boolean> {
     while (Date.now() - started < SECONDS * 1000) {
       await wallet.sendTransaction({
         to: emitter,
-        data: encodeFunctionData({
-          abi: EMITTER_ABI,
-          functionName: 'emitTransfer',
-          args: [devAccount(3).address, ++value],
-        }),
+        data: transferCall(devAccount(3).address, ++value),
       });
       await sleep(300 + Math.random() * 700);
       if (Date.now() >= nextReorg) {

@@ -3,6 +3,7 @@ import {
   type Address,
   createPublicClient,
   createWalletClient,
+  encodeFunctionData,
   type Hex,
   http,
   type PublicClient,
@@ -10,6 +11,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { anvilChain } from './lab/devAccounts.ts';
 
 /** A test contract that emits `Transfer` events: one per call, or many per transaction (for backfills). */
 const SOURCE = `// SPDX-License-Identifier: MIT
@@ -57,6 +59,11 @@ export function emitterBytecode(): Hex {
   return bytecode;
 }
 
+/** The calldata of `emitTransfer(to, value)`: one Transfer event when mined. */
+export function transferCall(to: Address, value: bigint): Hex {
+  return encodeFunctionData({ abi: EMITTER_ABI, functionName: 'emitTransfer', args: [to, value] });
+}
+
 export interface Emitter {
   address: Address;
   publicClient: PublicClient;
@@ -72,12 +79,7 @@ export interface Emitter {
 export async function deployEmitter(rpcUrl: string): Promise<Emitter> {
   const account = privateKeyToAccount(DEV_KEY);
   const transport = http(rpcUrl, { retryCount: 0 });
-  const chain = {
-    id: 1337,
-    name: 'anvil',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  };
+  const chain = anvilChain(rpcUrl);
   const wallet: WalletClient = createWalletClient({ account, chain, transport });
   // cacheTime 0: getBlockNumber() right after a receipt must be the head, not a number cached by an earlier poll.
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 }) as PublicClient;

@@ -4,13 +4,13 @@
 // outlast the reorg sees only the canonical events. Scans and deliveries are called directly, one at a time.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deployEmitter, EMITTER_ABI, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
+import { deployEmitter, TRANSFER_EVENT, transferCall } from '@mountain/testkit/eventEmitter.ts';
 import { type LabChain, startLabChain } from '@mountain/testkit/lab/chain.ts';
-import { devAccount } from '@mountain/testkit/lab/devAccounts.ts';
+import { devAccount, devWallet } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
-import { type Address, createWalletClient, encodeFunctionData, type Hex, http } from 'viem';
+import type { Address, Hex } from 'viem';
 import { deliverDue } from '#api/eventNotifier/delivery/delivery.ts';
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
 import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
@@ -61,19 +61,8 @@ describe('event records on a chain that reorganises', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.eventNotifierRecords;
   };
-  const transfer = (value: bigint) =>
-    encodeFunctionData({ abi: EMITTER_ABI, functionName: 'emitTransfer', args: [RECIPIENT, value] });
-  const wallet = () =>
-    createWalletClient({
-      account: SENDER,
-      transport: http(chain.url),
-      chain: {
-        id: 1337,
-        name: 'anvil',
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [chain.url] } },
-      },
-    });
+  const transfer = (value: bigint) => transferCall(RECIPIENT, value);
+  const wallet = () => devWallet(chain.url, SENDER);
   /** One Transfer per block, of each value in turn. */
   async function emitEach(values: bigint[]) {
     for (const value of values) {

@@ -7,15 +7,15 @@
 // removal was known; every webhook verifies with the standardwebhooks library.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deployEmitter, EMITTER_ABI, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
+import { deployEmitter, TRANSFER_EVENT, transferCall } from '@mountain/testkit/eventEmitter.ts';
 import { type LabChain, type Replacement, startLabChain } from '@mountain/testkit/lab/chain.ts';
-import { devAccount } from '@mountain/testkit/lab/devAccounts.ts';
+import { devAccount, devWallet } from '@mountain/testkit/lab/devAccounts.ts';
 import { type ProviderProxy, startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { Webhook } from 'standardwebhooks';
-import { type Address, createWalletClient, encodeFunctionData, type Hex, http } from 'viem';
+import type { Address, Hex } from 'viem';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { startTestWorker } from '../helpers/eventNotifier.ts';
 
@@ -69,8 +69,7 @@ describe('event records during a live scan on a chain that reorganises', () => {
     await chain?.stop();
   });
 
-  const transfer = (value: bigint) =>
-    encodeFunctionData({ abi: EMITTER_ABI, functionName: 'emitTransfer', args: [RECIPIENT, value] });
+  const transfer = (value: bigint) => transferCall(RECIPIENT, value);
 
   async function follow(confirmations: number, fromBlock: number): Promise<Followed> {
     const receiver = await startReceiver();
@@ -95,16 +94,7 @@ describe('event records during a live scan on a chain that reorganises', () => {
   it('reorgs of depth 1, 3 and 7 while events are scanned and delivered', async () => {
     const from = Number(await chain.head()) + 1;
     subscriptions.push(await follow(0, from), await follow(4, from));
-    const wallet = createWalletClient({
-      account: EMITTER_KEY,
-      transport: http(chain.url),
-      chain: {
-        id: 1337,
-        name: 'anvil',
-        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-        rpcUrls: { default: { http: [chain.url] } },
-      },
-    });
+    const wallet = devWallet(chain.url, EMITTER_KEY);
     // A Transfer every 200 ms, about two a block.
     let emitting = true;
     let value = 0n;

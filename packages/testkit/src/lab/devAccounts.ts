@@ -1,4 +1,13 @@
-import type { Address, Hex, LocalAccount } from 'viem';
+import {
+  type Address,
+  type Chain,
+  createWalletClient,
+  type Hex,
+  type HttpTransport,
+  http,
+  type LocalAccount,
+  type WalletClient,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /** anvil's ten development keys (from its well-known test mnemonic), each funded with 10,000 ETH at genesis. */
@@ -20,6 +29,21 @@ export function devAccount(index: number): LocalAccount {
   const key = DEV_KEYS[index];
   if (!key) throw new RangeError(`anvil has development accounts 0 to 9, not ${index}`);
   return privateKeyToAccount(key);
+}
+
+/** The local chain 1337 served by the anvil at `url`, as viem's clients describe a chain. */
+export function anvilChain(url: string): Chain {
+  return {
+    id: 1337,
+    name: 'anvil',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  };
+}
+
+/** A wallet client that sends as `account` (one of anvil's development accounts) to the anvil at `url`. */
+export function devWallet(url: string, account: LocalAccount): WalletClient<HttpTransport, Chain, LocalAccount> {
+  return createWalletClient({ account, chain: anvilChain(url), transport: http(url) });
 }
 
 /** Signs a plain EIP-1559 transfer offline: the raw bytes a wallet would broadcast (and may broadcast again). */
