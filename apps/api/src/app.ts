@@ -16,6 +16,8 @@ import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimiter } from '#api/ht
 import type { RouteDefinition } from '#api/http/route.ts';
 import { registerSecurityHeaders } from '#api/http/securityHeaders.ts';
 import { compileValidator, fieldErrors } from '#api/http/validation.ts';
+import { registerHttpMetrics } from '#api/metrics/httpMetrics.ts';
+import { registerMetricsRoute } from '#api/metrics/metricsRoute.ts';
 import { registerHealthRoutes } from '#api/routes/health.ts';
 import { routes } from '#api/routes/index.ts';
 
@@ -59,6 +61,7 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerHttpMetrics(app);
   registerProtocolChecks(app);
   registerSecurityHeaders(app);
   registerCors(app, deps.cors ?? DEFAULT_CORS);
@@ -74,6 +77,8 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
   });
 
   registerHealthRoutes(app, deps);
+  // On the API's own port only with a token: without one, metrics are served on METRICS_PORT or not at all.
+  if (deps.metricsToken) registerMetricsRoute(app, deps, deps.metricsToken);
   const limiter = createRateLimiter(deps.db, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
   app.register(
     async (api) => {
@@ -91,6 +96,7 @@ function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDe
   app.route({
     method: route.method,
     url: route.url,
+    config: { operation: route.operationId },
     schema: {
       ...(route.body ? { body: route.body } : {}),
       ...(route.querystring ? { querystring: route.querystring } : {}),

@@ -28,8 +28,8 @@ async function main(): Promise<void> {
   exitOnSignals(shutdown);
   const database = await openDatabase(config);
   shutdown.add('database', () => database.stop());
-  await startRoles(role, config, database, shutdown, { logger: loggerOptions(config.logLevel) });
-  console.error(`mountain ${role} running (pid ${process.pid})`);
+  const { metricsUrl } = await startRoles(role, config, database, shutdown, { logger: loggerOptions(config.logLevel) });
+  console.error(`mountain ${role} running (pid ${process.pid})${metricsUrl ? `, metrics at ${metricsUrl}` : ''}`);
 }
 
 main().catch((error) => {

@@ -54,6 +54,8 @@ export async function createHarness(
     requestTimeoutMs?: number;
     /** The worker's transaction settings over the defaults (shorter waits for the chain lab). */
     transactions?: Partial<TransactionSettings>;
+    /** METRICS_TOKEN: the app then answers `GET /metrics` to it. */
+    metricsToken?: string;
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
@@ -69,6 +71,7 @@ export async function createHarness(
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     ...(options.cors ? { cors: options.cors } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   };
   const app: FastifyInstance = buildApp(deps, options.logger ? { logger: options.logger } : {});
   await app.ready();
@@ -107,6 +110,8 @@ export async function createHarness(
   return {
     app,
     db: database.db,
+    /** The test database's URL, for processes started by the test (a worker process, the admin CLI). */
+    databaseUrl: database.url,
     keys,
     deps,
     masterKey,

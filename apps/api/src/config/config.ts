@@ -11,6 +11,7 @@ import {
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimit.ts';
+import type { MetricsSettings } from '#api/metrics/settings.ts';
 import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from './networks.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -47,6 +48,8 @@ export interface Config {
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
   readonly maxFeePerGas: Readonly<Partial<Record<NetworkId, bigint>>>;
+  /** Where `GET /metrics` answers, and the bearer token it takes (METRICS_TOKEN, METRICS_PORT, METRICS_HOST). */
+  readonly metrics: MetricsSettings;
   /** FAULT_INJECTION=1 (development and test only): the API serves the fault routes of runtime/faultInjection.ts. */
   readonly faultInjection: boolean;
 }
@@ -106,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
   const eventNotifier = parseEventNotifier(env, nodeEnv, problems);
   const rateLimit = parseRateLimit(env, problems);
   const cors = parseCors(env, problems);
+  const metrics = parseMetrics(env, problems);
   const maxInFlight: Partial<Record<NetworkId, number>> = {};
   for (const id of NETWORK_IDS) {
     const value = env[`MAX_IN_FLIGHT_${id}`];
@@ -156,6 +160,7 @@ export function loadConfig(env: Env = process.env): Config {
     cors,
     maxInFlight: Object.freeze(maxInFlight),
     maxFeePerGas: Object.freeze(maxFeePerGas),
+    metrics,
     faultInjection,
   });
 }
@@ -177,6 +182,17 @@ function parseRateLimit(env: Env, problems: string[]): RateLimitSettings {
     burst: int('RATE_LIMIT_BURST', perMinute || DEFAULT_RATE_LIMIT.burst, 1),
     authFailuresPerMinute: int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', DEFAULT_RATE_LIMIT.authFailuresPerMinute, 0),
   });
+}
+
+/** METRICS_TOKEN (16 to 256 visible characters), METRICS_PORT (0 picks a free one) and METRICS_HOST. */
+function parseMetrics(env: Env, problems: string[]): MetricsSettings {
+  const token = env.METRICS_TOKEN || undefined;
+  // The token is a secret: a problem describes it, never quotes it.
+  if (token !== undefined && !/^[\x21-\x7e]{16,256}$/.test(token)) {
+    problems.push('METRICS_TOKEN must be 16 to 256 visible ASCII characters, without spaces');
+  }
+  const port = env.METRICS_PORT ? parsePort('METRICS_PORT', env.METRICS_PORT, problems) : undefined;
+  return Object.freeze({ token, port, host: env.METRICS_HOST || '127.0.0.1' });
 }
 
 function parseCors(env: Env, problems: string[]): CorsSettings {

@@ -28,4 +28,6 @@ export interface AppDeps {
   cors?: CorsSettings;
   /** How long a client has to send a whole request, headers and body (REQUEST_TIMEOUT_MS); 30 s when absent. */
   requestTimeoutMs?: number;
+  /** METRICS_TOKEN: with it, `GET /metrics` answers on the API's port to `Authorization: Bearer <token>`. */
+  metricsToken?: string;
 }

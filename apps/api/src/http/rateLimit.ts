@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
+import { rateLimitRefusals } from '#api/metrics/instruments.ts';
 import type { Principal } from './authenticate.ts';
 import { type BucketDecision, type BucketPolicy, createTokenBuckets } from './tokenBuckets.ts';
 
@@ -27,7 +28,8 @@ function setHeaders(reply: FastifyReply, decision: BucketDecision): void {
   reply.header('ratelimit-reset', String(decision.resetSeconds));
 }
 
-function refuse(decision: BucketDecision): ApiError {
+function refuse(decision: BucketDecision, limit: 'credential' | 'auth_failures'): ApiError {
+  rateLimitRefusals.inc({ limit });
   return new ApiError(
     'RATE_LIMITED',
     { retryAfter: decision.retryAfterSeconds },
@@ -64,7 +66,7 @@ export function createRateLimiter(db: Db, settings: RateLimitSettings) {
       if (settings.perMinute === 0) return;
       const decision = await buckets.consume(credentialKey(principal), credential);
       setHeaders(reply, decision);
-      if (!decision.allowed) throw refuse(decision);
+      if (!decision.allowed) throw refuse(decision, 'credential');
     },
     /**
      * Counts a request that authentication refused (401, 403, or no project chosen) against its client address.
@@ -74,7 +76,7 @@ export function createRateLimiter(db: Db, settings: RateLimitSettings) {
       if (settings.authFailuresPerMinute === 0) return;
       const decision = await buckets.consume(`refused:${request.ip}`, refused);
       setHeaders(reply, decision);
-      if (!decision.allowed) throw refuse(decision);
+      if (!decision.allowed) throw refuse(decision, 'auth_failures');
     },
     prune: buckets.prune,
   };

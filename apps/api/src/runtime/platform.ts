@@ -2,6 +2,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { Config } from '#api/config/config.ts';
+import { startMetricsServer } from '#api/metrics/metricsRoute.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
@@ -19,8 +20,17 @@ export async function startRoles(
   database: OpenedDatabase,
   shutdown: Shutdown,
   options: { logger?: FastifyServerOptions['logger'] } = {},
-): Promise<{ apiUrl?: string }> {
+): Promise<{ apiUrl?: string; metricsUrl?: string }> {
   const chains = createChains(config.rpcUrls, { maxRps: config.rpcMaxRps });
+  let metricsUrl: string | undefined;
+  if (config.metrics.port !== undefined) {
+    const server = await startMetricsServer(
+      { ...config.metrics, port: config.metrics.port },
+      { db: database.db, chains },
+    );
+    shutdown.add('metrics', () => server.close());
+    metricsUrl = server.url;
+  }
   if (role === 'worker' || role === 'all') {
     const signers = createSignerProvider(await loadWalletKeys(database.db, config.masterKey));
     const worker = createWorker({
@@ -59,13 +69,14 @@ export async function startRoles(
         eventNotifier: config.eventNotifier,
         rateLimit: config.rateLimit,
         cors: config.cors,
+        ...(config.metrics.token ? { metricsToken: config.metrics.token } : {}),
       },
       options.logger !== undefined ? { logger: options.logger } : {},
     );
     if (config.faultInjection) registerFaultInjection(app);
     await app.listen({ host: config.host, port: config.port });
     shutdown.add('api', () => app.close());
-    return { apiUrl: `http://${config.host}:${config.port}` };
+    return { apiUrl: `http://${config.host}:${config.port}`, ...(metricsUrl ? { metricsUrl } : {}) };
   }
-  return {};
+  return metricsUrl ? { metricsUrl } : {};
 }

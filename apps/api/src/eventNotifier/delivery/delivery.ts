@@ -6,7 +6,7 @@ import { type RecordRow, type SubscriptionRow, webhookSecretOf } from '#api/even
 import { deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
-import { type AttemptResult, retryDelayMs, sendWebhook } from './webhookSender.ts';
+import { type AttemptResult, countRefusedWebhook, retryDelayMs, sendWebhook } from './webhookSender.ts';
 import { webhookUrlRefusal } from './webhookUrlPolicy.ts';
 
 const LANES = 2;
@@ -68,7 +68,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
       if (claimed.rows.length === 0) break;
       const results = await mapLimit(claimed.rows, concurrency, (record) =>
         refusal
-          ? Promise.resolve<AttemptResult>({ ok: false, message: `Webhook URL refused: ${refusal}` })
+          ? refused(refusal)
           : sendWebhook({
               url,
               id: record.id,
@@ -116,6 +116,11 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
   const at = next.rows[0]?.at;
   if (at) await deps.queue(deps.db.pool, subscriptionId, { runAt: at });
   return report;
+}
+
+function refused(reason: string): Promise<AttemptResult> {
+  countRefusedWebhook();
+  return Promise.resolve({ ok: false, message: `Webhook URL refused: ${reason}` });
 }
 
 async function recordResults(

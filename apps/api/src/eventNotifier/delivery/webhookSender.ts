@@ -4,6 +4,7 @@ import { parseRetryAfter } from '@mountain/public-api-client';
 import { sign, type WebhookEvent } from '@mountain/webhook-sdk';
 import type { PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
 import { causes } from '#api/lib/causes.ts';
+import { type DeliveryOutcome, webhookDeliveries, webhookDuration } from '#api/metrics/instruments.ts';
 import { guardedLookup } from './webhookUrlPolicy.ts';
 
 /** The result of one delivery attempt. */
@@ -11,11 +12,7 @@ export type AttemptResult =
   | { ok: true; status: number }
   | { ok: false; message: string; status?: number; retryAfterMs?: number };
 
-/**
- * POSTs one signed webhook (Standard Webhooks headers, `webhook-id` = the record id) and classifies the answer:
- * 2xx is delivered; anything else (other statuses, redirects, timeouts, connection errors) is a failed attempt.
- */
-export async function sendWebhook(options: {
+interface AttemptOptions {
   url: string;
   id: string;
   event: WebhookEvent;
@@ -23,7 +20,27 @@ export async function sendWebhook(options: {
   timeoutMs: number;
   /** Addresses the connection may go to (checked when connecting, after DNS). */
   allowance: PrivateAddressAllowance;
-}): Promise<AttemptResult> {
+}
+
+/**
+ * POSTs one signed webhook (Standard Webhooks headers, `webhook-id` = the record id) and classifies the answer:
+ * 2xx is delivered; anything else (other statuses, redirects, timeouts, connection errors) is a failed attempt.
+ * Each attempt is counted and timed by outcome (`mountain_webhook_deliveries_total`).
+ */
+export async function sendWebhook(options: AttemptOptions): Promise<AttemptResult> {
+  const started = performance.now();
+  const [outcome, result] = await attempt(options);
+  webhookDeliveries.inc({ outcome });
+  webhookDuration.observe({ outcome }, (performance.now() - started) / 1000);
+  return result;
+}
+
+/** Counts a webhook the URL policy refused, without an attempt. */
+export function countRefusedWebhook(): void {
+  webhookDeliveries.inc({ outcome: 'refused' });
+}
+
+async function attempt(options: AttemptOptions): Promise<[DeliveryOutcome, AttemptResult]> {
   const body = JSON.stringify(options.event);
   const headers = await sign({ id: options.id, body, secret: options.secret });
   let response: { status: number; statusText: string; retryAfter: string | null };
@@ -36,18 +53,23 @@ export async function sendWebhook(options: {
       options.allowance,
     );
   } catch (error) {
-    if (error instanceof AttemptTimeout) return { ok: false, message: `No answer within ${options.timeoutMs} ms` };
-    return { ok: false, message: `Connection failed: ${connectionReason(error)}` };
+    if (error instanceof AttemptTimeout) {
+      return ['timeout', { ok: false, message: `No answer within ${options.timeoutMs} ms` }];
+    }
+    return ['connection_error', { ok: false, message: `Connection failed: ${connectionReason(error)}` }];
   }
-  if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
+  if (response.status >= 200 && response.status < 300) return ['delivered', { ok: true, status: response.status }];
   const retryAfterMs =
     response.status === 429 || response.status === 503 ? parseRetryAfter(response.retryAfter) : undefined;
-  return {
-    ok: false,
-    status: response.status,
-    message: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-  };
+  return [
+    'http_error',
+    {
+      ok: false,
+      status: response.status,
+      message: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    },
+  ];
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'user-agent': 'Mountain-Webhooks/1.0' };
