@@ -9,6 +9,7 @@ import { advisoryLockHeld, tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
 import { createTaskList } from '#api/jobs/taskList.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import { createLogger } from '#api/runtime/logger.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { captureLogs } from '#api-testing/logCapture.ts';
@@ -95,17 +96,20 @@ describe('the jobs layer', () => {
   it('drops a job whose payload does not match its schema, saying so once', async () => {
     const runs: unknown[] = [];
     const job = counted('test:checked', runs);
-    const task = createTaskList(deps, [job])['test:checked'] as (payload: unknown, helpers: never) => Promise<void>;
     const logs = captureLogs();
-    logs.captureConsole();
-    try {
-      await task({ id: 'seven' }, {} as never);
-    } finally {
-      logs.restoreConsole();
-    }
+    const task = createTaskList({ ...deps, log: createLogger(logs.logger) }, [job])['test:checked'] as (
+      payload: unknown,
+      helpers: never,
+    ) => Promise<void>;
+    await task({ id: 'seven' }, { job: { id: '41', attempts: 1, max_attempts: 3 } } as never);
     assert.deepEqual(runs, []);
-    assert.equal(logs.consoleLines.filter((l) => l.includes('test:checked: invalid payload')).length, 1);
-    assert.match(logs.consoleLines.join('\n'), /\/id must be integer/);
+    const said = logs.entries().filter((e) => e.msg?.includes('test:checked: invalid payload'));
+    assert.equal(said.length, 1);
+    assert.match(said[0]?.msg ?? '', /\/id must be integer/);
+    assert.deepEqual(
+      [said[0]?.level, said[0]?.job, said[0]?.jobId, said[0]?.projectId],
+      [50, 'test:checked', '41', null],
+    );
   });
 
   it('an upgrade moves jobs queued under the old names to the new ones', async () => {

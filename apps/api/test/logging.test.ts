@@ -5,7 +5,7 @@ import Type from 'typebox';
 import { createChains } from '#api/chain/chains.ts';
 import { addJob } from '#api/jobs/addJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
-import { redactUrls } from '#api/runtime/logger.ts';
+import { createLogger, redactUrls } from '#api/runtime/logger.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
@@ -76,17 +76,20 @@ describe('URLs in logs', () => {
   });
 });
 
-describe('worker output', () => {
-  it('a failed job is reported without the path of a URL in its error', async () => {
+describe('worker logs', () => {
+  it("are JSON lines in the API's shape, each naming the job, its id and its project, with URL paths cut", async () => {
     const database = await createTestDatabase();
-    const logs = captureLogs();
+    const logs = captureLogs('debug');
     const stop = new AbortController();
     const masterKey = randomBytes(32);
     const rpcDown = defineJob({
       name: 'test.rpc-down',
-      payload: Type.Object({}),
+      payload: Type.Object({ projectId: Type.Integer() }),
+      subject: ({ projectId }) => String(projectId),
+      projectOf: async (_db, { projectId }) => projectId,
       maxAttempts: 1,
-      async run() {
+      async run({ log }) {
+        log.info('calling the RPC');
         throw new Error('HTTP request failed.\n\nURL: https://rpc.example/v2/ProviderKey123456\nVersion: viem');
       },
     });
@@ -97,15 +100,21 @@ describe('worker output', () => {
         signers: createSignerProvider(await loadWalletKeys(database.db, masterKey)),
         masterKey,
         signal: stop.signal,
+        log: createLogger(logs.logger),
       },
       jobs: [rpcDown],
     });
     logs.captureConsole();
+    let jobId = '';
     try {
       await worker.start();
-      await addJob(database.db.pool, 'test.rpc-down', {}, { maxAttempts: 1 });
+      await addJob(database.db.pool, 'test.rpc-down', { projectId: 42 }, { maxAttempts: 1 });
+      const { rows } = await database.db.query<{ id: string }>(
+        `SELECT id::text FROM graphile_worker.jobs WHERE task_identifier = 'test.rpc-down'`,
+      );
+      jobId = rows[0]?.id as string;
       const deadline = Date.now() + 15_000;
-      while (!logs.consoleLines.some((l) => l.includes('test.rpc-down')) && Date.now() < deadline) {
+      while (!logs.entries().some((e) => e.job === 'test.rpc-down' && e.level === 50) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     } finally {
@@ -114,8 +123,23 @@ describe('worker output', () => {
       await worker.stop();
       await database.drop();
     }
-    const reported = logs.consoleLines.filter((l) => l.includes('test.rpc-down')).join('\n');
-    assert.match(reported, /^\[worker\] .*URL: https:\/\/rpc\.example\/\[redacted\]/ms);
-    assert.ok(!reported.includes('ProviderKey123456'), reported);
+    const lines = logs.entries().filter((e) => e.job === 'test.rpc-down');
+    assert.deepEqual(
+      lines.map((e) => [e.level, e.msg]),
+      [
+        [30, 'calling the RPC'],
+        [50, 'test.rpc-down failed'],
+      ],
+    );
+    for (const line of lines) {
+      assert.deepEqual([line.jobId, line.projectId], [jobId, 42], 'every line names the job, its id and its project');
+      for (const key of ['time', 'pid', 'hostname']) assert.ok(key in line, `${key}, as on the API's lines`);
+    }
+    const failure = lines[1] as (typeof lines)[number];
+    assert.deepEqual([failure.attempt, failure.maxAttempts], [1, 1]);
+    assert.equal(failure.err?.type, 'Error');
+    assert.match(failure.err?.message ?? '', /URL: https:\/\/rpc\.example\/\[redacted\]/);
+    assert.ok(!logs.text().includes('ProviderKey123456'), 'the provider key is in no line');
+    assert.deepEqual(logs.consoleLines, [], 'nothing printed outside the logger');
   });
 });

@@ -9,6 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import { hashKey } from '#api/auth/apiKeys.ts';
 import { open } from '#api/crypto/secretBox.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
+import { createLogger } from '#api/runtime/logger.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 import { captureLogs } from '#api-testing/logCapture.ts';
 import { settled } from '#api-testing/transactionFlow.ts';
@@ -32,6 +33,7 @@ describe('secrets at rest and in logs', () => {
     tokens: [] as string[],
     webhookSecret: '',
     mnemonic: '',
+    projectId: 0,
   };
   let dump = '';
   let statuses: number[] = [];
@@ -52,7 +54,8 @@ describe('secrets at rest and in logs', () => {
         return res;
       };
       h.deps.eventNotifier = FAST_SETTINGS;
-      const worker = await startTestWorker(h);
+      // The worker logs into the same capture: its lines are searched too.
+      const worker = await startTestWorker(h, FAST_SETTINGS, createLogger(logs.logger));
       try {
         await scenario();
       } finally {
@@ -82,6 +85,7 @@ describe('secrets at rest and in logs', () => {
   async function scenario() {
     const counter = await deployCounter(anvil.url);
     const created = await h.project('Secrets');
+    s.projectId = created.project.id;
     s.revokedKey = created.apiKey;
     s.key = await rotateApiKey(h.db, created.project.id, 'test');
     const expect = async (status: number, ...args: Parameters<Harness['call']>) => {
@@ -285,6 +289,17 @@ describe('secrets at rest and in logs', () => {
     assert.ok(
       entries.some((e) => e.level >= 50 && e.err),
       'the 503 is logged with its error',
+    );
+    // The worker's lines, each naming its job and project: sending, delivering, and the scan of the chain that is down.
+    for (const job of ['transaction:send', 'transaction:monitor', 'event-notifier:scan', 'event-notifier:deliver']) {
+      assert.ok(
+        entries.some((e) => e.job === job && e.projectId === s.projectId && typeof e.jobId === 'string'),
+        `${job} logged with its job id and project`,
+      );
+    }
+    assert.ok(
+      entries.some((e) => e.job === 'event-notifier:scan' && e.level === 40 && e.msg === 'scan failed'),
+      'the failed scan is logged',
     );
   });
 

@@ -1,7 +1,7 @@
 // The API's declared test surface (`@mountain/api/testing`, `#api-testing/*` inside the package): other
 // workspaces' tests start the real app through it instead of reaching into apps/api/src or apps/api/test.
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyServerOptions, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '#api/app.ts';
 import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { createChains } from '#api/chain/chains.ts';
@@ -12,6 +12,7 @@ import type { RateLimitSettings } from '#api/http/rateLimit.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { createUser, type Role, setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
+import { createLogger, type LogOptions } from '#api/runtime/logger.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys, type WalletKeys } from '#api/wallets/walletKeys.ts';
@@ -45,8 +46,8 @@ export async function createHarness(
     rpcUrls?: Partial<Record<NetworkId, string>>;
     /** Also run a job worker on the test database, as a worker process would. */
     worker?: boolean;
-    /** The app's logger (pino options); silent when absent. */
-    logger?: FastifyServerOptions['logger'];
+    /** The app's and the worker's logger (pino options); silent, and the worker's to stderr, when absent. */
+    logger?: LogOptions;
     /** Rate limits; the generous defaults when absent. */
     rateLimit?: RateLimitSettings;
     cors?: CorsSettings;
@@ -84,6 +85,7 @@ export async function createHarness(
           signers: createSignerProvider(keys),
           masterKey,
           signal: workerStop.signal,
+          ...(options.logger ? { log: createLogger(options.logger) } : {}),
           ...(options.transactions ? { transactions: options.transactions } : {}),
         },
       })

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { Queryable } from '#api/db/db.ts';
+import type { Db, Queryable } from '#api/db/db.ts';
 import type { EnqueueOptions, Job } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { defaultEventNotifierSettings, type EventNotifierSettings } from './settings.ts';
@@ -18,3 +18,12 @@ export const queueFor =
   (job: Job<typeof SubscriptionPayload>): QueueFor =>
   (client, subscriptionId, options) =>
     job.enqueue(client, { subscriptionId }, options);
+
+/** The project of a subscription job's subscription (for its log lines). */
+export async function projectOfSubscription(db: Db, { subscriptionId }: { subscriptionId: string }) {
+  const { rows } = await db.query<{ projectId: number }>(
+    'SELECT project_id AS "projectId" FROM event_notifier_subscriptions WHERE id::text = $1',
+    [subscriptionId],
+  );
+  return rows[0]?.projectId ?? null;
+}

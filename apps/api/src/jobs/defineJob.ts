@@ -1,5 +1,6 @@
 import type { Static, TSchema } from 'typebox';
-import type { Queryable } from '#api/db/db.ts';
+import type { Db, Queryable } from '#api/db/db.ts';
+import type { Logger } from '#api/runtime/logger.ts';
 import { addJob } from './addJob.ts';
 import type { LockKey } from './advisoryLock.ts';
 import type { WorkerDeps } from './workerDeps.ts';
@@ -15,6 +16,8 @@ export interface EnqueueOptions {
 export interface JobContext<P> {
   deps: WorkerDeps;
   payload: P;
+  /** Logs with the job's name, id and project on every line (`job`, `jobId`, `projectId`). */
+  log: Logger;
   /** Queues this job again with the same payload, with `client` inside the caller's database transaction. */
   requeue(client: Queryable, options?: EnqueueOptions): Promise<void>;
 }
@@ -32,6 +35,8 @@ export interface JobDefinition<S extends TSchema> {
    * (graphile-worker's job_key `<name>:<subject>`), so a burst of requests becomes one run. Absent: one job at a time.
    */
   subject?(payload: Static<S>): string;
+  /** The project the job works for, named on its log lines; none (null) when absent or when shared by several. */
+  projectOf?(db: Db, payload: Static<S>): Promise<number | null>;
   /** Attempts before graphile-worker gives up on a job that keeps throwing. */
   maxAttempts: number;
   /**

@@ -1,48 +1,66 @@
-import type { Task, TaskList } from 'graphile-worker';
+import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { Compile } from 'typebox/compile';
-import { redactUrls } from '#api/runtime/logger.ts';
+import type { Logger } from '#api/runtime/logger.ts';
 import { tryAdvisoryLock } from './advisoryLock.ts';
 import type { AnyJob, JobContext } from './defineJob.ts';
+import { jobLogger } from './jobLog.ts';
 import type { WorkerDeps } from './workerDeps.ts';
 
 /**
  * graphile-worker's task list for `jobs`: each task checks its payload against the job's schema, takes the job's
- * lock (or queues itself again when another process holds it), then runs the job.
+ * lock (or queues itself again when another process holds it), then runs the job. Every line it logs, and every
+ * line the job logs through `ctx.log`, names the job, its id and its project.
  */
 export function createTaskList(deps: WorkerDeps, jobs: readonly AnyJob[]): TaskList {
-  return Object.fromEntries(jobs.map((job) => [job.name, taskOf(deps, job)]));
+  const logOf = jobLogger(deps);
+  return Object.fromEntries(jobs.map((job) => [job.name, taskOf(deps, job, logOf)]));
 }
 
-function taskOf(deps: WorkerDeps, job: AnyJob): Task {
+function taskOf(deps: WorkerDeps, job: AnyJob, logOf: ReturnType<typeof jobLogger>): Task {
   const payloadCheck = Compile(job.payload);
-  return async (raw) => {
-    if (!payloadCheck.Check(raw)) {
+  return async (raw, helpers: JobHelpers | undefined) => {
+    const valid = payloadCheck.Check(raw);
+    const log = await logOf(job, valid ? (raw as object) : undefined, helpers?.job);
+    if (!valid) {
       // Retrying cannot make a payload valid: say so once and drop the job.
       const [first] = payloadCheck.Errors(raw);
-      console.error(
-        `[worker] ${job.name}: invalid payload ${redactUrls(JSON.stringify(raw)).slice(0, 200)} (${first?.instancePath || '/'} ${first?.message ?? ''})`,
+      log.error(
+        { payload: JSON.stringify(raw).slice(0, 200) },
+        `${job.name}: invalid payload (${first?.instancePath || '/'} ${first?.message ?? ''})`,
       );
       return;
     }
-    const payload = raw as never;
-    const ctx: JobContext<unknown> = {
-      deps,
-      payload,
-      requeue: (client, options) => job.enqueue(client, payload, options),
-    };
-    if (!job.lock) return job.run(ctx);
-    const lock = await tryAdvisoryLock(deps.db, job.lock.key(payload));
-    if (!lock) {
-      await job.enqueue(deps.db.pool, payload, {
-        runAt: new Date(Date.now() + job.lock.retryInMs(deps)),
-        ...(job.lock.keepQueued ? { keepQueued: true } : {}),
-      });
-      return;
-    }
+    const started = performance.now();
+    const attempt = { attempt: helpers?.job?.attempts, maxAttempts: helpers?.job?.max_attempts };
     try {
-      await job.run(ctx);
-    } finally {
-      await lock.release();
+      await runLocked(deps, job, raw as never, log);
+      log.debug({ durationMs: Math.round(performance.now() - started) }, `${job.name} done`);
+    } catch (err) {
+      log.error({ err, ...attempt, durationMs: Math.round(performance.now() - started) }, `${job.name} failed`);
+      throw err;
     }
   };
+}
+
+async function runLocked(deps: WorkerDeps, job: AnyJob, payload: never, log: Logger): Promise<void> {
+  const ctx: JobContext<unknown> = {
+    deps,
+    payload,
+    log,
+    requeue: (client, options) => job.enqueue(client, payload, options),
+  };
+  if (!job.lock) return job.run(ctx);
+  const lock = await tryAdvisoryLock(deps.db, job.lock.key(payload));
+  if (!lock) {
+    await job.enqueue(deps.db.pool, payload, {
+      runAt: new Date(Date.now() + job.lock.retryInMs(deps)),
+      ...(job.lock.keepQueued ? { keepQueued: true } : {}),
+    });
+    return;
+  }
+  try {
+    await job.run(ctx);
+  } finally {
+    await lock.release();
+  }
 }

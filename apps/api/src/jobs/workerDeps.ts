@@ -1,6 +1,7 @@
 import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import type { Logger } from '#api/runtime/logger.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
 import type { SignerProvider } from '#api/wallets/signer.ts';
 
@@ -17,6 +18,8 @@ export interface WorkerDeps {
   eventNotifier?: EventNotifierSettings;
   /** Transaction pipeline settings over the defaults (tests shorten timeouts). */
   transactions?: Partial<TransactionSettings>;
+  /** Where the worker logs (pino, as the API); warnings and errors to stderr when absent. */
+  log?: Logger;
   /** How often the sweep looks for work whose job was lost (see jobs/sweep.ts); 5 s when absent. */
   sweepIntervalMs?: number;
 }

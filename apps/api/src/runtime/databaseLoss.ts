@@ -11,9 +11,7 @@ import { isConnectionLoss } from '#api/db/db.ts';
 export function surviveDatabaseLoss(log: (message: string) => void): () => void {
   const handler = (reason: unknown) => {
     if (!isConnectionLoss(reason)) throw reason;
-    log(
-      `[worker] database connection lost while storing a job's outcome (${describe(reason)}); the sweep re-queues its work`,
-    );
+    log(`database connection lost while storing a job's outcome (${describe(reason)}); the sweep re-queues its work`);
   };
   process.on('unhandledRejection', handler);
   return () => process.off('unhandledRejection', handler);

@@ -1,4 +1,9 @@
-import type { FastifyServerOptions } from 'fastify';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger };
+
+/** pino options, and where to write (stdout when absent), as Fastify takes them. */
+export type LogOptions = LoggerOptions & { stream?: DestinationStream };
 
 // scheme://[userinfo@]host[:port][/path][?query][#fragment], up to a quote, backslash (a JSON escape) or space.
 const URL_PATTERN = /\b((?:https?|wss?):\/\/)([^\s/"'\\@]*@)?([^\s/"'\\?#]+)([/?#][^\s"'\\]*)?/g;
@@ -14,8 +19,8 @@ export function redactUrls(text: string): string {
   });
 }
 
-/** pino options for the API: structured JSON, request ids, and never a credential. */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+/** pino options of every process (the API's requests, the worker's jobs): JSON lines, and never a credential. */
+export function loggerOptions(level: string): LogOptions {
   return {
     level,
     redact: {
@@ -25,4 +30,21 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
     // Error messages and stacks (with their causes) are free text: URLs in them are cut down just before writing.
     hooks: { streamWrite: redactUrls },
   };
+}
+
+/**
+ * A pino logger with `options` (the same the API gives Fastify), for what logs outside a request: the job worker.
+ * Its lines have the API's shape (`level`, `time`, `pid`, `hostname`, `msg`, `err`) and its redactions.
+ */
+export function createLogger(options: LogOptions = loggerOptions('info')): Logger {
+  const { stream, ...rest } = options;
+  return stream ? pino(rest, stream) : pino(rest);
+}
+
+let stderrLogger: Logger | undefined;
+
+/** Warnings and errors to stderr: where a worker logs when it was given no logger (tests, scripts). */
+export function defaultWorkerLogger(): Logger {
+  stderrLogger ??= createLogger({ ...loggerOptions('warn'), stream: pino.destination(2) });
+  return stderrLogger;
 }

@@ -1,4 +1,3 @@
-import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { Config } from '#api/config/config.ts';
@@ -9,6 +8,7 @@ import { createWorker } from '#api/worker/worker.ts';
 import type { OpenedDatabase } from './database.ts';
 import { surviveDatabaseLoss } from './databaseLoss.ts';
 import { registerFaultInjection } from './faultInjection.ts';
+import { createLogger, defaultWorkerLogger, type LogOptions } from './logger.ts';
 import type { Shutdown } from './shutdown.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -19,7 +19,7 @@ export async function startRoles(
   config: Config,
   database: OpenedDatabase,
   shutdown: Shutdown,
-  options: { logger?: FastifyServerOptions['logger'] } = {},
+  options: { logger?: LogOptions } = {},
 ): Promise<{ apiUrl?: string; metricsUrl?: string }> {
   const chains = createChains(config.rpcUrls, { maxRps: config.rpcMaxRps });
   let metricsUrl: string | undefined;
@@ -33,8 +33,11 @@ export async function startRoles(
   }
   if (role === 'worker' || role === 'all') {
     const signers = createSignerProvider(await loadWalletKeys(database.db, config.masterKey));
+    // The worker's lines have the API's shape and redactions: one configuration for both.
+    const log = options.logger ? createLogger(options.logger) : defaultWorkerLogger();
     const worker = createWorker({
       deps: {
+        log,
         db: database.db,
         chains,
         signers,
@@ -53,7 +56,7 @@ export async function startRoles(
     shutdown.add('worker', () => worker.stop());
     shutdown.add(
       'database loss handler',
-      surviveDatabaseLoss((message) => console.error(message)),
+      surviveDatabaseLoss((message) => log.error(message)),
     );
   }
   if (role === 'api' || role === 'all') {

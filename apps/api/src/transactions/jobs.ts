@@ -15,6 +15,15 @@ const WalletNetworkPayload = Type.Object({
   networkId: Type.Integer({ minimum: 1 }),
 });
 
+/** The project whose dedicated wallet this is; null for a shared wallet (several projects send from it). */
+async function projectOfWallet(db: Db, { walletId }: WalletNetwork): Promise<number | null> {
+  const { rows } = await db.query<{ id: number }>(
+    'SELECT id FROM projects WHERE wallet_mainnet_id = $1 OR wallet_testnet_id = $1 LIMIT 2',
+    [walletId],
+  );
+  return rows.length === 1 ? (rows[0] as { id: number }).id : null;
+}
+
 const settingsOf = (deps: WorkerDeps): TransactionSettings => ({
   ...DEFAULT_TRANSACTION_SETTINGS,
   ...deps.transactions,
@@ -32,6 +41,7 @@ export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
   name: 'transaction:send',
   payload: WalletNetworkPayload,
   subject: (target) => `${target.walletId}:${target.networkId}`,
+  projectOf: projectOfWallet,
   maxAttempts: 25,
   // Another process is sending for this wallet: look again shortly in case it is just finishing.
   lock: { key: sendLock, retryInMs: () => 250 },
@@ -52,6 +62,7 @@ export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
   name: 'transaction:monitor',
   payload: WalletNetworkPayload,
   subject: (target) => `${target.walletId}:${target.networkId}`,
+  projectOf: projectOfWallet,
   maxAttempts: 25,
   lock: { key: monitorLock, retryInMs: (deps) => settingsOf(deps).monitorPollMs },
   run: ({ deps, payload, requeue }) =>

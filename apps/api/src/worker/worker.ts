@@ -3,7 +3,8 @@ import type { AnyJob } from '#api/jobs/defineJob.ts';
 import { defineSweepJob, keepSweeping } from '#api/jobs/sweep.ts';
 import { createTaskList } from '#api/jobs/taskList.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
-import { redactUrls } from '#api/runtime/logger.ts';
+import { defaultWorkerLogger } from '#api/runtime/logger.ts';
+import { graphileLogger } from './graphileLogger.ts';
 import { JOBS } from './jobList.ts';
 
 export interface Worker {
@@ -17,7 +18,7 @@ export interface Worker {
  * taken by one of them. Starting queues a sweep that recovers at once whatever a dead worker left.
  */
 export function createWorker(options: { deps: WorkerDeps; jobs?: readonly AnyJob[]; concurrency?: number }): Worker {
-  const { deps } = options;
+  const deps = { ...options.deps, log: options.deps.log ?? defaultWorkerLogger() };
   const jobs = options.jobs ?? JOBS;
   const sweepJob = defineSweepJob(jobs);
   let runner: Runner | undefined;
@@ -31,10 +32,10 @@ export function createWorker(options: { deps: WorkerDeps; jobs?: readonly AnyJob
         noHandleSignals: true,
         pollInterval: 1_000,
         taskList: createTaskList(deps, [...jobs, sweepJob]),
-        logger: quietLogger(deps.signal),
+        logger: graphileLogger(deps.log, deps.signal),
       });
       await sweepJob.enqueue(deps.db.pool, { graceMs: 0 }).catch((error) => {
-        if (!deps.signal.aborted) console.error(`[worker] could not queue the sweep: ${(error as Error).message}`);
+        if (!deps.signal.aborted) deps.log.error({ err: error }, 'could not queue the sweep');
       });
       stopSweeping = keepSweeping(deps, sweepJob);
     },
@@ -44,12 +45,4 @@ export function createWorker(options: { deps: WorkerDeps; jobs?: readonly AnyJob
       runner = undefined;
     },
   };
-}
-
-// graphile-worker logs every job at info level; the platform logs what matters itself. A failed job's message
-// quotes its error, and RPC client errors quote the endpoint's URL (with any provider key): see redactUrls.
-function quietLogger(signal: AbortSignal): Logger {
-  return new Logger(() => (level: string, message: string) => {
-    if ((level === 'error' || level === 'warning') && !signal.aborted) console.error(`[worker] ${redactUrls(message)}`);
-  });
 }

@@ -1,4 +1,5 @@
 import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import type { Logger } from '#api/runtime/logger.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import type { Harness } from '#api-testing/harness.ts';
@@ -21,8 +22,8 @@ export const FAST_SETTINGS: EventNotifierSettings = Object.freeze({
   webhookTimeoutMs: 2_000,
 });
 
-/** A job worker on the harness database running the platform's task list with `settings`. */
-export async function startTestWorker(h: Harness, settings: EventNotifierSettings = FAST_SETTINGS) {
+/** A job worker on the harness database running the platform's task list with `settings`, logging to `log`. */
+export async function startTestWorker(h: Harness, settings: EventNotifierSettings = FAST_SETTINGS, log?: Logger) {
   const stop = new AbortController();
   const worker = createWorker({
     deps: {
@@ -33,6 +34,7 @@ export async function startTestWorker(h: Harness, settings: EventNotifierSetting
       signal: stop.signal,
       eventNotifier: settings,
       sweepIntervalMs: 1_000,
+      ...(log ? { log } : {}),
     },
   });
   await worker.start();

@@ -1,4 +1,9 @@
-import { queueFor, SubscriptionPayload, settingsOf } from '#api/eventNotifier/subscriptionJob.ts';
+import {
+  projectOfSubscription,
+  queueFor,
+  SubscriptionPayload,
+  settingsOf,
+} from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
 import { deliverDue } from './delivery.ts';
 
@@ -10,9 +15,10 @@ export const deliverJob = defineJob({
   name: 'event-notifier:deliver',
   payload: SubscriptionPayload,
   subject: ({ subscriptionId }) => subscriptionId,
+  projectOf: projectOfSubscription,
   maxAttempts: 5,
-  async run({ deps, payload }) {
-    await deliverDue(
+  async run({ deps, payload, log }) {
+    const report = await deliverDue(
       {
         db: deps.db,
         masterKey: deps.masterKey,
@@ -22,6 +28,9 @@ export const deliverJob = defineJob({
       },
       payload.subscriptionId,
     );
+    // Records out of retries: their failure messages are on the records (get-records).
+    if (report.failed > 0) log.warn(report, 'webhooks failed after their last retry');
+    else log.debug(report, 'webhooks sent');
   },
   /** Subscriptions with a record whose attempt is overdue by more than `graceMs`. */
   async recover(deps, graceMs) {

@@ -1,5 +1,10 @@
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
-import { queueFor, SubscriptionPayload, settingsOf } from '#api/eventNotifier/subscriptionJob.ts';
+import {
+  projectOfSubscription,
+  queueFor,
+  SubscriptionPayload,
+  settingsOf,
+} from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
 import { type ScanQueue, scanSubscription } from './scanner.ts';
 
@@ -14,12 +19,13 @@ export const scanJob = defineJob({
   name: 'event-notifier:scan',
   payload: SubscriptionPayload,
   subject: ({ subscriptionId }) => subscriptionId,
+  projectOf: projectOfSubscription,
   maxAttempts: 5,
   // Another scan of it holds the subscription: usually one just queueing this job as it ends, still holding the
   // lock for a moment. Look again in a second, unless a scan is queued already (the holder's next one).
   lock: { key: ({ subscriptionId }) => [SCAN_LOCK_CLASS, subscriptionId], retryInMs: () => 1_000, keepQueued: true },
-  async run({ deps, payload }) {
-    await scanSubscription(
+  async run({ deps, payload, log }) {
+    const outcome = await scanSubscription(
       {
         db: deps.db,
         chains: deps.chains,
@@ -29,6 +35,9 @@ export const scanJob = defineJob({
       },
       payload.subscriptionId,
     );
+    // The failure is also the subscription's lastScanFailureMessage (RPC URLs replaced): the next scan tries again.
+    if (outcome.kind === 'failed') log.warn({ reason: outcome.message }, 'scan failed');
+    else log.debug(outcome, 'scan');
   },
   /**
    * Enabled subscriptions left `scanning` (a scan whose worker died; a scan still running elsewhere holds the lock,
