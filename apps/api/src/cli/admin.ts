@@ -1,16 +1,19 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { issueAccessToken, revokeAccessToken, revokeUserTokens } from '#api/auth/revocation.ts';
 import { loadConfig } from '#api/config/config.ts';
 import { DatabaseError, UniqueViolationError } from '#api/db/db.ts';
-import { setScanEnabled } from '#api/eventNotifier/subscriptions/subscriptions.ts';
-import { createProject, rotateApiKey, SHARED_WALLET_RISK } from '#api/projects/projects.ts';
-import { createUser, findUserId, ROLES, type Role, removeMembership, setMembership } from '#api/projects/users.ts';
+import { SHARED_WALLET_RISK } from '#api/projects/projects.ts';
+import { ROLES } from '#api/projects/users.ts';
 import { openDatabase } from '#api/runtime/database.ts';
 import { WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { type CommandInput, runCommand, UsageError } from './commands.ts';
 import { parseDuration } from './duration.ts';
 
-const USAGE = `Usage: npm run admin -- <command> [options]
+export { UsageError };
+
+const USAGE = `Usage: mountain-admin <command> [options] [--json]
+       (in a clone of the repository: npm run admin -- <command> [options] [--json])
 
 Commands:
   create-project --name <name> [--owner-type dedicated|shared --allow-shared-wallet]
@@ -34,12 +37,17 @@ Commands:
       Revokes every access token issued to the user until now.
   set-scan --subscription <uuid> --enabled true|false
       Stops an event notifier subscription's scanning, or resumes it from where it stopped (at once).
+  list-projects
+      Every project: id, name, API key (masked), wallet owner type, members, creation time.
+  list-users
+      Every user: id, email, name, projects with their role, creation time.
+  list-members --project <id>
+      The project's members: user id, email, name, role, since when.
+
+--json prints one JSON document on stdout instead of lines for a person, on every command; an error is then
+{"error": "<message>"} on stderr. Exit codes: 0 done, 2 a usage error (nothing changed), 1 anything else.
 
 The database is DATABASE_URL, or the embedded one of npm start (started for the command if not running).`;
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -54,6 +62,7 @@ const OPTIONS = {
   subscription: { type: 'string' },
   enabled: { type: 'string' },
   'token-id': { type: 'string' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -84,8 +93,6 @@ function expiresIn(text: string): number {
   }
 }
 
-const isoSeconds = (seconds: number) => new Date(seconds * 1000).toISOString();
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function scanInput(values: Values): { subscriptionId: string; enabled: boolean } {
@@ -94,6 +101,21 @@ function scanInput(values: Values): { subscriptionId: string; enabled: boolean }
   const enabled = oneOf(required(values, 'enabled'), ['true', 'false'] as const, 'enabled');
   return { subscriptionId, enabled: enabled === 'true' };
 }
+
+const COMMANDS = [
+  'create-project',
+  'rotate-key',
+  'create-user',
+  'add-member',
+  'remove-member',
+  'issue-token',
+  'revoke-token',
+  'revoke-user-tokens',
+  'set-scan',
+  'list-projects',
+  'list-users',
+  'list-members',
+];
 
 export async function runAdmin(argv: string[], print: (line: string) => void): Promise<void> {
   let parsed: { values: Values; positionals: string[] };
@@ -109,141 +131,52 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     if (!command && !values.help) throw new UsageError('a command is required');
     return;
   }
-  const commands = [
-    'create-project',
-    'rotate-key',
-    'create-user',
-    'add-member',
-    'remove-member',
-    'issue-token',
-    'revoke-token',
-    'revoke-user-tokens',
-    'set-scan',
-  ];
-  if (!commands.includes(command)) throw new UsageError(`unknown command "${command}"`);
+  if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
 
   const config = loadConfig();
-  const keyMode = config.env === 'production' ? 'live' : 'test';
   // Validate every option before touching the database.
-  const input = {
-    name: command === 'create-project' ? required(values, 'name') : undefined,
-    ownerType: oneOf(values['owner-type'], ['dedicated', 'shared'] as const, 'owner-type'),
-    walletType: oneOf(values['wallet-type'], ['from-mnemonic', 'fireblocks'] as const, 'wallet-type'),
-    project: values.project !== undefined ? positiveInt(values.project, 'project') : undefined,
-    role: oneOf(values.role, ROLES, 'role'),
+  const input: CommandInput = {
+    ...(command === 'create-project' ? { name: required(values, 'name') } : {}),
+    ...(command === 'create-user' && values.name !== undefined ? { name: values.name } : {}),
+    allowSharedWallet: values['allow-shared-wallet'] === true,
     expiresIn: expiresIn(values['expires-in'] ?? '24h'),
   };
-  if (input.ownerType === 'shared' && !values['allow-shared-wallet']) {
+  const ownerType = oneOf(values['owner-type'], ['dedicated', 'shared'] as const, 'owner-type');
+  if (ownerType) input.ownerType = ownerType;
+  const walletType = oneOf(values['wallet-type'], ['from-mnemonic', 'fireblocks'] as const, 'wallet-type');
+  if (walletType) input.walletType = walletType;
+  if (values.project !== undefined) input.project = positiveInt(values.project, 'project');
+  const role = oneOf(values.role, ROLES, 'role');
+  if (role) input.role = role;
+  if (input.ownerType === 'shared' && !input.allowSharedWallet) {
     throw new UsageError(
       `--owner-type shared needs --allow-shared-wallet: ${SHARED_WALLET_RISK} (leave --owner-type out for a dedicated wallet)`,
     );
   }
-  if (['rotate-key', 'add-member', 'remove-member'].includes(command) && input.project === undefined) {
+  if (['rotate-key', 'add-member', 'remove-member', 'list-members'].includes(command) && input.project === undefined) {
     throw new UsageError('--project is required');
   }
   if (command === 'add-member' && !input.role) throw new UsageError('--role is required');
-  const email = command === 'create-user' ? required(values, 'email') : undefined;
-  if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new UsageError(`--email is not an email address`);
-  const userCommands = ['add-member', 'remove-member', 'issue-token', 'revoke-user-tokens'];
-  const userRef = userCommands.includes(command) ? required(values, 'user') : undefined;
-  const scan = command === 'set-scan' ? scanInput(values) : undefined;
-  const tokenId = command === 'revoke-token' ? required(values, 'token-id').toLowerCase() : undefined;
-  if (tokenId !== undefined && !UUID.test(tokenId)) {
-    throw new UsageError('--token-id must be a token id (a uuid, as issue-token printed it)');
+  if (command === 'create-user') {
+    input.email = required(values, 'email');
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw new UsageError(`--email is not an email address`);
+  }
+  if (['add-member', 'remove-member', 'issue-token', 'revoke-user-tokens'].includes(command)) {
+    input.userRef = required(values, 'user');
+  }
+  if (command === 'set-scan') input.scan = scanInput(values);
+  if (command === 'revoke-token') {
+    input.tokenId = required(values, 'token-id').toLowerCase();
+    if (!UUID.test(input.tokenId))
+      throw new UsageError('--token-id must be a token id (a uuid, as issue-token printed it)');
   }
 
   const database = await openDatabase(config);
-  const { db } = database;
   try {
-    const userId = async () => {
-      const id = await findUserId(db, userRef as string);
-      if (id === undefined) throw new UsageError(`no user "${userRef}"`);
-      return id;
-    };
-    switch (command) {
-      case 'create-project': {
-        const keys = await loadWalletKeys(db, config.masterKey);
-        const { project, apiKey } = await createProject(db, keys, {
-          projectName: input.name as string,
-          keyMode,
-          ...(input.ownerType ? { ownerType: input.ownerType } : {}),
-          ...(values['allow-shared-wallet'] ? { allowSharedWallet: true } : {}),
-          ...(input.walletType ? { walletType: input.walletType } : {}),
-        });
-        print(`project ${project.id} "${project.projectName}" created`);
-        print(`API key (shown once, store it now): ${apiKey}`);
-        break;
-      }
-      case 'rotate-key':
-        print(`new API key (the old one no longer works): ${await rotateApiKey(db, input.project as number, keyMode)}`);
-        break;
-      case 'create-user': {
-        const user = await createUser(db, { email: email as string, name: values.name ?? '' });
-        print(`user ${user.id} <${email?.toLowerCase()}> created`);
-        break;
-      }
-      case 'add-member': {
-        const id = await userId();
-        await setMembership(db, { projectId: input.project as number, userId: id, role: input.role as Role });
-        print(`user ${id} is ${input.role} of project ${input.project}`);
-        break;
-      }
-      case 'remove-member': {
-        const id = await userId();
-        const removed = await removeMembership(db, { projectId: input.project as number, userId: id });
-        if (!removed) {
-          const { rowCount } = await db.query('SELECT 1 FROM projects WHERE id = $1', [input.project]);
-          throw new UsageError(
-            rowCount ? `user ${id} is not a member of project ${input.project}` : `no project ${input.project}`,
-          );
-        }
-        print(`user ${id} removed from project ${input.project}; every access token of theirs is revoked`);
-        if (removed.otherProjects.length > 0) {
-          print(`still a member of project ${removed.otherProjects.join(', ')}: issue them a new token for those`);
-        }
-        break;
-      }
-      case 'issue-token': {
-        const id = await userId();
-        const { token, claims } = await issueAccessToken(db, config.tokenSigningKey, {
-          userId: id,
-          expiresInSeconds: input.expiresIn,
-          ...(input.project !== undefined ? { projectId: input.project } : {}),
-        });
-        print(`access token for user ${id} (token id ${claims.jti}), expires ${isoSeconds(claims.exp)}:`);
-        print(token);
-        break;
-      }
-      case 'revoke-token': {
-        const record = await revokeAccessToken(db, tokenId as string);
-        if (!record) {
-          throw new UsageError(
-            `no access token "${tokenId}": none was issued with that id, or it has expired ` +
-              '(revoke-user-tokens revokes every token of a user, also those issued before token ids were recorded)',
-          );
-        }
-        print(
-          record.revokedAt
-            ? `access token ${tokenId} of user ${record.userId} was already revoked (${record.revokedAt.toISOString()})`
-            : `access token ${tokenId} of user ${record.userId} revoked (it expires ${record.expiresAt.toISOString()})`,
-        );
-        break;
-      }
-      case 'revoke-user-tokens': {
-        const id = await userId();
-        const before = (await db.transaction((client) => revokeUserTokens(client, id))) as Date;
-        print(`every access token of user ${id} issued before ${before.toISOString()} is revoked`);
-        break;
-      }
-      case 'set-scan': {
-        const { subscriptionId, enabled } = scan as { subscriptionId: string; enabled: boolean };
-        const changed = await setScanEnabled(db, subscriptionId, enabled);
-        if (!changed) throw new UsageError(`no subscription "${subscriptionId}"`);
-        print(`subscription ${subscriptionId}: scanning ${enabled ? 'resumed' : 'stopped'}`);
-        break;
-      }
-    }
+    const output = await runCommand(command, input, database.db, config);
+    if (values.json) print(JSON.stringify(output.json, null, 2));
+    else for (const line of output.lines) print(line);
   } catch (error) {
     if (error instanceof UniqueViolationError) throw new UsageError('that already exists');
     if (error instanceof DatabaseError && error.pgCode === '23503') throw new UsageError('no such project or user');
@@ -254,13 +187,29 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  runAdmin(process.argv.slice(2), (line) => console.log(line)).catch((error) => {
+/**
+ * The CLI as a program: `mountain-admin` (bin/mountain-admin.js) and `npm run admin` run this. Usage errors exit 2
+ * with their message (a JSON document with --json), anything else exits 1 with its stack.
+ */
+export async function main(argv: string[]): Promise<void> {
+  const json = argv.includes('--json');
+  try {
+    await runAdmin(argv, (line) => console.log(line));
+  } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`error: ${error.message}\nRun "npm run admin -- --help" for usage.`);
+      console.error(
+        json
+          ? JSON.stringify({ error: error.message })
+          : `error: ${error.message}\nRun "mountain-admin --help" for usage.`,
+      );
       process.exit(2);
     }
     console.error(error);
     process.exit(1);
-  });
+  }
+}
+
+// Run directly (`node --import tsx src/cli/admin.ts`, as `npm run admin` does); the bin script calls main() itself.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  void main(process.argv.slice(2));
 }

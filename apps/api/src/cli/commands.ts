@@ -1,0 +1,199 @@
+import type { KeyMode } from '#api/auth/apiKeys.ts';
+import { issueAccessToken, revokeAccessToken, revokeUserTokens } from '#api/auth/revocation.ts';
+import type { Config } from '#api/config/config.ts';
+import type { Db } from '#api/db/db.ts';
+import { setScanEnabled } from '#api/eventNotifier/subscriptions/subscriptions.ts';
+import { listMembers, listProjects, listUsers } from '#api/projects/listings.ts';
+import { createProject, rotateApiKey } from '#api/projects/projects.ts';
+import { createUser, findUserId, type Role, removeMembership, setMembership } from '#api/projects/users.ts';
+import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** What a command answers: lines for a person, and one JSON document for `--json`. */
+export interface Output {
+  lines: string[];
+  json: unknown;
+}
+
+/** A command's options, validated before the database is opened (admin.ts). */
+export interface CommandInput {
+  name?: string;
+  email?: string;
+  ownerType?: 'dedicated' | 'shared';
+  allowSharedWallet: boolean;
+  walletType?: 'from-mnemonic' | 'fireblocks';
+  project?: number;
+  role?: Role;
+  expiresIn: number;
+  userRef?: string;
+  tokenId?: string;
+  scan?: { subscriptionId: string; enabled: boolean };
+}
+
+const isoSeconds = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+/** Columns padded to their widest cell, two spaces apart. */
+function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  return [header, ...rows].map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** Runs one command on the database. */
+export async function runCommand(command: string, input: CommandInput, db: Db, config: Config): Promise<Output> {
+  const keyMode: KeyMode = config.env === 'production' ? 'live' : 'test';
+  const project = input.project as number;
+  const userId = async () => {
+    const id = await findUserId(db, input.userRef as string);
+    if (id === undefined) throw new UsageError(`no user "${input.userRef}"`);
+    return id;
+  };
+  switch (command) {
+    case 'create-project': {
+      const keys = await loadWalletKeys(db, config.masterKey);
+      const created = await createProject(db, keys, {
+        projectName: input.name as string,
+        keyMode,
+        ...(input.ownerType ? { ownerType: input.ownerType } : {}),
+        ...(input.allowSharedWallet ? { allowSharedWallet: true } : {}),
+        ...(input.walletType ? { walletType: input.walletType } : {}),
+      });
+      const { id, projectName } = created.project;
+      return {
+        lines: [`project ${id} "${projectName}" created`, `API key (shown once, store it now): ${created.apiKey}`],
+        json: { project: { id, projectName }, apiKey: created.apiKey },
+      };
+    }
+    case 'rotate-key': {
+      const apiKey = await rotateApiKey(db, project, keyMode);
+      return {
+        lines: [`new API key (the old one no longer works): ${apiKey}`],
+        json: { projectId: project, apiKey },
+      };
+    }
+    case 'create-user': {
+      const email = (input.email as string).toLowerCase();
+      const user = await createUser(db, { email, name: input.name ?? '' });
+      return {
+        lines: [`user ${user.id} <${email}> created`],
+        json: { user: { id: user.id, email, name: input.name ?? '' } },
+      };
+    }
+    case 'add-member': {
+      const id = await userId();
+      await setMembership(db, { projectId: project, userId: id, role: input.role as Role });
+      return {
+        lines: [`user ${id} is ${input.role} of project ${project}`],
+        json: { projectId: project, userId: id, role: input.role },
+      };
+    }
+    case 'remove-member': {
+      const id = await userId();
+      const removed = await removeMembership(db, { projectId: project, userId: id });
+      if (!removed) {
+        const { rowCount } = await db.query('SELECT 1 FROM projects WHERE id = $1', [project]);
+        throw new UsageError(rowCount ? `user ${id} is not a member of project ${project}` : `no project ${project}`);
+      }
+      const lines = [`user ${id} removed from project ${project}; every access token of theirs is revoked`];
+      if (removed.otherProjects.length > 0) {
+        lines.push(`still a member of project ${removed.otherProjects.join(', ')}: issue them a new token for those`);
+      }
+      return { lines, json: { projectId: project, userId: id, otherProjects: removed.otherProjects } };
+    }
+    case 'issue-token': {
+      const id = await userId();
+      const { token, claims } = await issueAccessToken(db, config.tokenSigningKey, {
+        userId: id,
+        expiresInSeconds: input.expiresIn,
+        ...(input.project !== undefined ? { projectId: input.project } : {}),
+      });
+      return {
+        lines: [`access token for user ${id} (token id ${claims.jti}), expires ${isoSeconds(claims.exp)}:`, token],
+        json: {
+          userId: id,
+          projectId: input.project ?? null,
+          tokenId: claims.jti,
+          expiresAt: isoSeconds(claims.exp),
+          accessToken: token,
+        },
+      };
+    }
+    case 'revoke-token': {
+      const tokenId = input.tokenId as string;
+      const record = await revokeAccessToken(db, tokenId);
+      if (!record) {
+        throw new UsageError(
+          `no access token "${tokenId}": none was issued with that id, or it has expired ` +
+            '(revoke-user-tokens revokes every token of a user, also those issued before token ids were recorded)',
+        );
+      }
+      const { userId: owner, revokedAt, expiresAt } = record;
+      return {
+        lines: [
+          revokedAt
+            ? `access token ${tokenId} of user ${owner} was already revoked (${revokedAt.toISOString()})`
+            : `access token ${tokenId} of user ${owner} revoked (it expires ${expiresAt.toISOString()})`,
+        ],
+        json: { tokenId, userId: owner, alreadyRevoked: revokedAt !== null, expiresAt: expiresAt.toISOString() },
+      };
+    }
+    case 'revoke-user-tokens': {
+      const id = await userId();
+      const before = (await db.transaction((client) => revokeUserTokens(client, id))) as Date;
+      return {
+        lines: [`every access token of user ${id} issued before ${before.toISOString()} is revoked`],
+        json: { userId: id, revokedBefore: before.toISOString() },
+      };
+    }
+    case 'set-scan': {
+      const { subscriptionId, enabled } = input.scan as { subscriptionId: string; enabled: boolean };
+      if (!(await setScanEnabled(db, subscriptionId, enabled))) {
+        throw new UsageError(`no subscription "${subscriptionId}"`);
+      }
+      return {
+        lines: [`subscription ${subscriptionId}: scanning ${enabled ? 'resumed' : 'stopped'}`],
+        json: { subscriptionId, scanEnabled: enabled },
+      };
+    }
+    case 'list-projects': {
+      const projects = await listProjects(db);
+      const rows = projects.map((p) => [
+        String(p.id),
+        p.projectName,
+        p.apiKey,
+        p.walletMainnet.ownerType,
+        String(p.members),
+        p.createdAt,
+      ]);
+      return { lines: table(['ID', 'NAME', 'API KEY', 'WALLETS', 'MEMBERS', 'CREATED'], rows), json: { projects } };
+    }
+    case 'list-users': {
+      const users = await listUsers(db);
+      const rows = users.map((u) => [
+        String(u.id),
+        u.email,
+        u.name,
+        u.projects.map((m) => `${m.projectId}:${m.role}`).join(',') || '-',
+        u.createdAt,
+      ]);
+      return { lines: table(['ID', 'EMAIL', 'NAME', 'PROJECTS', 'CREATED'], rows), json: { users } };
+    }
+    case 'list-members': {
+      const members = await listMembers(db, project);
+      if (!members) throw new UsageError(`no project ${project}`);
+      const rows = members.map((m) => [String(m.userId), m.email, m.name, m.role, m.since]);
+      return {
+        lines: table(['USER', 'EMAIL', 'NAME', 'ROLE', 'SINCE'], rows),
+        json: { projectId: project, members },
+      };
+    }
+  }
+  throw new UsageError(`unknown command "${command}"`);
+}
