@@ -101,7 +101,6 @@ try {
   };
   const stop = new AbortController();
   const worker = createWorker({
-    concurrency: 4,
     deps: { db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal, eventNotifier: settings },
   });
   await worker.start();

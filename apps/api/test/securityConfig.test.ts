@@ -1,5 +1,5 @@
-// The configuration of rate limits, CORS origins and fee caps: defaults, accepted forms, and a message naming
-// every wrong value.
+// The configuration of rate limits, CORS origins, fee caps and the worker's shares: defaults, accepted forms, and
+// a message naming every wrong value.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseGwei } from 'viem';
@@ -69,5 +69,32 @@ describe('configuration of limits and origins', () => {
         value,
       );
     }
+  });
+
+  it('reads WORKER_CONCURRENCY_<LANE> and the per-project shares, and names wrong values', () => {
+    const config = loadConfig(secrets);
+    assert.deepEqual(config.workerConcurrency, { sending: 8, monitoring: 8, scanning: 4, delivering: 8, upkeep: 1 });
+    assert.equal(config.eventNotifier.maxConcurrentScansPerProject, 2);
+    assert.equal(config.eventNotifier.maxConcurrentDeliveriesPerProject, 4);
+    const set = loadConfig({
+      ...secrets,
+      WORKER_CONCURRENCY_SENDING: '16',
+      WORKER_CONCURRENCY_DELIVERING: '2',
+      MAX_CONCURRENT_SCANS_PER_PROJECT: '1',
+      MAX_CONCURRENT_DELIVERIES_PER_PROJECT: '10',
+    });
+    assert.deepEqual(set.workerConcurrency, { sending: 16, monitoring: 8, scanning: 4, delivering: 2, upkeep: 1 });
+    assert.equal(set.eventNotifier.maxConcurrentScansPerProject, 1);
+    assert.equal(set.eventNotifier.maxConcurrentDeliveriesPerProject, 10);
+    assert.throws(
+      () => loadConfig({ ...secrets, WORKER_CONCURRENCY_SCANNING: '0', MAX_CONCURRENT_DELIVERIES_PER_PROJECT: 'all' }),
+      (error) =>
+        error instanceof ConfigError &&
+        error.problems.join('\n') ===
+          [
+            'MAX_CONCURRENT_DELIVERIES_PER_PROJECT must be an integer from 1 to 100 (got "all")',
+            'WORKER_CONCURRENCY_SCANNING must be an integer from 1 to 1000 (got "0")',
+          ].join('\n'),
+    );
   });
 });
