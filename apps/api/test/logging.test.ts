@@ -84,6 +84,7 @@ describe('worker logs', () => {
     const masterKey = randomBytes(32);
     const rpcDown = defineJob({
       name: 'test.rpc-down',
+      lane: 'upkeep',
       payload: Type.Object({ projectId: Type.Integer() }),
       subject: ({ projectId }) => String(projectId),
       projectOf: async (_db, { projectId }) => projectId,

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '#api/db/db.ts';
 import type { Logger } from '#api/runtime/logger.ts';
 import { addJob } from './addJob.ts';
 import type { LockKey } from './advisoryLock.ts';
+import type { JobLane } from './lanes.ts';
 import type { WorkerDeps } from './workerDeps.ts';
 
 export interface EnqueueOptions {
@@ -29,13 +30,18 @@ export interface JobContext<P> {
 export interface JobDefinition<S extends TSchema> {
   /** `<feature>:<action>`, e.g. `transaction:send`. Also the prefix of every job key. */
   name: string;
+  /** The worker lane that runs it (see lanes.ts): each lane has its own concurrency. */
+  lane: JobLane;
   payload: S;
   /**
    * The subject of one job, such as a wallet or a subscription. Queued jobs with the same key replace each other
    * (graphile-worker's job_key `<name>:<subject>`), so a burst of requests becomes one run. Absent: one job at a time.
    */
   subject?(payload: Static<S>): string;
-  /** The project the job works for, named on its log lines; none (null) when absent or when shared by several. */
+  /**
+   * The project the job works for, named on its log lines (`perProject.projectOf` when absent); null when it has
+   * none or several (a shared wallet).
+   */
   projectOf?(db: Db, payload: Static<S>): Promise<number | null>;
   /** Attempts before graphile-worker gives up on a job that keeps throwing. */
   maxAttempts: number;
@@ -48,6 +54,18 @@ export interface JobDefinition<S extends TSchema> {
     retryInMs(deps: WorkerDeps): number;
     /** Leave a job already queued for the subject at its time (the holder usually queues the next run). */
     keepQueued?: boolean;
+  };
+  /**
+   * A cap per project: at most `limit` jobs of this kind run at once for one project, across every worker. Each
+   * takes one of the project's slots (advisory locks `[classId, "<projectId>:<slot>"]`, on the session of `lock`);
+   * a job finding them all taken is queued again `retryInMs` later. `projectOf` answers undefined when the subject
+   * is gone: the job then runs uncapped (and finds nothing to do).
+   */
+  perProject?: {
+    classId: number;
+    projectOf(deps: WorkerDeps, payload: Static<S>): Promise<string | undefined>;
+    limit(deps: WorkerDeps): number;
+    retryInMs(deps: WorkerDeps): number;
   };
   run(ctx: JobContext<Static<S>>): Promise<void>;
   /**

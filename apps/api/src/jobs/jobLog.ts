@@ -8,19 +8,25 @@ const REMEMBERED = 10_000;
 
 /**
  * The logger of one run of a job: the worker's, with `job` (its name), `jobId` (graphile-worker's id) and
- * `projectId` (from the job's `projectOf`, remembered per job key: a subscription or a wallet keeps its project)
+ * `projectId` (from the job's `projectOf` or `perProject.projectOf`, remembered per job key: a subscription or a
+ * wallet keeps its project)
  * bound to every line. `projectId` is null for a job of no single project (the sweep, a shared wallet).
  */
 export function jobLogger(deps: WorkerDeps) {
   const log = deps.log ?? defaultWorkerLogger();
   const projects = new Map<string, number | null>();
+  const lookUp = async (job: AnyJob, payload: never): Promise<number | null> => {
+    if (job.projectOf) return job.projectOf(deps.db, payload);
+    const project = await job.perProject?.projectOf(deps, payload);
+    return project === undefined ? null : Number(project);
+  };
   const projectOf = async (job: AnyJob, payload: object | undefined): Promise<number | null> => {
-    if (!job.projectOf || payload === undefined) return null;
+    if ((!job.projectOf && !job.perProject) || payload === undefined) return null;
     const key = job.jobKey(payload as never);
     let project = projects.get(key);
     if (project === undefined) {
       // Naming the project must never stop the job: a payload that finds none (the job will say why) logs null.
-      project = await job.projectOf(deps.db, payload as never).catch(() => null);
+      project = await lookUp(job, payload as never).catch(() => null);
       if (projects.size >= REMEMBERED) projects.clear();
       projects.set(key, project);
     }

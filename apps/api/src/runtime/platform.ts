@@ -36,6 +36,7 @@ export async function startRoles(
     // The worker's lines have the API's shape and redactions: one configuration for both.
     const log = options.logger ? createLogger(options.logger) : defaultWorkerLogger();
     const worker = createWorker({
+      concurrency: config.workerConcurrency,
       deps: {
         log,
         db: database.db,
