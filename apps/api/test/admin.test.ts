@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
-import { adminCli } from './helpers/adminCli.ts';
+import { adminCli, subscriptionOf } from './helpers/adminCli.ts';
 
 describe('admin CLI', () => {
   let database: TestDatabase;
@@ -75,21 +75,7 @@ describe('admin CLI', () => {
   it("stops and resumes a subscription's scanning (set-scan)", async () => {
     const created = admin('create-project', '--name', 'Scanning');
     const key = /(mtn_test_\w+)/.exec(created.out)?.[1] as string;
-    const res = await app.inject({
-      method: 'POST',
-      url: '/public-api/v3/event-notifier/create-subscription',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
-      payload: {
-        subscriptionName: 'Paused',
-        networkId: 1337,
-        address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-        formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
-        initialBlockNumber: 0,
-        scanInterval: 5,
-      },
-    });
-    assert.equal(res.statusCode, 201, res.body);
-    const id = res.json().eventNotifierSubscription.id as string;
+    const id = await subscriptionOf(app, key);
     const state = async () => {
       const list = await get('/event-notifier/get-subscriptions', { 'x-api-key': key });
       const s = list.body.eventNotifierSubscriptions.find((x: { id: string }) => x.id === id);

@@ -7,7 +7,7 @@ import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
-import { ADMIN_BIN, adminCli } from './helpers/adminCli.ts';
+import { ADMIN_BIN, adminCli, subscriptionOf } from './helpers/adminCli.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -103,7 +103,14 @@ describe('admin CLI as a tool: mountain-admin, --json, list commands', () => {
     );
     assert.match(members.members[0].since, ISO);
 
-    const subscriptionId = await subscriptionOf(rotated.apiKey);
+    const app = buildApp({
+      db: database.db,
+      chains: createChains({}),
+      tokenSigningKey,
+      masterKey: randomBytes(32),
+      bodyLimit: 65536,
+    });
+    const subscriptionId = await subscriptionOf(app, rotated.apiKey).finally(() => app.close());
     assert.deepEqual(run('set-scan', '--subscription', subscriptionId, '--enabled', 'false'), {
       subscriptionId,
       scanEnabled: false,
@@ -158,34 +165,4 @@ describe('admin CLI as a tool: mountain-admin, --json, list commands', () => {
       assert.match(error, /--project is required|no project 99999|unknown command "frobnicate"/);
     }
   });
-
-  /** A subscription of the project, made through the API with its key. */
-  async function subscriptionOf(key: string): Promise<string> {
-    const app = buildApp({
-      db: database.db,
-      chains: createChains({}),
-      tokenSigningKey,
-      masterKey: randomBytes(32),
-      bodyLimit: 65536,
-    });
-    try {
-      const res = await app.inject({
-        method: 'POST',
-        url: '/public-api/v3/event-notifier/create-subscription',
-        headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        payload: {
-          subscriptionName: 'Scanned',
-          networkId: 1337,
-          address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-          formattedAbiEvent: 'event Transfer(address indexed from, address indexed to, uint256 value)',
-          initialBlockNumber: 0,
-          scanInterval: 5,
-        },
-      });
-      assert.equal(res.statusCode, 201, res.body);
-      return res.json().eventNotifierSubscription.id;
-    } finally {
-      await app.close();
-    }
-  }
 });
