@@ -8,9 +8,9 @@ const REMEMBERED = 10_000;
 
 /**
  * The logger of one run of a job: the worker's, with `job` (its name), `jobId` (graphile-worker's id) and
- * `projectId` (from the job's `projectOf` or `perProject.projectOf`, remembered per job key: a subscription or a
- * wallet keeps its project)
- * bound to every line. `projectId` is null for a job of no single project (the sweep, a shared wallet).
+ * `projectId` bound to every line. The project comes from the job's `projectOf`, else `perProject.projectOf`, and
+ * is remembered per job key (a subscription or a wallet keeps its project); null for a job of no single project
+ * (the sweep, a shared wallet).
  */
 export function jobLogger(deps: WorkerDeps) {
   const log = deps.log ?? defaultWorkerLogger();
