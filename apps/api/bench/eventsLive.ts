@@ -40,7 +40,6 @@ export async function liveReorgSection(): Promise<boolean> {
     const settings = defaultEventNotifierSettings('development');
     const stop = new AbortController();
     const worker = createWorker({
-      concurrency: 4,
       deps: {
         db,
         chains: createChains({ 1337: chain.url }),

@@ -11,6 +11,7 @@ import { createTaskList } from '#api/jobs/taskList.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { createWorker } from '#api/worker/worker.ts';
 import { captureLogs } from '#api-testing/logCapture.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 
@@ -46,6 +47,7 @@ describe('the jobs layer', () => {
   const counted = (name: string, runs: unknown[]) =>
     defineJob({
       name,
+      lane: 'scanning',
       payload: Type.Object({ id: Type.Integer() }),
       subject: ({ id }) => String(id),
       maxAttempts: 3,
@@ -89,6 +91,89 @@ describe('the jobs layer', () => {
       assert.equal(await tryAdvisoryLock(database.db, [727_098, 'a-subscription-id']), undefined);
     } finally {
       await lock.release();
+    }
+  });
+
+  /** A job of `lane` that runs until `release` is called, recording each start in `started`. */
+  const held = (name: string, lane: 'sending' | 'delivering', started: unknown[], gate: Promise<void>) =>
+    defineJob({
+      name,
+      lane,
+      payload: Type.Object({ id: Type.Integer(), project: Type.Optional(Type.String()) }),
+      subject: ({ id }) => String(id),
+      maxAttempts: 1,
+      perProject: {
+        classId: 727_097,
+        projectOf: async (_deps, { project }) => project,
+        limit: () => 2,
+        retryInMs: () => 3_000,
+      },
+      async run({ payload }) {
+        started.push(payload.id);
+        await gate;
+      },
+    });
+
+  it('runs at most `limit` jobs of a kind at once for one project; the next waits, other projects run', async () => {
+    const started: unknown[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const job = held('test:capped', 'delivering', started, gate);
+    const task = createTaskList(deps, [job])['test:capped'] as (payload: unknown, helpers: never) => Promise<void>;
+    const running = [task({ id: 1, project: 'a' }, {} as never), task({ id: 2, project: 'a' }, {} as never)];
+    while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+    const before = Date.now();
+    await task({ id: 3, project: 'a' }, {} as never);
+    assert.deepEqual([...started].sort(), [1, 2], "the project's third job does not run while two do");
+    const [again] = await queued('test:capped');
+    assert.equal(again?.key, 'test:capped:3');
+    const delay = (again?.runAt.getTime() ?? 0) - before;
+    assert.ok(delay >= 2_900 && delay < 10_000, `queued again ${delay} ms later`);
+    const other = task({ id: 4, project: 'b' }, {} as never);
+    while (started.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(started.slice(2), [4], 'another project runs meanwhile');
+    release();
+    await Promise.all([...running, other]);
+    await task({ id: 3, project: 'a' }, {} as never);
+    assert.deepEqual(started.slice(2), [4, 3], 'runs once a slot is free');
+  });
+
+  it("each lane has its own concurrency: jobs filling one lane neither exceed it nor hold up another lane's", async () => {
+    const started: unknown[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow = held('test:slow', 'delivering', started, gate);
+    const sent: number[] = [];
+    const quick = defineJob({
+      name: 'test:quick',
+      lane: 'sending',
+      payload: Type.Object({ id: Type.Integer() }),
+      subject: ({ id }) => String(id),
+      maxAttempts: 1,
+      async run({ payload }) {
+        sent.push(payload.id);
+      },
+    });
+    const worker = createWorker({ deps, jobs: [slow, quick], concurrency: { delivering: 2, sending: 1 } });
+    await worker.start();
+    try {
+      for (const id of [11, 12, 13]) await slow.enqueue(database.db.pool, { id });
+      const deadline = Date.now() + 15_000;
+      while (started.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const id of [21, 22, 23]) await quick.enqueue(database.db.pool, { id });
+      while (sent.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual([...sent].sort(), [21, 22, 23], 'the sending lane runs while the delivering lane is full');
+      assert.equal(started.length, 2, 'the delivering lane runs two at a time');
+      release();
+      while (started.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(started.length, 3, 'the third runs once one ends');
+    } finally {
+      release();
+      await worker.stop();
     }
   });
 

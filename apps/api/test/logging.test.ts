@@ -84,6 +84,7 @@ describe('worker output', () => {
     const masterKey = randomBytes(32);
     const rpcDown = defineJob({
       name: 'test.rpc-down',
+      lane: 'upkeep',
       payload: Type.Object({}),
       maxAttempts: 1,
       async run() {

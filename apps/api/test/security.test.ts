@@ -1,14 +1,12 @@
-// Security headers on every answer, the CORS policy for browsers, body size and encoding limits, and the
-// configuration of all three; rate limits are in securityRateLimit.test.ts.
+// Security headers on every answer, the CORS policy for browsers, and body size and encoding limits (their
+// configuration is in securityConfig.test.ts; rate limits are in securityRateLimit.test.ts).
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { deflateSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
-import { parseGwei } from 'viem';
 import { buildApp } from '#api/app.ts';
-import { ConfigError, loadConfig } from '#api/config/config.ts';
 import { createDb } from '#api/db/db.ts';
 import { API_PREFIX } from '#api/http/appDeps.ts';
 import { CORS_ALLOW_HEADERS } from '#api/http/cors.ts';
@@ -335,73 +333,6 @@ describe('request body limits', () => {
         payload: paddedBody({}, LIMIT + 1),
       });
       assert.equal(res.statusCode, 401);
-    }
-  });
-});
-
-describe('configuration of limits and origins', () => {
-  const secrets = {
-    NODE_ENV: 'test',
-    MASTER_KEY: Buffer.alloc(32, 1).toString('base64'),
-    TOKEN_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64'),
-  };
-
-  it('has generous rate limits and any origin by default', () => {
-    const config = loadConfig(secrets);
-    assert.deepEqual(config.rateLimit, { perMinute: 60_000, burst: 60_000, authFailuresPerMinute: 600 });
-    assert.deepEqual(config.cors, { allowedOrigins: '*' });
-  });
-
-  it('reads RATE_LIMIT_* and CORS_ALLOWED_ORIGINS', () => {
-    const config = loadConfig({
-      ...secrets,
-      RATE_LIMIT_PER_MINUTE: '120',
-      RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '0',
-      CORS_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:3000',
-    });
-    // The burst defaults to the per-minute limit.
-    assert.deepEqual(config.rateLimit, { perMinute: 120, burst: 120, authFailuresPerMinute: 0 });
-    assert.deepEqual(config.cors, { allowedOrigins: ['https://app.example.com', 'http://localhost:3000'] });
-    assert.equal(loadConfig({ ...secrets, RATE_LIMIT_BURST: '10' }).rateLimit.burst, 10);
-  });
-
-  it('names every wrong value', () => {
-    assert.throws(
-      () =>
-        loadConfig({
-          ...secrets,
-          RATE_LIMIT_PER_MINUTE: 'lots',
-          RATE_LIMIT_BURST: '0',
-          CORS_ALLOWED_ORIGINS: 'https://app.example.com/path,example.com',
-        }),
-      (error) => {
-        assert.ok(error instanceof ConfigError);
-        assert.deepEqual(error.problems, [
-          'RATE_LIMIT_PER_MINUTE must be an integer from 0 to 1000000000 (got "lots")',
-          'RATE_LIMIT_BURST must be an integer from 1 to 1000000000 (got "0")',
-          'CORS_ALLOWED_ORIGINS: "https://app.example.com/path" is not an origin such as https://app.example.com',
-          'CORS_ALLOWED_ORIGINS: "example.com" is not an origin such as https://app.example.com',
-        ]);
-        return true;
-      },
-    );
-  });
-
-  it('reads MAX_FEE_PER_GAS_GWEI_<networkId> in gwei, fractions too, per network', () => {
-    const config = loadConfig({ ...secrets, MAX_FEE_PER_GAS_GWEI_1: '500', MAX_FEE_PER_GAS_GWEI_42161: '0.25' });
-    assert.deepEqual(config.maxFeePerGas, { 1: parseGwei('500'), 42161: parseGwei('0.25') });
-  });
-
-  it('names a wrong MAX_FEE_PER_GAS_GWEI_<networkId>', () => {
-    for (const value of ['0', '-1', 'lots', '1e3', '20000000', '0.0000000001']) {
-      assert.throws(
-        () => loadConfig({ ...secrets, MAX_FEE_PER_GAS_GWEI_137: value }),
-        (error) =>
-          error instanceof ConfigError &&
-          error.problems[0] ===
-            'MAX_FEE_PER_GAS_GWEI_137 must be a number of gwei above 0 and at most 10000000, such as 500 or 0.1',
-        value,
-      );
     }
   });
 });

@@ -106,7 +106,7 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
   it('a worker killed (SIGKILL) mid-sending, then restarted: every transaction final, none sent twice', async () => {
     const p = await counterProject(h, counter, ['increment']);
     const count = 150;
-    const answers = await incrementMany(h, p, count, 'c');
+    await incrementMany(h, p, count, 'c');
 
     const first = await spawnWorker();
     await waitFor(async () => ((await statusCounts(p.projectId)).processing ? true : undefined), 30_000, 'sending');
@@ -194,22 +194,21 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
     const blockOutOfRange = { code: -32000, message: 'BlockOutOfRangeError: block height is 41 but requested was 42' };
     const stop = await inProcessWorker(proxy.url, { retryDelaysMs: [100, 100, 100] });
     try {
+      // An execution whose first `times` gas estimates the node refuses as it would during a reorg.
+      const refusedEstimates = async (times: number, idempotencyKey: string) => {
+        proxy.settings.failNext = { method: 'eth_estimateGas', times, error: blockOutOfRange };
+        const res = await h.call('execute-transaction', {
+          headers: p.headers,
+          body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey },
+        });
+        return settled(h, p.headers, res.body.transaction.id);
+      };
       // The first two estimates meet the reorg: the transaction waits and goes once the node answers.
-      proxy.settings.failNext = { method: 'eth_estimateGas', times: 2, error: blockOutOfRange };
-      const passing = await h.call('execute-transaction', {
-        headers: p.headers,
-        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'estimate-late' },
-      });
-      const passed = await settled(h, p.headers, passing.body.transaction.id);
+      const passed = await refusedEstimates(2, 'estimate-late');
       assert.equal(passed.status, 'succeeded');
-      assert.equal(proxy.settings.failNext.times, 0, 'both refusals were met');
+      assert.equal(proxy.settings.failNext?.times, 0, 'both refusals were met');
       // A node that never estimates it: broadcast-failed after the retries, with its answer.
-      proxy.settings.failNext = { method: 'eth_estimateGas', times: 1_000, error: blockOutOfRange };
-      const failing = await h.call('execute-transaction', {
-        headers: p.headers,
-        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'estimate-never' },
-      });
-      const failed = await settled(h, p.headers, failing.body.transaction.id);
+      const failed = await refusedEstimates(1_000, 'estimate-never');
       assert.equal(failed.status, 'broadcast-failed');
       assert.equal(
         failed.errorMessage,

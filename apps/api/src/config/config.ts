@@ -11,6 +11,7 @@ import {
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimit.ts';
+import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane, type LaneConcurrency } from '#api/jobs/lanes.ts';
 import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from './networks.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -47,6 +48,8 @@ export interface Config {
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
   readonly maxFeePerGas: Readonly<Partial<Record<NetworkId, bigint>>>;
+  /** Jobs each lane of a worker process runs at once (WORKER_CONCURRENCY_<LANE>); see jobs/lanes.ts. */
+  readonly workerConcurrency: LaneConcurrency;
   /** FAULT_INJECTION=1 (development and test only): the API serves the fault routes of runtime/faultInjection.ts. */
   readonly faultInjection: boolean;
 }
@@ -130,6 +133,14 @@ export function loadConfig(env: Env = process.env): Config {
     else maxFeePerGas[id] = wei;
   }
 
+  const workerConcurrency: Record<JobLane, number> = { ...DEFAULT_LANE_CONCURRENCY };
+  for (const lane of JOB_LANES) {
+    const name = `WORKER_CONCURRENCY_${lane.toUpperCase()}`;
+    const value = env[name];
+    if (value !== undefined && lane !== 'upkeep')
+      workerConcurrency[lane] = parseInteger(name, value, problems, 1, 1_000);
+  }
+
   const faultInjection = env.FAULT_INJECTION === '1';
   if (faultInjection && production) problems.push('FAULT_INJECTION is for development and tests only');
   if (env.FAULT_INJECTION !== undefined && !['0', '1', ''].includes(env.FAULT_INJECTION)) {
@@ -155,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit,
     cors,
     maxInFlight: Object.freeze(maxInFlight),
+    workerConcurrency: Object.freeze(workerConcurrency),
     maxFeePerGas: Object.freeze(maxFeePerGas),
     faultInjection,
   });
@@ -235,6 +247,18 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
     deliveryConcurrency: int('WEBHOOK_CONCURRENCY', defaults.deliveryConcurrency, 1, 1_000),
     backfillHoldMs: int('WEBHOOK_BACKFILL_HOLD_MS', defaults.backfillHoldMs, 0, 3_600_000),
     maxSubscriptionsPerProject: int('MAX_SUBSCRIPTIONS_PER_PROJECT', defaults.maxSubscriptionsPerProject, 1, 100_000),
+    maxConcurrentScansPerProject: int(
+      'MAX_CONCURRENT_SCANS_PER_PROJECT',
+      defaults.maxConcurrentScansPerProject,
+      1,
+      100,
+    ),
+    maxConcurrentDeliveriesPerProject: int(
+      'MAX_CONCURRENT_DELIVERIES_PER_PROJECT',
+      defaults.maxConcurrentDeliveriesPerProject,
+      1,
+      100,
+    ),
   });
 }
 

@@ -69,8 +69,12 @@ export function translateDbError(error: unknown): Error {
   return error as Error;
 }
 
+/**
+ * A pool of 20 connections by default: a worker process keeps one per lane for graphile-worker's LISTEN, and its
+ * jobs and (in one process) the API share the rest.
+ */
 export function createDb(connectionString: string, options: { max?: number } = {}): Db {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  const pool = new pg.Pool({ connectionString, max: options.max ?? 20 });
   // An idle client losing its connection (e.g. Postgres restarting) must not crash the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));

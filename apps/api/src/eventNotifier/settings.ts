@@ -40,6 +40,10 @@ export interface EventNotifierSettings {
   readonly backfillHoldMs: number;
   /** Subscriptions a project may have at once. */
   readonly maxSubscriptionsPerProject: number;
+  /** Scans of one project's subscriptions that run at once, across every worker. */
+  readonly maxConcurrentScansPerProject: number;
+  /** Deliveries (each with up to `deliveryConcurrency` webhooks in flight) of one project that run at once. */
+  readonly maxConcurrentDeliveriesPerProject: number;
 }
 
 /** How long a delivery attempt holds the records it claimed: its timeout, and a margin for recording the outcome. */
@@ -69,5 +73,7 @@ export function defaultEventNotifierSettings(
     deliveryConcurrency: 32,
     backfillHoldMs: 60_000,
     maxSubscriptionsPerProject: 100,
+    maxConcurrentScansPerProject: 2,
+    maxConcurrentDeliveriesPerProject: 4,
   });
 }

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { Queryable } from '#api/db/db.ts';
-import type { EnqueueOptions, Job } from '#api/jobs/defineJob.ts';
+import type { EnqueueOptions, Job, JobDefinition } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { defaultEventNotifierSettings, type EventNotifierSettings } from './settings.ts';
 
@@ -18,3 +18,23 @@ export const queueFor =
   (job: Job<typeof SubscriptionPayload>): QueueFor =>
   (client, subscriptionId, options) =>
     job.enqueue(client, { subscriptionId }, options);
+
+/**
+ * A cap on the jobs of one kind (scans, deliveries) that run at once for the subscriptions of one project, so that
+ * one project's backfills or hanging receivers leave the other projects their share of the lane.
+ */
+export const perSubscriptionProject = (
+  classId: number,
+  limitOf: (settings: EventNotifierSettings) => number,
+): NonNullable<JobDefinition<typeof SubscriptionPayload>['perProject']> => ({
+  classId,
+  async projectOf(deps, { subscriptionId }) {
+    const { rows } = await deps.db.query<{ projectId: number }>(
+      'SELECT project_id AS "projectId" FROM event_notifier_subscriptions WHERE id = $1',
+      [subscriptionId],
+    );
+    return rows[0] ? String(rows[0].projectId) : undefined;
+  },
+  limit: (deps) => limitOf(settingsOf(deps)),
+  retryInMs: () => 1_000,
+});

@@ -18,30 +18,72 @@ export interface AdvisoryLock {
  * Resolves to undefined when another session holds it.
  */
 export async function tryAdvisoryLock(db: Db, key: LockKey): Promise<AdvisoryLock | undefined> {
+  const taken = await tryAdvisoryLocks(db, { all: [key] });
+  return 'lock' in taken ? taken.lock : undefined;
+}
+
+/** What tryAdvisoryLocks took: every lock asked for, or nothing and which part another session holds. */
+export type LocksTaken = { lock: AdvisoryLock } | { refused: 'all' | 'oneOf' };
+
+/**
+ * Takes, on one connection of its own (see tryAdvisoryLock), every lock of `all` and then the first free lock of
+ * `oneOf`: a slot of a semaphore that every process shares, such as a project's share of the scans. Releasing
+ * frees them all. When one of `all` is held elsewhere, or every lock of `oneOf` is, it holds nothing and says which.
+ */
+export async function tryAdvisoryLocks(
+  db: Db,
+  wanted: { all: readonly LockKey[]; oneOf?: readonly LockKey[] },
+): Promise<LocksTaken> {
   const client = new pg.Client({
     connectionString: (db.pool.options as { connectionString?: string }).connectionString,
   });
   client.on('error', () => {});
   await client.connect();
+  const tryLock = async (key: LockKey) =>
+    (
+      await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1, ${objectSql(key)}) AS locked`, [
+        key[0],
+        key[1],
+      ])
+    ).rows[0]?.locked === true;
+  let refused: 'all' | 'oneOf' | undefined;
   try {
-    const { rows } = await client.query<{ locked: boolean }>(
-      `SELECT pg_try_advisory_lock($1, ${objectSql(key)}) AS locked`,
-      [key[0], key[1]],
-    );
-    if (!rows[0]?.locked) {
-      await client.end();
-      return undefined;
+    for (const key of wanted.all) {
+      if (!(await tryLock(key))) {
+        refused = 'all';
+        break;
+      }
+    }
+    if (!refused && wanted.oneOf) {
+      let slot = false;
+      for (const key of wanted.oneOf) {
+        slot = await tryLock(key);
+        if (slot) break;
+      }
+      if (!slot) refused = 'oneOf';
     }
   } catch (error) {
     await client.end().catch(() => {});
     throw error;
   }
+  if (refused) {
+    await releaseAll(client);
+    return { refused };
+  }
   return {
-    async release() {
-      // Closing the session frees the lock.
-      await client.end().catch(() => {});
+    lock: {
+      release: () => releaseAll(client),
     },
   };
+}
+
+/**
+ * Frees every lock of the session, then closes it: a backend frees its locks only some time after its socket
+ * closes, and whoever looks next must find them free.
+ */
+async function releaseAll(client: pg.Client): Promise<void> {
+  await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
+  await client.end().catch(() => {});
 }
 
 /** Whether some session holds the lock right now (read from pg_locks, without taking it). */

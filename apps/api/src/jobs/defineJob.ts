@@ -2,6 +2,7 @@ import type { Static, TSchema } from 'typebox';
 import type { Queryable } from '#api/db/db.ts';
 import { addJob } from './addJob.ts';
 import type { LockKey } from './advisoryLock.ts';
+import type { JobLane } from './lanes.ts';
 import type { WorkerDeps } from './workerDeps.ts';
 
 export interface EnqueueOptions {
@@ -26,6 +27,8 @@ export interface JobContext<P> {
 export interface JobDefinition<S extends TSchema> {
   /** `<feature>:<action>`, e.g. `transaction:send`. Also the prefix of every job key. */
   name: string;
+  /** The worker lane that runs it (see lanes.ts): each lane has its own concurrency. */
+  lane: JobLane;
   payload: S;
   /**
    * The subject of one job, such as a wallet or a subscription. Queued jobs with the same key replace each other
@@ -43,6 +46,18 @@ export interface JobDefinition<S extends TSchema> {
     retryInMs(deps: WorkerDeps): number;
     /** Leave a job already queued for the subject at its time (the holder usually queues the next run). */
     keepQueued?: boolean;
+  };
+  /**
+   * A cap per project: at most `limit` jobs of this kind run at once for one project, across every worker. Each
+   * takes one of the project's slots (advisory locks `[classId, "<projectId>:<slot>"]`, on the session of `lock`);
+   * a job finding them all taken is queued again `retryInMs` later. `projectOf` answers undefined when the subject
+   * is gone: the job then runs uncapped (and finds nothing to do).
+   */
+  perProject?: {
+    classId: number;
+    projectOf(deps: WorkerDeps, payload: Static<S>): Promise<string | undefined>;
+    limit(deps: WorkerDeps): number;
+    retryInMs(deps: WorkerDeps): number;
   };
   run(ctx: JobContext<Static<S>>): Promise<void>;
   /**

@@ -21,6 +21,7 @@ export const sweepGraceMs = (deps: WorkerDeps) => Math.max(15_000, sweepInterval
 export function defineSweepJob(jobs: readonly AnyJob[]) {
   const sweepJob = defineJob({
     name: 'jobs:sweep',
+    lane: 'upkeep',
     payload: Type.Object({ graceMs: Type.Optional(Type.Integer({ minimum: 0 })) }),
     maxAttempts: 25,
     async run({ deps, payload }) {

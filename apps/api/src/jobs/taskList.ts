@@ -1,13 +1,14 @@
 import type { Task, TaskList } from 'graphile-worker';
 import { Compile } from 'typebox/compile';
 import { redactUrls } from '#api/runtime/logger.ts';
-import { tryAdvisoryLock } from './advisoryLock.ts';
+import { type LockKey, tryAdvisoryLocks } from './advisoryLock.ts';
 import type { AnyJob, JobContext } from './defineJob.ts';
 import type { WorkerDeps } from './workerDeps.ts';
 
 /**
  * graphile-worker's task list for `jobs`: each task checks its payload against the job's schema, takes the job's
- * lock (or queues itself again when another process holds it), then runs the job.
+ * lock and a slot of its project (or queues itself again when another process holds the lock or the project's
+ * slots), then runs the job.
  */
 export function createTaskList(deps: WorkerDeps, jobs: readonly AnyJob[]): TaskList {
   return Object.fromEntries(jobs.map((job) => [job.name, taskOf(deps, job)]));
@@ -30,19 +31,32 @@ function taskOf(deps: WorkerDeps, job: AnyJob): Task {
       payload,
       requeue: (client, options) => job.enqueue(client, payload, options),
     };
-    if (!job.lock) return job.run(ctx);
-    const lock = await tryAdvisoryLock(deps.db, job.lock.key(payload));
-    if (!lock) {
+    const project = job.perProject ? await job.perProject.projectOf(deps, payload) : undefined;
+    const slots = job.perProject && project !== undefined ? projectSlots(job.perProject, project, deps) : undefined;
+    if (!job.lock && !slots) return job.run(ctx);
+    const taken = await tryAdvisoryLocks(deps.db, {
+      all: job.lock ? [job.lock.key(payload)] : [],
+      ...(slots ? { oneOf: slots } : {}),
+    });
+    if ('refused' in taken) {
+      // The subject is busy elsewhere (look again soon, or leave the holder's next run queued), or its project has
+      // every slot taken (look again when one may be free).
+      const wait = taken.refused === 'all' ? job.lock : job.perProject;
       await job.enqueue(deps.db.pool, payload, {
-        runAt: new Date(Date.now() + job.lock.retryInMs(deps)),
-        ...(job.lock.keepQueued ? { keepQueued: true } : {}),
+        runAt: new Date(Date.now() + (wait?.retryInMs(deps) ?? 1_000)),
+        ...(taken.refused === 'all' && job.lock?.keepQueued ? { keepQueued: true } : {}),
       });
       return;
     }
     try {
       await job.run(ctx);
     } finally {
-      await lock.release();
+      await taken.lock.release();
     }
   };
+}
+
+/** The advisory locks of a project's slots for one kind of job. */
+function projectSlots(cap: NonNullable<AnyJob['perProject']>, project: string, deps: WorkerDeps): LockKey[] {
+  return Array.from({ length: cap.limit(deps) }, (_, slot): LockKey => [cap.classId, `${project}:${slot}`]);
 }

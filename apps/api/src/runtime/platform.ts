@@ -24,6 +24,7 @@ export async function startRoles(
   if (role === 'worker' || role === 'all') {
     const signers = createSignerProvider(await loadWalletKeys(database.db, config.masterKey));
     const worker = createWorker({
+      concurrency: config.workerConcurrency,
       deps: {
         db: database.db,
         chains,

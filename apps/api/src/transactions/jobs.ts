@@ -30,6 +30,7 @@ export const monitorLock = (target: WalletNetwork): LockKey => [0x7500_0000 + ta
  */
 export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
   name: 'transaction:send',
+  lane: 'sending',
   payload: WalletNetworkPayload,
   subject: (target) => `${target.walletId}:${target.networkId}`,
   maxAttempts: 25,
@@ -50,6 +51,7 @@ export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
  */
 export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
   name: 'transaction:monitor',
+  lane: 'monitoring',
   payload: WalletNetworkPayload,
   subject: (target) => `${target.walletId}:${target.networkId}`,
   maxAttempts: 25,

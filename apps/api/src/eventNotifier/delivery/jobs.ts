@@ -1,16 +1,27 @@
-import { queueFor, SubscriptionPayload, settingsOf } from '#api/eventNotifier/subscriptionJob.ts';
+import {
+  perSubscriptionProject,
+  queueFor,
+  SubscriptionPayload,
+  settingsOf,
+} from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
 import { deliverDue } from './delivery.ts';
 
+// Slots of a project's concurrent deliveries: (class, hash of "<projectId>:<slot>").
+const DELIVERY_SLOT_CLASS = 727_007;
+
 /**
  * `event-notifier:deliver` for one subscription: sends every record whose attempt is due (see delivery.ts).
- * Records are claimed row by row, so several workers may deliver for one subscription at once: no lock.
+ * Records are claimed row by row, so several workers may deliver for one subscription at once: no lock; but at most
+ * MAX_CONCURRENT_DELIVERIES_PER_PROJECT deliveries run at once for one project.
  */
 export const deliverJob = defineJob({
   name: 'event-notifier:deliver',
+  lane: 'delivering',
   payload: SubscriptionPayload,
   subject: ({ subscriptionId }) => subscriptionId,
   maxAttempts: 5,
+  perProject: perSubscriptionProject(DELIVERY_SLOT_CLASS, (settings) => settings.maxConcurrentDeliveriesPerProject),
   async run({ deps, payload }) {
     await deliverDue(
       {

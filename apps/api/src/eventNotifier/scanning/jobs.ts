@@ -1,23 +1,33 @@
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
-import { queueFor, SubscriptionPayload, settingsOf } from '#api/eventNotifier/subscriptionJob.ts';
+import {
+  perSubscriptionProject,
+  queueFor,
+  SubscriptionPayload,
+  settingsOf,
+} from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
 import { type ScanQueue, scanSubscription } from './scanner.ts';
 
 // Advisory lock class of scans: (class, hash of the subscription id).
 export const SCAN_LOCK_CLASS = 727_005;
+// Slots of a project's concurrent scans: (class, hash of "<projectId>:<slot>").
+const SCAN_SLOT_CLASS = 727_006;
 
 /**
  * `event-notifier:scan` for one subscription: reads its new logs, stores them as records and queues their delivery,
- * then queues the next scan one interval later (see scanner.ts). One scan per subscription at a time.
+ * then queues the next scan one interval later (see scanner.ts). One scan per subscription at a time, and at most
+ * MAX_CONCURRENT_SCANS_PER_PROJECT per project.
  */
 export const scanJob = defineJob({
   name: 'event-notifier:scan',
+  lane: 'scanning',
   payload: SubscriptionPayload,
   subject: ({ subscriptionId }) => subscriptionId,
   maxAttempts: 5,
   // Another scan of it holds the subscription: usually one just queueing this job as it ends, still holding the
   // lock for a moment. Look again in a second, unless a scan is queued already (the holder's next one).
   lock: { key: ({ subscriptionId }) => [SCAN_LOCK_CLASS, subscriptionId], retryInMs: () => 1_000, keepQueued: true },
+  perProject: perSubscriptionProject(SCAN_SLOT_CLASS, (settings) => settings.maxConcurrentScansPerProject),
   async run({ deps, payload }) {
     await scanSubscription(
       {
