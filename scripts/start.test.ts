@@ -257,4 +257,29 @@ describe('npm start next to processes it did not start', () => {
       pg.close();
     }
   });
+
+  it('on a machine without an anvil binary, says how to point RPC_URL_1337 at a chain and starts nothing', async () => {
+    // What a machine whose per-platform anvil package is not in the lock file sees: the package cannot be resolved.
+    const hideAnvil = [
+      "import Module from 'node:module';",
+      'const resolve = Module._resolveFilename;',
+      'Module._resolveFilename = function (request, ...rest) {',
+      "  if (request.startsWith('@foundry-rs/')) throw Object.assign(new Error(request), { code: 'MODULE_NOT_FOUND' });",
+      '  return resolve.call(this, request, ...rest);',
+      '};',
+    ].join('\n');
+    const ports = { api: await freePort(), docs: await freePort(), anvil: await freePort(), pg: await freePort() };
+    const started = await npmStart(dataDir, ports, {
+      NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(hideAnvil)}`,
+      PATH: [path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter),
+    });
+    const [code] = await started.exited;
+    const output = started.output();
+    assert.equal(code, 1, output);
+    assert.ok(output.includes(`No anvil for this machine (${process.platform}-${process.arch}): `), output);
+    assert.match(output, /RPC_URL_1337=http:\/\/127\.0\.0\.1:8545 npm start/);
+    assert.doesNotMatch(output, /Mountain is running|at anvilBinary/);
+    assert.deepEqual(processesMatching(`--port ${ports.anvil}`), [], 'no anvil started');
+    assert.deepEqual(processesMatching(path.join(ROOT, dataDir)), [], 'no postgres started');
+  });
 });

@@ -7,7 +7,7 @@
 // ends; what an earlier start could not stop (it was SIGKILLed) is stopped by the next one (scripts/lib/takeOver.ts).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { startAnvil } from '@mountain/testkit/anvil.ts';
+import { AnvilNotFound, anvilBinary, startAnvil } from '@mountain/testkit/anvil.ts';
 import { ConfigError, loadConfig, parsePort, REPO_ROOT } from '../apps/api/src/config/config.ts';
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
 import { EMBEDDED_DATABASE, openDatabase } from '../apps/api/src/runtime/database.ts';
@@ -43,6 +43,8 @@ async function start(): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const ownChain = !process.env.RPC_URL_1337;
   const ownDatabase = !process.env.DATABASE_URL;
+  // Where this machine has no anvil, say how to point RPC_URL_1337 at a chain before starting anything.
+  if (ownChain) anvilBinary();
 
   const state = await takeOver(dataDir, log);
   // The last resort, whatever ends this process: everything still recorded gets its stop signal.
@@ -119,7 +121,8 @@ Press Ctrl-C to stop everything.`);
 }
 
 start().catch(async (error) => {
-  console.error(error instanceof ConfigError || error instanceof StartRefused ? error.message : error);
+  const explained = error instanceof ConfigError || error instanceof StartRefused || error instanceof AnvilNotFound;
+  console.error(explained ? error.message : error);
   await shutdown.run('start failed');
   process.exit(1);
 });

@@ -38,7 +38,9 @@ if (only.length === 0) {
   step('lint', 'npx', ['biome', 'check', '.']);
   step('typecheck', 'npm', ['run', '-s', 'typecheck']);
 }
-if (files.some((f) => f.startsWith('apps/docs/')) && existsSync(path.join(ROOT, 'apps/docs/docusaurus.config.ts'))) {
+// The docs tests and the container image's test (the docs image holds the built site) need the site built.
+const needsDocs = (f: string) => f.startsWith('apps/docs/') || f === 'scripts/image.test.ts';
+if (files.some(needsDocs) && existsSync(path.join(ROOT, 'apps/docs/docusaurus.config.ts'))) {
   step('docs build', 'npm', ['run', '-s', 'build', '-w', '@mountain/docs']);
 }
 

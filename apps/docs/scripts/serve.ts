@@ -1,10 +1,11 @@
-// The docs server of `npm start`, run as its own process: `node --import tsx serve.ts <build dir> <port>`.
+// The docs server of `npm start` and of the docs image, run as its own process:
+// `node --import tsx serve.ts <build dir> <port> [host]` (compiled: `node serve.js …`; host 127.0.0.1 unless given).
 // Prints `docs running at <origin>` once it listens; stops on SIGINT, SIGTERM, SIGHUP, or when the process that
 // started it over IPC goes away.
 import { serveBuild } from './staticServer.ts';
 
-const [root, port] = process.argv.slice(2);
-const site = await serveBuild(root, Number(port ?? 0));
+const [root, port, host] = process.argv.slice(2);
+const site = await serveBuild(root, Number(port ?? 0), host);
 let stopping = false;
 const stop = () => {
   if (stopping) return;

@@ -71,10 +71,11 @@ export interface StaticSite {
 }
 
 /**
- * Serves a snapshot of the built site on loopback (a free port unless one is given), gzip-compressed like a
- * production host. Used by `npm start`, the browser tests and the Lighthouse benchmark.
+ * Serves a snapshot of the built site on loopback (a free port unless one is given; another address when given, as
+ * in the container image), gzip-compressed like a production host. Used by `npm start`, the docs image, the browser
+ * tests and the Lighthouse benchmark.
  */
-export async function serveBuild(root = BUILD_DIR, port = 0): Promise<StaticSite> {
+export async function serveBuild(root = BUILD_DIR, port = 0, host = '127.0.0.1'): Promise<StaticSite> {
   const files = existsSync(root) ? snapshot(root) : new Map<string, Buffer>();
   for (const page of ['index.html', '404.html']) {
     if (!files.has(path.join(root, page))) {
@@ -115,11 +116,11 @@ export async function serveBuild(root = BUILD_DIR, port = 0): Promise<StaticSite
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
+    server.listen(port, host, resolve);
   });
   const listening = (server.address() as AddressInfo).port;
   return {
-    origin: `http://127.0.0.1:${listening}`,
+    origin: `http://${host}:${listening}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -8,10 +9,73 @@ export interface AnvilHandle {
   stop(): Promise<void>;
 }
 
-/** Path of the anvil binary shipped in the @foundry-rs/anvil-linux-amd64 package. */
-export function anvilBinary(): string {
+/**
+ * The per-platform packages that `@foundry-rs/anvil` declares as optional dependencies, by Node's platform and
+ * architecture. npm installs the one matching the machine, where the lock file has it.
+ */
+export const ANVIL_PACKAGES: Readonly<Record<string, string>> = {
+  'linux-x64': '@foundry-rs/anvil-linux-amd64',
+  'linux-arm64': '@foundry-rs/anvil-linux-arm64',
+  'darwin-x64': '@foundry-rs/anvil-darwin-amd64',
+  'darwin-arm64': '@foundry-rs/anvil-darwin-arm64',
+  'win32-x64': '@foundry-rs/anvil-win32-amd64',
+};
+
+/** No anvil for this machine: the message says how to give `npm start` a chain instead. */
+export class AnvilNotFound extends Error {
+  override readonly name = 'AnvilNotFound';
+}
+
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The anvil binary for this machine: the installed per-platform package's; else the one `@foundry-rs/anvil`'s own
+ * install script downloads beside itself (where install scripts run); else an `anvil` on PATH (Foundry installed
+ * with foundryup). Throws AnvilNotFound, naming RPC_URL_1337, when there is none.
+ */
+export function anvilBinary(
+  machine: { platform: string; arch: string; path: string | undefined } = {
+    platform: process.platform,
+    arch: process.arch,
+    path: process.env.PATH,
+  },
+): string {
   const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve('@foundry-rs/anvil-linux-amd64/package.json')), 'bin/anvil');
+  const target = `${machine.platform}-${machine.arch}`;
+  const resolve = (specifier: string) => {
+    try {
+      return require.resolve(specifier);
+    } catch {
+      return undefined;
+    }
+  };
+  const platformPackage = ANVIL_PACKAGES[target] && resolve(`${ANVIL_PACKAGES[target]}/package.json`);
+  const metaPackage = resolve('@foundry-rs/anvil/package.json');
+  const candidates = [
+    platformPackage && path.join(path.dirname(platformPackage), 'bin/anvil'),
+    metaPackage && path.join(path.dirname(metaPackage), 'anvil'),
+    // Not node_modules/.bin, which npm puts on PATH: its anvil is @foundry-rs/anvil's wrapper of the same binaries.
+    ...(machine.path ?? '')
+      .split(path.delimiter)
+      .filter((dir) => dir && !dir.endsWith(path.join('node_modules', '.bin')))
+      .map((dir) => path.join(dir, 'anvil')),
+  ];
+  const found = candidates.find((file): file is string => !!file && executable(file));
+  if (found) return found;
+  throw new AnvilNotFound(
+    `No anvil for this machine (${target}): ${ANVIL_PACKAGES[target] ?? 'no @foundry-rs/anvil package'} is not ` +
+      'installed, and there is no anvil on PATH. Either install Foundry (https://getfoundry.sh) so that anvil is ' +
+      'on PATH, or run a chain with id 1337 and point npm start at it:\n' +
+      '  anvil --chain-id 1337 --port 8545          # or any node whose chain id is 1337\n' +
+      '  RPC_URL_1337=http://127.0.0.1:8545 npm start',
+  );
 }
 
 /** Starts a local chain 1337 on loopback and resolves once it answers JSON-RPC. */

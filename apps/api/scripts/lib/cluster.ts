@@ -50,6 +50,11 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** Forwarded to anvil (e.g. `['--block-time', '1']`); automine by default. */
   anvilArgs?: string[];
+  /**
+   * How each process starts, before `--role <role>`: node with these arguments in `cwd` (a production build, as the
+   * container image runs it). The TypeScript sources through tsx in the repository unless given.
+   */
+  command?: { cwd: string; args: string[] };
 }
 
 export interface Cluster {
@@ -144,7 +149,7 @@ async function start(
   const counts = { api: 0, worker: 0 };
   const add = async (role: ProcessRole) => {
     const name = `${role}${++counts[role]}`;
-    const proc = await launch(name, role, env, role === 'api' ? await freePort() : undefined);
+    const proc = await launch(name, role, env, role === 'api' ? await freePort() : undefined, options.command);
     const list = role === 'api' ? apis : workers;
     list.push(proc);
     list.sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
@@ -196,6 +201,7 @@ async function launch(
   role: ProcessRole,
   env: Record<string, string>,
   port: number | undefined,
+  command: ClusterOptions['command'] = { cwd: REPO_ROOT, args: ['--import', 'tsx', 'apps/api/src/main.ts'] },
 ): Promise<ClusterProcess> {
   const url = port === undefined ? undefined : `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
@@ -205,8 +211,8 @@ async function launch(
 
   const spawnIt = async () => {
     stderr = '';
-    const spawned = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts', '--role', role], {
-      cwd: REPO_ROOT,
+    const spawned = spawn(process.execPath, [...command.args, '--role', role], {
+      cwd: command.cwd,
       env: { ...process.env, ...env, ...(port === undefined ? {} : { API_PORT: String(port) }) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
