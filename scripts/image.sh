@@ -45,7 +45,7 @@ case "${1:-}" in
       mkdir -p "$dest/$workspace"
       cp "$workspace/package.json" "$dest/$workspace/"
     done
-    cp -R apps/api/dist apps/api/migrations "$dest/apps/api/"
+    cp -R apps/api/dist apps/api/migrations apps/api/bin "$dest/apps/api/"
     cp -R packages/webhooks/dist "$dest/packages/webhooks/"
     cp -R packages/client/dist "$dest/packages/client/"
     # Optional packages too are left out: in the API's tree they are typescript and zod (optional peers of

@@ -4,7 +4,7 @@
 // server from the docs image's directory. The Dockerfile and compose.yaml are read to hold them to what is run.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -195,6 +195,21 @@ describe('the container images, from scripts/image.sh in a clean directory', { t
         ]);
         assert.equal(receipt.status, '0x1');
         await waitFor(async () => (receiver.delivered().size > 0 ? true : undefined), 60_000, 'its webhook');
+        // The admin CLI of the image (its bin, on the compiled code) reads the same database.
+        const admin = spawnSync(path.join(app, 'node_modules/.bin/mountain-admin'), ['list-projects', '--json'], {
+          cwd: app,
+          encoding: 'utf8',
+          env: {
+            ...process.env,
+            ...stage('platform').env(),
+            DATABASE_URL: database.url,
+            MASTER_KEY: cluster.masterKey.toString('base64'),
+            TOKEN_SIGNING_KEY: randomBytes(32).toString('base64'),
+          },
+        });
+        assert.equal(admin.status, 0, admin.stderr);
+        const listed = JSON.parse(admin.stdout) as { projects: { name: string }[] };
+        assert.ok(listed.projects.some((p) => p.name === 'Image'), admin.stdout);
       } finally {
         await receiver.close();
       }

@@ -188,6 +188,33 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
     }
   });
 
+  it('executions during an outage use up no retry, and an endpoint that answers again is waited for', async () => {
+    const p = await counterProject(h, counter, ['increment']);
+    const port = await freePort();
+    // Nothing listens on the port yet: the endpoint is unreachable. Three attempts, 1 s apart.
+    const stop = await inProcessWorker(`http://127.0.0.1:${port}`, { retryDelaysMs: [1_000, 1_000] });
+    let proxy: Awaited<ReturnType<typeof startRpcProxy>> | undefined;
+    try {
+      // Each execution wakes the sender at once: eight runs meet the outage within half a second.
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const res = await h.call('execute-transaction', {
+          headers: p.headers,
+          body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `outage${i}` },
+        });
+        assert.equal(res.status, 201);
+        ids.push(res.body.transaction.id);
+        await new Promise((r) => setTimeout(r, 60));
+      }
+      // The endpoint comes back before the schedule's third attempt (at 2 s or later).
+      proxy = await startRpcProxy(anvil.url, port);
+      for (const id of ids) assert.equal((await settled(h, p.headers, id)).status, 'succeeded', id);
+    } finally {
+      await stop();
+      await proxy?.close();
+    }
+  });
+
   it('a gas estimate the node cannot make now (a reorg in progress) is tried again; one it never makes fails', async () => {
     const p = await counterProject(h, counter, ['increment']);
     const proxy = await startRpcProxy(anvil.url, await freePort());
@@ -260,8 +287,10 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
           if (comesBack) {
             await waitFor(async () => {
               const { rows } = await h.db.query<{ n: number }>(
-                'SELECT min(send_attempts)::int AS n FROM transactions WHERE id = ANY($1::uuid[])',
-                [ids],
+                `SELECT s.unreachable_attempts AS n FROM transaction_senders s
+                   JOIN transactions t ON t.system_wallet_id = s.system_wallet_id AND t.network_id = s.network_id
+                  WHERE t.id = $1`,
+                [ids[0]],
               );
               return (rows[0]?.n ?? 0) >= 1 ? true : undefined;
             });

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
-import { tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
+import { advisoryLockHeld, type LockKey, tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { monitorJob, monitorLock, sendJob, sendLock } from '#api/transactions/jobs.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
@@ -31,6 +31,11 @@ describe('the sweep of orphaned transaction work', () => {
   const requeueOrphaned = async (graceMs: number) => {
     const deps = { db: h.db } as WorkerDeps;
     return ((await sendJob.recover?.(deps, graceMs)) ?? 0) + ((await monitorJob.recover?.(deps, graceMs)) ?? 0);
+  };
+  // PostgreSQL frees a closed session's locks a moment after its socket closes.
+  const lockFreed = async (key: LockKey) => {
+    const deadline = Date.now() + 5_000;
+    while ((await advisoryLockHeld(h.db, key)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   };
   const jobs = async (walletId: number) =>
     (
@@ -76,9 +81,11 @@ describe('the sweep of orphaned transaction work', () => {
     } finally {
       await send?.release();
     }
+    await lockFreed(sendLock(target));
     assert.equal(await requeueOrphaned(60_000), 1, 'the sender is free');
     assert.deepEqual(await jobs(walletId), [sendJob.name]);
     await monitor?.release();
+    await lockFreed(monitorLock(target));
     assert.equal(await requeueOrphaned(60_000), 2);
     assert.deepEqual(await jobs(walletId), [sendJob.name, monitorJob.name].sort());
   });

@@ -67,23 +67,18 @@ export async function tryAdvisoryLocks(
     throw error;
   }
   if (refused) {
-    await releaseAll(client);
+    // Closing the session frees whatever it took.
+    await client.end().catch(() => {});
     return { refused };
   }
   return {
     lock: {
-      release: () => releaseAll(client),
+      async release() {
+        // Closing the session frees the locks (PostgreSQL frees them a moment after the socket closes).
+        await client.end().catch(() => {});
+      },
     },
   };
-}
-
-/**
- * Frees every lock of the session, then closes it: a backend frees its locks only some time after its socket
- * closes, and whoever looks next must find them free.
- */
-async function releaseAll(client: pg.Client): Promise<void> {
-  await client.query('SELECT pg_advisory_unlock_all()').catch(() => {});
-  await client.end().catch(() => {});
 }
 
 /** Whether some session holds the lock right now (read from pg_locks, without taking it). */

@@ -71,6 +71,8 @@ async function sendWhileWaiting(
   // The next round's selection and gas estimates run while this round is broadcast (they need the node too, and
   // so overlap its work); its nonces are allocated only after this round's outcome is recorded.
   let following: Promise<Prepared | typeof PRICED_OUT | undefined> | undefined;
+  // Whether the endpoint answered in this run (the first round's selection and estimates went through).
+  let reached = false;
   try {
     while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
       const resumed = await resumable(sender);
@@ -80,6 +82,10 @@ async function sendWhileWaiting(
       }
       const prepared = await (following ?? prepare(sender));
       following = undefined;
+      if (!reached) {
+        reached = true;
+        await endOutage(deps.db, target);
+      }
       if (!prepared) {
         // Nothing waits, and no round is in flight: the time to fill nonces a failure released.
         await fillNonceHoles(sender);
@@ -310,26 +316,52 @@ async function fillNonceHoles(sender: Sender): Promise<void> {
   }
 }
 
-/** RPC unreachable: count an attempt for every waiting transaction; past the last retry, broadcast-failed. */
+/**
+ * RPC unreachable: one more attempt of the sender's retry schedule, if it is due (a run woken early by a new
+ * execution uses up no retry); past the last retry, every waiting transaction ends broadcast-failed. Answers when to
+ * try again, or undefined when nothing waits any more.
+ */
 async function recordUnreachable(db: Db, target: WalletNetwork, settings: TransactionSettings, error: unknown) {
   const message = `The RPC endpoint of network ${target.networkId} was unreachable after ${settings.retryDelaysMs.length + 1} attempts: ${shortError(error)}`;
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ attempts: number }>(
-      `UPDATE transactions SET send_attempts = send_attempts + 1, updated_at = clock_timestamp()
-       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing')
-       RETURNING send_attempts AS attempts`,
+    const { rows } = await tx.query<{ attempts: number; dueInMs: number | null }>(
+      `SELECT unreachable_attempts AS attempts,
+              ceil(extract(epoch FROM unreachable_retry_at - clock_timestamp()) * 1000)::int AS "dueInMs"
+         FROM transaction_senders WHERE system_wallet_id = $1 AND network_id = $2 FOR UPDATE`,
       [target.walletId, target.networkId],
     );
+    const dueInMs = rows[0]?.dueInMs ?? 0;
+    if (dueInMs > 0) return dueInMs;
+    const attempts = (rows[0]?.attempts ?? 0) + 1;
+    const delay = settings.retryDelaysMs[attempts - 1];
+    if (delay !== undefined) {
+      await tx.query(
+        `UPDATE transaction_senders SET unreachable_attempts = $3,
+           unreachable_retry_at = clock_timestamp() + $4 * interval '1 millisecond'
+         WHERE system_wallet_id = $1 AND network_id = $2`,
+        [target.walletId, target.networkId, attempts, delay],
+      );
+      return delay;
+    }
     const { rowCount } = await tx.query(
-      `UPDATE transactions SET status = 'broadcast-failed', nonce = NULL, error_message = $3
-       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing') AND send_attempts > $4`,
-      [target.walletId, target.networkId, message, settings.retryDelaysMs.length],
+      `UPDATE transactions SET status = 'broadcast-failed', nonce = NULL, error_message = $3,
+         updated_at = clock_timestamp()
+       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing')`,
+      [target.walletId, target.networkId, message],
     );
     if (rowCount) await invalidateNonce(tx, target);
-    const waiting = rows.map((r) => r.attempts).filter((a) => a <= settings.retryDelaysMs.length);
-    if (waiting.length === 0) return undefined;
-    return settings.retryDelaysMs[Math.min(...waiting) - 1] ?? 1_000;
+    await endOutage(tx, target);
+    return undefined;
   });
+}
+
+/** The RPC endpoint answered: a later outage starts the retry schedule afresh. */
+async function endOutage(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
+  await db.query(
+    `UPDATE transaction_senders SET unreachable_attempts = 0, unreachable_retry_at = NULL
+      WHERE system_wallet_id = $1 AND network_id = $2 AND unreachable_attempts > 0`,
+    [target.walletId, target.networkId],
+  );
 }
 
 /** Every waiting transaction of the wallet becomes broadcast-failed with `message`; their nonces are released. */
