@@ -24,6 +24,9 @@ interface RpcLog {
   removed?: boolean;
 }
 
+/** Logs decoded between two turns of the event loop. */
+const YIELD_EVERY = 500;
+
 /** The eth_getLogs filter of one event of one contract, and its decoder (built once per scan). */
 export interface LogQuery {
   address: Address;
@@ -74,7 +77,10 @@ export async function readRange(
     raw = (await client.request(getLogs)) as RpcLog[];
   }
   const logs: DecodedLog[] = [];
-  for (const log of raw) {
+  for (const [i, log] of raw.entries()) {
+    // A dense range holds tens of thousands of logs: let the process's other work (a transaction's sending, an
+    // API request) in between, rather than hold it up for the whole decode.
+    if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
     if (log.removed) continue;
     const args = query.decode(log.topics, log.data);
     if (args === undefined) continue; // another event with the same selector but a different layout
