@@ -3,6 +3,8 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
 import { isConnectionLoss } from '#api/db/db.ts';
@@ -14,7 +16,7 @@ import { registerContentEncodingCheck } from '#api/http/contentEncoding.ts';
 import { DEFAULT_CORS, registerCors } from '#api/http/cors.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimiter } from '#api/http/rateLimit.ts';
 import type { RouteDefinition } from '#api/http/route.ts';
-import { registerSecurityHeaders } from '#api/http/securityHeaders.ts';
+import { registerSecurityHeaders, SECURITY_HEADERS } from '#api/http/securityHeaders.ts';
 import { compileValidator, fieldErrors } from '#api/http/validation.ts';
 import { registerHttpMetrics } from '#api/metrics/httpMetrics.ts';
 import { registerMetricsRoute } from '#api/metrics/metricsRoute.ts';
@@ -54,6 +56,9 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
       headersTimeout: Math.min(requestTimeout, 60_000),
     },
     clientErrorHandler: (error, socket) => answerClientError(error, socket, log),
+    // A path that cannot be decoded (`/%ZZ`) is refused by the router, before any hook or the error handler: it
+    // gets the error shape and the headers of every answer here.
+    frameworkErrors: answerUndecodablePath,
   });
   log = app.log;
   app.setValidatorCompiler(compileValidator);
@@ -124,6 +129,14 @@ function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDe
       return reply.code(route.response.status).send(result);
     },
   });
+}
+
+/** The router's refusal of a path it cannot decode (`/%ZZ`), in the error shape with every answer's headers. */
+function answerUndecodablePath(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply
+    .code(400)
+    .headers({ ...SECURITY_HEADERS, 'x-request-id': request.id })
+    .send(validationError([{ field: 'request', message: error.message }]).toBody());
 }
 
 /** Maps anything thrown while serving a request to the one error shape. */

@@ -55,6 +55,18 @@ describe('requests the HTTP parser refuses get the error shape too', () => {
     });
   }
 
+  it('a path that cannot be decoded → 400 VALIDATION_FAILED naming the request, with the security headers', async () => {
+    for (const target of [`${contracts}/%ZZ`, '/public-api/v3/transaction/get-transaction/%ZZ', '/%E0%A4%A']) {
+      const raw = await sendRaw(port, { method: 'GET', target, headers: [['x-api-key', key]] });
+      assert.equal(raw.status, 400, target);
+      const body = JSON.parse(raw.body.toString('utf8'));
+      h.validator.assertError(body);
+      assert.equal(body.code, 'VALIDATION_FAILED', target);
+      assert.equal(body.details[0].field, 'request', target);
+      assert.equal(raw.headers['x-content-type-options'], 'nosniff', target);
+    }
+  });
+
   it('an HTTP/1.1 request without Host → 400 naming headers.host', async () => {
     const res = await send({
       method: 'GET',
