@@ -209,7 +209,10 @@ describe('the container images, from scripts/image.sh in a clean directory', { t
         });
         assert.equal(admin.status, 0, admin.stderr);
         const listed = JSON.parse(admin.stdout) as { projects: { name: string }[] };
-        assert.ok(listed.projects.some((p) => p.name === 'Image'), admin.stdout);
+        assert.ok(
+          listed.projects.some((p) => p.name === 'Image'),
+          admin.stdout,
+        );
       } finally {
         await receiver.close();
       }

@@ -6,7 +6,6 @@ import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
-import { ROLES } from '#api/projects/users.ts';
 import { EventNotifierSubscription, NetworkIdSchema } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleSubscription } from '#api/schemas/examples.ts';
 import { AbiString, RequestAddress, WebhookMaxRetries, WebhookUrl } from '#api/schemas/requests.ts';

@@ -2,7 +2,6 @@ import Type from 'typebox';
 import { resendFailed } from '#api/eventNotifier/subscriptions/records.ts';
 import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
-import { ROLES } from '#api/projects/users.ts';
 import { component } from '#api/schemas/components.ts';
 import { EXAMPLE } from '#api/schemas/examples.ts';
 import { RequestUuid } from '#api/schemas/requests.ts';

@@ -4,7 +4,6 @@ import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { updateWebhook } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
-import { ROLES } from '#api/projects/users.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleSubscription } from '#api/schemas/examples.ts';
 import { RequestUuid, WebhookMaxRetries, WebhookUrl } from '#api/schemas/requests.ts';
