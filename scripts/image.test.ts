@@ -208,9 +208,9 @@ describe('the container images, from scripts/image.sh in a clean directory', { t
           },
         });
         assert.equal(admin.status, 0, admin.stderr);
-        const listed = JSON.parse(admin.stdout) as { projects: { name: string }[] };
+        const listed = JSON.parse(admin.stdout) as { projects: { projectName: string }[] };
         assert.ok(
-          listed.projects.some((p) => p.name === 'Image'),
+          listed.projects.some((p) => p.projectName === 'Image'),
           admin.stdout,
         );
       } finally {
