@@ -100,12 +100,12 @@ describe('the jobs layer', () => {
     defineJob({
       name,
       lane,
-      payload: Type.Object({ id: Type.Integer(), project: Type.Optional(Type.String()) }),
+      payload: Type.Object({ id: Type.Integer(), project: Type.Optional(Type.Integer()) }),
       subject: ({ id }) => String(id),
+      projectOf: async (_db, { project }) => project ?? null,
       maxAttempts: 1,
       perProject: {
         classId: 727_097,
-        projectOf: async (_deps, { project }) => project,
         limit: () => 2,
         retryInMs: () => 3_000,
       },
@@ -123,21 +123,21 @@ describe('the jobs layer', () => {
     });
     const job = held('test:capped', 'delivering', started, gate);
     const task = createTaskList(deps, [job])['test:capped'] as (payload: unknown, helpers: never) => Promise<void>;
-    const running = [task({ id: 1, project: 'a' }, {} as never), task({ id: 2, project: 'a' }, {} as never)];
+    const running = [task({ id: 1, project: 1 }, {} as never), task({ id: 2, project: 1 }, {} as never)];
     while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     const before = Date.now();
-    await task({ id: 3, project: 'a' }, {} as never);
+    await task({ id: 3, project: 1 }, {} as never);
     assert.deepEqual([...started].sort(), [1, 2], "the project's third job does not run while two do");
     const [again] = await queued('test:capped');
     assert.equal(again?.key, 'test:capped:3');
     const delay = (again?.runAt.getTime() ?? 0) - before;
     assert.ok(delay >= 2_900 && delay < 10_000, `queued again ${delay} ms later`);
-    const other = task({ id: 4, project: 'b' }, {} as never);
+    const other = task({ id: 4, project: 2 }, {} as never);
     while (started.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
     assert.deepEqual(started.slice(2), [4], 'another project runs meanwhile');
     release();
     await Promise.all([...running, other]);
-    await task({ id: 3, project: 'a' }, {} as never);
+    await task({ id: 3, project: 1 }, {} as never);
     assert.deepEqual(started.slice(2), [4, 3], 'runs once a slot is free');
   });
 

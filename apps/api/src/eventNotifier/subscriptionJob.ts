@@ -1,5 +1,5 @@
-import Type from 'typebox';
-import type { Queryable } from '#api/db/db.ts';
+import Type, { type Static } from 'typebox';
+import type { Db, Queryable } from '#api/db/db.ts';
 import type { EnqueueOptions, Job, JobDefinition } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { defaultEventNotifierSettings, type EventNotifierSettings } from './settings.ts';
@@ -19,6 +19,15 @@ export const queueFor =
   (client, subscriptionId, options) =>
     job.enqueue(client, { subscriptionId }, options);
 
+/** The project of a subscription's jobs; null when the subscription is gone. */
+export async function projectOfSubscription(db: Db, { subscriptionId }: Static<typeof SubscriptionPayload>) {
+  const { rows } = await db.query<{ projectId: number }>(
+    'SELECT project_id AS "projectId" FROM event_notifier_subscriptions WHERE id = $1',
+    [subscriptionId],
+  );
+  return rows[0]?.projectId ?? null;
+}
+
 /**
  * A cap on the jobs of one kind (scans, deliveries) that run at once for the subscriptions of one project, so that
  * one project's backfills or hanging receivers leave the other projects their share of the lane.
@@ -28,13 +37,6 @@ export const perSubscriptionProject = (
   limitOf: (settings: EventNotifierSettings) => number,
 ): NonNullable<JobDefinition<typeof SubscriptionPayload>['perProject']> => ({
   classId,
-  async projectOf(deps, { subscriptionId }) {
-    const { rows } = await deps.db.query<{ projectId: number }>(
-      'SELECT project_id AS "projectId" FROM event_notifier_subscriptions WHERE id = $1',
-      [subscriptionId],
-    );
-    return rows[0] ? String(rows[0].projectId) : undefined;
-  },
   limit: (deps) => limitOf(settingsOf(deps)),
   retryInMs: () => 1_000,
 });

@@ -39,8 +39,9 @@ export interface JobDefinition<S extends TSchema> {
    */
   subject?(payload: Static<S>): string;
   /**
-   * The project the job works for, named on its log lines (`perProject.projectOf` when absent); null when it has
-   * none or several (a shared wallet).
+   * The project the job works for (looked up once per job key: a subject keeps its project): named on its log
+   * lines, and whose slots `perProject` takes. null when it has none or several (a shared wallet), or when the
+   * subject is gone.
    */
   projectOf?(db: Db, payload: Static<S>): Promise<number | null>;
   /** Attempts before graphile-worker gives up on a job that keeps throwing. */
@@ -58,12 +59,11 @@ export interface JobDefinition<S extends TSchema> {
   /**
    * A cap per project: at most `limit` jobs of this kind run at once for one project, across every worker. Each
    * takes one of the project's slots (advisory locks `[classId, "<projectId>:<slot>"]`, on the session of `lock`);
-   * a job finding them all taken is queued again `retryInMs` later. `projectOf` answers undefined when the subject
-   * is gone: the job then runs uncapped (and finds nothing to do).
+   * a job finding them all taken is queued again `retryInMs` later. The project is `projectOf`'s; a job of no
+   * project (its subject gone) runs uncapped, and finds nothing to do.
    */
   perProject?: {
     classId: number;
-    projectOf(deps: WorkerDeps, payload: Static<S>): Promise<string | undefined>;
     limit(deps: WorkerDeps): number;
     retryInMs(deps: WorkerDeps): number;
   };

@@ -7,36 +7,35 @@ import type { WorkerDeps } from './workerDeps.ts';
 const REMEMBERED = 10_000;
 
 /**
- * The logger of one run of a job: the worker's, with `job` (its name), `jobId` (graphile-worker's id) and
- * `projectId` bound to every line. The project comes from the job's `projectOf`, else `perProject.projectOf`, and
- * is remembered per job key (a subscription or a wallet keeps its project); null for a job of no single project
- * (the sweep, a shared wallet).
+ * The project of a job's payload (`projectOf`), looked up once per job key: a subscription or a wallet keeps its
+ * project. null for a job of no single project (the sweep, a shared wallet) and for a payload that finds none.
  */
-export function jobLogger(deps: WorkerDeps) {
-  const log = deps.log ?? defaultWorkerLogger();
+export function jobProjects(deps: WorkerDeps) {
   const projects = new Map<string, number | null>();
-  const lookUp = async (job: AnyJob, payload: never): Promise<number | null> => {
-    if (job.projectOf) return job.projectOf(deps.db, payload);
-    const project = await job.perProject?.projectOf(deps, payload);
-    return project === undefined ? null : Number(project);
-  };
-  const projectOf = async (job: AnyJob, payload: object | undefined): Promise<number | null> => {
-    if ((!job.projectOf && !job.perProject) || payload === undefined) return null;
+  return async (job: AnyJob, payload: object | undefined): Promise<number | null> => {
+    if (!job.projectOf || payload === undefined) return null;
     const key = job.jobKey(payload as never);
     let project = projects.get(key);
     if (project === undefined) {
-      // Naming the project must never stop the job: a payload that finds none (the job will say why) logs null.
-      project = await lookUp(job, payload as never).catch(() => null);
+      // Naming the project must never stop the job: a lookup that fails (the job will say why) gives null.
+      project = await job.projectOf(deps.db, payload as never).catch(() => null);
       if (projects.size >= REMEMBERED) projects.clear();
       projects.set(key, project);
     }
     return project;
   };
-  return async (job: AnyJob, payload: object | undefined, queued: QueuedJob | undefined): Promise<Logger> =>
+}
+
+/** The logger of one run of a job: the worker's, with `job` (its name), `jobId` and `projectId` on every line. */
+export function jobLogger(
+  deps: WorkerDeps,
+): (job: AnyJob, projectId: number | null, queued: QueuedJob | undefined) => Logger {
+  const log = deps.log ?? defaultWorkerLogger();
+  return (job, projectId, queued) =>
     log.child({
       job: job.name,
       // A bigint: a string, as graphile-worker types it (our int8 parser hands it over as a number).
       jobId: queued?.id !== undefined ? String(queued.id) : null,
-      projectId: await projectOf(job, payload),
+      projectId,
     });
 }

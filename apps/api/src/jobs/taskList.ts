@@ -3,7 +3,7 @@ import { Compile } from 'typebox/compile';
 import type { Logger } from '#api/runtime/logger.ts';
 import { type LockKey, tryAdvisoryLocks } from './advisoryLock.ts';
 import type { AnyJob, JobContext } from './defineJob.ts';
-import { jobLogger } from './jobLog.ts';
+import { jobLogger, jobProjects } from './jobLog.ts';
 import type { WorkerDeps } from './workerDeps.ts';
 
 /**
@@ -14,14 +14,21 @@ import type { WorkerDeps } from './workerDeps.ts';
  */
 export function createTaskList(deps: WorkerDeps, jobs: readonly AnyJob[]): TaskList {
   const logOf = jobLogger(deps);
-  return Object.fromEntries(jobs.map((job) => [job.name, taskOf(deps, job, logOf)]));
+  const projectOf = jobProjects(deps);
+  return Object.fromEntries(jobs.map((job) => [job.name, taskOf(deps, job, logOf, projectOf)]));
 }
 
-function taskOf(deps: WorkerDeps, job: AnyJob, logOf: ReturnType<typeof jobLogger>): Task {
+function taskOf(
+  deps: WorkerDeps,
+  job: AnyJob,
+  logOf: ReturnType<typeof jobLogger>,
+  projectOf: ReturnType<typeof jobProjects>,
+): Task {
   const payloadCheck = Compile(job.payload);
   return async (raw, helpers: JobHelpers | undefined) => {
     const valid = payloadCheck.Check(raw);
-    const log = await logOf(job, valid ? (raw as object) : undefined, helpers?.job);
+    const project = await projectOf(job, valid ? (raw as object) : undefined);
+    const log = logOf(job, project, helpers?.job);
     if (!valid) {
       // Retrying cannot make a payload valid: say so once and drop the job.
       const [first] = payloadCheck.Errors(raw);
@@ -34,7 +41,7 @@ function taskOf(deps: WorkerDeps, job: AnyJob, logOf: ReturnType<typeof jobLogge
     const started = performance.now();
     const attempt = { attempt: helpers?.job?.attempts, maxAttempts: helpers?.job?.max_attempts };
     try {
-      await runLocked(deps, job, raw as never, log);
+      await runLocked(deps, job, raw as never, project, log);
       log.debug({ durationMs: Math.round(performance.now() - started) }, `${job.name} done`);
     } catch (err) {
       log.error({ err, ...attempt, durationMs: Math.round(performance.now() - started) }, `${job.name} failed`);
@@ -43,15 +50,20 @@ function taskOf(deps: WorkerDeps, job: AnyJob, logOf: ReturnType<typeof jobLogge
   };
 }
 
-async function runLocked(deps: WorkerDeps, job: AnyJob, payload: never, log: Logger): Promise<void> {
+async function runLocked(
+  deps: WorkerDeps,
+  job: AnyJob,
+  payload: never,
+  project: number | null,
+  log: Logger,
+): Promise<void> {
   const ctx: JobContext<unknown> = {
     deps,
     payload,
     log,
     requeue: (client, options) => job.enqueue(client, payload, options),
   };
-  const project = job.perProject ? await job.perProject.projectOf(deps, payload) : undefined;
-  const slots = job.perProject && project !== undefined ? projectSlots(job.perProject, project, deps) : undefined;
+  const slots = job.perProject && project !== null ? projectSlots(job.perProject, project, deps) : undefined;
   if (!job.lock && !slots) return job.run(ctx);
   const taken = await tryAdvisoryLocks(deps.db, {
     all: job.lock ? [job.lock.key(payload)] : [],
@@ -75,6 +87,6 @@ async function runLocked(deps: WorkerDeps, job: AnyJob, payload: never, log: Log
 }
 
 /** The advisory locks of a project's slots for one kind of job. */
-function projectSlots(cap: NonNullable<AnyJob['perProject']>, project: string, deps: WorkerDeps): LockKey[] {
+function projectSlots(cap: NonNullable<AnyJob['perProject']>, project: number, deps: WorkerDeps): LockKey[] {
   return Array.from({ length: cap.limit(deps) }, (_, slot): LockKey => [cap.classId, `${project}:${slot}`]);
 }

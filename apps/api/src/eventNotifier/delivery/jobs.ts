@@ -1,5 +1,6 @@
 import {
   perSubscriptionProject,
+  projectOfSubscription,
   queueFor,
   SubscriptionPayload,
   settingsOf,
@@ -21,6 +22,7 @@ export const deliverJob = defineJob({
   payload: SubscriptionPayload,
   subject: ({ subscriptionId }) => subscriptionId,
   maxAttempts: 5,
+  projectOf: projectOfSubscription,
   perProject: perSubscriptionProject(DELIVERY_SLOT_CLASS, (settings) => settings.maxConcurrentDeliveriesPerProject),
   async run({ deps, payload, log }) {
     const report = await deliverDue(

@@ -1,6 +1,7 @@
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
 import {
   perSubscriptionProject,
+  projectOfSubscription,
   queueFor,
   SubscriptionPayload,
   settingsOf,
@@ -27,6 +28,7 @@ export const scanJob = defineJob({
   // Another scan of it holds the subscription: usually one just queueing this job as it ends, still holding the
   // lock for a moment. Look again in a second, unless a scan is queued already (the holder's next one).
   lock: { key: ({ subscriptionId }) => [SCAN_LOCK_CLASS, subscriptionId], retryInMs: () => 1_000, keepQueued: true },
+  projectOf: projectOfSubscription,
   perProject: perSubscriptionProject(SCAN_SLOT_CLASS, (settings) => settings.maxConcurrentScansPerProject),
   async run({ deps, payload, log }) {
     const outcome = await scanSubscription(
