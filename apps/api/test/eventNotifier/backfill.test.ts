@@ -13,8 +13,8 @@ import { createChains } from '#api/chain/chains.ts';
 import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
-import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
-import { FAST_SETTINGS } from '../helpers/eventNotifier.ts';
+import { createHarness, type Harness } from '#api-testing/harness.ts';
+import { FAST_SETTINGS, subscribeTo, transferSubscription } from '../helpers/eventNotifier.ts';
 
 const event = parseAbiItem(TRANSFER_EVENT) as AbiEvent;
 
@@ -71,23 +71,14 @@ describe('backfill through a hosted provider', () => {
     return proxy;
   }
 
-  async function subscribe(extra: object = {}) {
-    const res = await h.call('create-subscription', {
-      headers: apiKey(key),
-      body: {
-        subscriptionName: 'Backfilled',
-        networkId: 1337,
-        address: emitter.address,
-        formattedAbiEvent: TRANSFER_EVENT,
-        initialBlockNumber: firstBlock,
-        confirmations: 0,
-        scanInterval: 5,
-        ...extra,
-      },
+  const subscribe = (extra: object = {}) =>
+    subscribeTo(h, key, {
+      ...transferSubscription(emitter.address),
+      subscriptionName: 'Backfilled',
+      initialBlockNumber: firstBlock,
+      confirmations: 0,
+      ...extra,
     });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return res.body.eventNotifierSubscription.id as string;
-  }
 
   /** The records of a subscription (`transactionHash:logIndex` → how many) and its cursor. */
   async function stored(subscriptionId: string) {

@@ -4,7 +4,7 @@
 // outlast the reorg sees only the canonical events. Scans and deliveries are called directly, one at a time.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deployEmitter, TRANSFER_EVENT, transferCall } from '@mountain/testkit/eventEmitter.ts';
+import { deployEmitter, transferCall } from '@mountain/testkit/eventEmitter.ts';
 import { type LabChain, startLabChain } from '@mountain/testkit/lab/chain.ts';
 import { devAccount, devWallet } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
@@ -18,7 +18,7 @@ import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { createResponseValidator } from '#api-testing/openapi.ts';
-import { FAST_SETTINGS } from '../helpers/eventNotifier.ts';
+import { FAST_SETTINGS, subscribeTo, transferSubscription } from '../helpers/eventNotifier.ts';
 
 const SENDER = devAccount(2);
 const RECIPIENT = devAccount(3).address;
@@ -70,23 +70,14 @@ describe('event records on a chain that reorganises', () => {
       await chain.mineNow(1);
     }
   }
-  async function subscribe(extra: object = {}) {
-    const res = await h.call('create-subscription', {
-      headers: apiKey(key),
-      body: {
-        subscriptionName: 'Followed',
-        networkId: 1337,
-        address: emitter,
-        formattedAbiEvent: TRANSFER_EVENT,
-        initialBlockNumber: Number(await chain.head()) + 1,
-        scanInterval: 5,
-        confirmations: 0,
-        ...extra,
-      },
+  const subscribe = async (extra: object = {}) =>
+    subscribeTo(h, key, {
+      ...transferSubscription(emitter),
+      subscriptionName: 'Followed',
+      initialBlockNumber: Number(await chain.head()) + 1,
+      confirmations: 0,
+      ...extra,
     });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return res.body.eventNotifierSubscription.id as string;
-  }
   /** The canonical chain's Transfer logs of the emitter from `fromBlock`: what the live records must be. */
   async function canonicalLogs(fromBlock: number) {
     const logs = await chain.rpc<{ blockNumber: Hex; blockHash: Hex; transactionHash: Hex; logIndex: Hex }[]>(

@@ -1,8 +1,9 @@
+import assert from 'node:assert/strict';
 import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { Logger } from '#api/runtime/logger.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import type { Harness } from '#api-testing/harness.ts';
+import { apiKey, type Harness } from '#api-testing/harness.ts';
 
 /** A create-subscription body for ERC-20 `Transfer` events of `address` on chain 1337, from block 0. */
 export const transferSubscription = (address: string) => ({
@@ -13,6 +14,13 @@ export const transferSubscription = (address: string) => ({
   initialBlockNumber: 0,
   scanInterval: 5,
 });
+
+/** Creates a subscription through the API with `key` and answers its id (failing the test on anything but 201). */
+export async function subscribeTo(h: Harness, key: string, body: object): Promise<string> {
+  const res = await h.call('create-subscription', { headers: apiKey(key), body });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body.eventNotifierSubscription.id as string;
+}
 
 /** Test settings: short retry delays and timeouts so that retry paths finish in seconds. */
 export const FAST_SETTINGS: EventNotifierSettings = Object.freeze({
