@@ -24,6 +24,8 @@ export interface SubscriptionRow {
   webhook_secret_masked: string;
   scan_status: 'idle' | 'scanning' | 'failed';
   last_scanned_block: number | null;
+  /** The finalized block as of the last look for reorgs; NULL before the first. */
+  reorg_floor_block: number | null;
   last_scanned_at: Date | null;
   last_scan_failure_message: string | null;
   next_scan_at: Date | null;

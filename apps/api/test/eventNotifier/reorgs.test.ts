@@ -1,7 +1,8 @@
 // Event records follow the canonical chain: on a lab chain mined by hand, a reorg that replaces recorded events
 // with others marks them removed, records the new branch's events once, and sends a removal webhook for each one
 // that was delivered; an event removed before any delivery is never sent; a subscription whose confirmations
-// outlast the reorg sees only the canonical events. Scans and deliveries are called directly, one at a time.
+// outlast the reorg sees only the canonical events; blocks replaced, then made final before the next scan, are
+// followed too. Scans and deliveries are called directly, one at a time.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { deployEmitter, transferCall } from '@mountain/testkit/eventEmitter.ts';
@@ -215,6 +216,38 @@ describe('event records on a chain that reorganises', () => {
     assert.equal((await deliver(id)).notified, 0);
     assert.equal(webhooks(id).length, 0);
   });
+
+  for (const anchored of [true, false]) {
+    const shape = anchored ? 'a kept block below them' : 'no kept block below them';
+    it(`blocks replaced, then made final before the next scan (${shape}): their old records still go`, async () => {
+      const id = await subscribe({ webhookURL: receiver.url });
+      const from = Number(await chain.head()) + 1;
+      await emitEach([21n]);
+      if (anchored) await scan(id);
+      await emitEach([22n, 23n, 24n]);
+      await scan(id);
+      assert.equal((await deliver(id)).notified, 4);
+      const replaced = (await records(id)).filter((r) => r.decodedLog.value !== '21');
+      await chain.reorg(3, {
+        replacements: [{ tx: { from: SENDER.address, to: emitter, data: transfer(25n) }, blockOffset: 1 }],
+      });
+      // `finalized` trails the head by 8 blocks: after 9 more, the replaced blocks are final before the scan looks.
+      await chain.mineNow(9);
+      assert.ok((await chain.finalized()) >= BigInt(Math.max(...replaced.map((r) => r.blockNumber))));
+      await scan(id);
+
+      const after = await records(id);
+      assert.deepEqual(live(after), await canonicalLogs(from));
+      assert.deepEqual(
+        after
+          .filter((r) => r.removed)
+          .map((r) => r.id)
+          .sort(),
+        replaced.map((r) => r.id).sort(),
+      );
+      assert.equal((await deliver(id)).notified, 4, 'three removals and the new branch’s event');
+    });
+  }
 
   it('with confirmations deeper than the reorg, only canonical events are ever recorded', async () => {
     const id = await subscribe({ webhookURL: receiver.url, confirmations: 4 });

@@ -25,8 +25,10 @@ export interface ReorgOutcome {
 /**
  * Before a scan: are the blocks the subscription scanned above the finalized block still the canonical ones? It
  * compares the chain with the hashes it kept (the last block of each range read above the finalized block, and the
- * block of each live record there). On a mismatch, the fork point is the newest kept block below it that the chain
- * still has; then, in one database transaction:
+ * block of each live record there). "The finalized block" is the one as of the previous look (`reorg_floor_block`):
+ * a block a reorg replaced after that look may be final by now, and its old records must still go. On a mismatch,
+ * the fork point is the newest kept block below it that the chain still has (else that floor); then, in one
+ * database transaction:
  * - the records above the fork point whose block is gone are marked removed (`removed_at`); one never attempted is
  *   never delivered, and one delivered, or in delivery, gets a removal notice (a row with `removal_of`), sent after
  *   its attempt in flight has ended;
@@ -41,6 +43,7 @@ export async function followReorgs(
   options: { finalized: number; leaseMs: number; queueDelivery: QueueFor },
 ): Promise<ReorgOutcome> {
   const unchanged = { lastScannedBlock: subscription.last_scanned_block, removed: 0, notices: 0 };
+  const floor = Math.min(subscription.reorg_floor_block ?? options.finalized, options.finalized);
   const [checkpoints, recordBlocks] = await Promise.all([
     storedBlocks(
       client,
@@ -54,10 +57,20 @@ export async function followReorgs(
         WHERE subscription_id = $1 AND block_number > $2 AND block_hash IS NOT NULL
           AND removal_of IS NULL AND removed_at IS NULL
         ORDER BY 1 LIMIT ${RECORD_BLOCKS_PER_LOOK}`,
-      [subscription.id, options.finalized],
+      [subscription.id, floor],
     ),
   ]);
-  if (checkpoints.length === 0 && recordBlocks.length === 0) return unchanged;
+  // The next look starts from today's finalized block, or below the records this look had no room to compare.
+  const lastCompared = recordBlocks.at(-1)?.number;
+  const nextFloor =
+    recordBlocks.length === RECORD_BLOCKS_PER_LOOK && lastCompared !== undefined
+      ? Math.min(options.finalized, lastCompared - 1)
+      : options.finalized;
+  const keepFloor = async () => {
+    if (nextFloor !== subscription.reorg_floor_block) await setFloor(client, subscription.id, nextFloor);
+    return unchanged;
+  };
+  if (checkpoints.length === 0 && recordBlocks.length === 0) return keepFloor();
   const canonical = await canonicalHashes(
     chain,
     [...checkpoints, ...recordBlocks].map((b) => b.number),
@@ -67,12 +80,12 @@ export async function followReorgs(
     return now !== undefined && now !== b.hash;
   };
   const changed = [...checkpoints, ...recordBlocks].filter(differs);
-  if (changed.length === 0) return unchanged;
+  if (changed.length === 0) return keepFloor();
   const lowestChanged = Math.min(...changed.map((b) => b.number));
-  // Without a kept block below the change that the chain still has, the scan goes back to the finalized block.
+  // Without a kept block below the change that the chain still has, the scan goes back to the floor.
   const anchor = checkpoints.find((c) => c.number < lowestChanged && canonical.get(c.number) === c.hash);
   const forkPoint = Math.max(
-    Math.min(anchor?.number ?? options.finalized, lowestChanged - 1),
+    Math.min(anchor?.number ?? floor, lowestChanged - 1),
     subscription.initial_block_number - 1,
   );
   const gone = recordBlocks.filter((b) => b.number > forkPoint && differs(b));
@@ -114,6 +127,7 @@ export async function followReorgs(
       'UPDATE event_notifier_subscriptions SET last_scanned_block = $2 WHERE id = $1 AND last_scanned_block > $2',
       [subscription.id, forkPoint],
     );
+    await setFloor(client, subscription.id, nextFloor);
     const outcome = { removed: rows[0]?.removed ?? 0, notices: rows[0]?.notices ?? 0 };
     if (outcome.notices > 0 && subscription.webhook_enabled) await options.queueDelivery(client, subscription.id);
     await client.query('COMMIT');
@@ -143,6 +157,13 @@ export async function pruneCheckpoints(client: pg.PoolClient, subscriptionId: st
                                 ORDER BY block_number DESC OFFSET ${CHECKPOINTS_KEPT - 1} LIMIT 1))`,
     [subscriptionId, finalized],
   );
+}
+
+async function setFloor(client: pg.PoolClient, subscriptionId: string, block: number) {
+  await client.query('UPDATE event_notifier_subscriptions SET reorg_floor_block = $2 WHERE id = $1', [
+    subscriptionId,
+    block,
+  ]);
 }
 
 async function storedBlocks(client: pg.PoolClient, sql: string, params: unknown[]): Promise<StoredBlock[]> {
