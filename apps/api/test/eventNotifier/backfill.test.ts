@@ -238,6 +238,50 @@ describe('backfill through a hosted provider', () => {
     }
   });
 
+  it('a range that cannot be stored: the ranges written beside it roll back, the cursor stops before it', async () => {
+    // The refused block ends a range, and the next range starts with another block of the same cluster of logs.
+    const blocks = new Set(canonical.values());
+    const refused = Math.min(...[...blocks].filter((b) => blocks.has(b + 1)));
+    const initialBlockNumber = refused + 1 - 5 * 20;
+    const id = await subscribe({ initialBlockNumber });
+    // PostgreSQL refuses the records of one block, half a second after its insert began; a sequence (not undone by
+    // a rollback) notes the highest block whose insert was attempted meanwhile.
+    await h.db.query(`
+      CREATE SEQUENCE test_highest_block MINVALUE 0 START 0;
+      CREATE FUNCTION test_refuse_block() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.subscription_id = '${id}' THEN
+          IF NEW.block_number > (SELECT last_value FROM test_highest_block) THEN
+            PERFORM setval('test_highest_block', NEW.block_number);
+          END IF;
+          IF NEW.block_number = ${refused} THEN
+            PERFORM pg_sleep(0.5);
+            RAISE EXCEPTION 'block % refused', NEW.block_number;
+          END IF;
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER test_refuse_block BEFORE INSERT ON event_notifier_records
+        FOR EACH ROW EXECUTE FUNCTION test_refuse_block();`);
+    const chains = createChains({ 1337: anvil.url });
+    const settings = { ...FAST_SETTINGS, maxBlockRange: 20 };
+    try {
+      await assert.rejects(scanSubscription({ db: h.db, chains, settings, queue: scanQueue }, id), /refused/);
+      const attempted = (await h.db.query<{ n: number }>('SELECT last_value AS n FROM test_highest_block')).rows[0];
+      assert.ok(Number(attempted?.n) > refused, 'a later range was written beside the refused one');
+      const failed = await assertConsistent(id, initialBlockNumber);
+      assert.equal(failed.cursor, refused - 20, 'the cursor is at the end of the range before the refused one');
+    } finally {
+      await h.db.query(`DROP TRIGGER test_refuse_block ON event_notifier_records;
+        DROP FUNCTION test_refuse_block(); DROP SEQUENCE test_highest_block;`);
+    }
+    const outcome = await scanSubscription({ db: h.db, chains, settings, queue: scanQueue }, id);
+    assert.equal(outcome.kind, 'scanned', JSON.stringify(outcome));
+    const { records, cursor } = await assertConsistent(id, initialBlockNumber);
+    assert.equal(cursor, Number(await emitter.publicClient.getBlockNumber()));
+    assert.equal(records.size, [...canonical.values()].filter((b) => b >= initialBlockNumber).length);
+  });
+
   it('stopped or cut off mid-backfill: the cursor is at the last range stored in order, its records all there', async () => {
     const proxy = await provider({
       latency: { ms: 40 },

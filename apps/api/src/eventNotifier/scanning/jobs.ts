@@ -7,7 +7,8 @@ import {
   settingsOf,
 } from '#api/eventNotifier/subscriptionJob.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
-import { type ScanQueue, scanSubscription } from './scanner.ts';
+import type { ScanQueue } from './rangeStore.ts';
+import { scanSubscription } from './scanner.ts';
 
 // Advisory lock class of scans: (class, hash of the subscription id).
 export const SCAN_LOCK_CLASS = 727_005;

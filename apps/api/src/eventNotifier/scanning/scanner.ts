@@ -1,22 +1,16 @@
 import type pg from 'pg';
-import type { Address, PublicClient } from 'viem';
+import type { Address } from 'viem';
 import { finalizedTag } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
 import type { Chains } from '#api/chain/chains.ts';
-import { DatabaseError, type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
-import { parseAbiEvent, toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
+import { DatabaseError, type Db, translateDbError } from '#api/db/db.ts';
+import { parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
 import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
 import { confirmationsOf, deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { causes } from '#api/lib/causes.ts';
 import { followReorgs, pruneCheckpoints } from './canonicalRecords.ts';
-import { isConnectionFailure, type LogChunk, readLogRanges } from './logRanges.ts';
-
-/** What a scan queues, inside its own database transactions: the next scan, and deliveries. */
-export interface ScanQueue {
-  scan: QueueFor;
-  delivery: QueueFor;
-}
+import { isConnectionFailure, readLogRanges } from './logRanges.ts';
+import { RangeStore, type ScanQueue } from './rangeStore.ts';
 
 export interface ScannerDeps {
   db: Db;
@@ -84,7 +78,6 @@ async function readAndStore(
   });
   const toBlock = head - BigInt(confirmationsOf(deps.settings, subscription));
   const fromBlock = BigInt(Math.max(subscription.initial_block_number, (lastScannedBlock ?? -1) + 1));
-  let stored = 0;
   if (fromBlock <= toBlock) {
     const holdEndsAt =
       toBlock - fromBlock + 1n > BigInt(deps.settings.maxBlockRange)
@@ -99,26 +92,27 @@ async function readAndStore(
       checkpointAbove: BigInt(finalized),
       head,
     });
-    // The next ranges are read from the chain while this one is written to the database.
-    let next = ranges.next();
-    let storedTo = fromBlock - 1n;
-    for (;;) {
-      const result = await next;
-      if (result.done) break;
-      next = ranges.next();
-      next.catch(() => {});
-      stored += await storeChunk(deps.queue, client, chain, subscription, result.value, holdEndsAt > Date.now());
-      storedTo = result.value.toBlock;
-      if (deps.signal?.aborted) {
-        await ranges.return(undefined);
-        return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(storedTo), stored };
+    // The next ranges are read from the chain while the ranges before them are written to the database.
+    const store = new RangeStore(
+      { db: deps.db, queue: deps.queue, chain, client, subscription, deliveriesHeld: () => holdEndsAt > Date.now() },
+      fromBlock,
+    );
+    try {
+      for await (const chunk of ranges) {
+        if (!(await store.add(chunk)) || deps.signal?.aborted) break;
       }
+    } finally {
+      // Every write in flight ends before the connections go back (a read's failure is thrown after them).
+      await store.finish().finally(() => store.release());
+    }
+    if (deps.signal?.aborted) {
+      return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(store.storedTo), stored: store.stored };
     }
     await pruneCheckpoints(client, subscription.id, finalized);
     // The reading ends early where the node had no block yet (a node behind): the next scan goes on from there.
-    return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(storedTo), stored };
+    return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(store.storedTo), stored: store.stored };
   }
-  return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored };
+  return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored: 0 };
 }
 
 /**
@@ -143,110 +137,6 @@ async function startBackfill(
   if (!row?.held) return 0;
   if (subscription.webhook_enabled) await queue.delivery(client, subscription.id, { runAt: row.hold_ends });
   return row.hold_ends.getTime();
-}
-
-/** Writes one range's records and advances `last_scanned_block` to its end, atomically. */
-async function storeChunk(
-  queue: ScanQueue,
-  client: pg.PoolClient,
-  chain: PublicClient,
-  subscription: SubscriptionRow,
-  chunk: LogChunk,
-  deliveriesHeld: boolean,
-): Promise<number> {
-  const timestamps = await blockTimestamps(chain, chunk);
-  // One JSON document for the whole range: serialised natively, far cheaper than n-element array parameters.
-  const rows = chunk.logs.map((log) => ({
-    t: Number(log.blockTimestamp ?? timestamps.get(log.blockNumber as bigint)),
-    h: log.transactionHash,
-    b: Number(log.blockNumber),
-    bh: log.blockHash,
-    ti: log.transactionIndex,
-    li: log.logIndex,
-    d: toDecodedLog(log.args),
-  }));
-  const write = (skipExisting: boolean) =>
-    writeRange(queue, client, subscription, chunk, JSON.stringify(rows), skipExisting, deliveriesHeld);
-  // A range is normally new: a plain INSERT, whose unique index still refuses a record stored before. Only a range
-  // met again (its records stored, but not the progress past it) takes the slower path that skips existing records.
-  try {
-    return await write(false);
-  } catch (error) {
-    if (!(translateDbError(error) instanceof UniqueViolationError)) throw error;
-  }
-  return write(true);
-}
-
-/**
- * One transaction: the range's records (as one JSON document), then `last_scanned_block` and the checkpoint of the
- * range's last block (if it is above the finalized block).
- */
-async function writeRange(
-  queue: ScanQueue,
-  client: pg.PoolClient,
-  subscription: SubscriptionRow,
-  { toBlock, toBlockHash }: LogChunk,
-  document: string,
-  skipExisting: boolean,
-  deliveriesHeld: boolean,
-): Promise<number> {
-  await client.query('BEGIN');
-  try {
-    const inserted =
-      document === '[]'
-        ? { rowCount: 0 }
-        : await client.query(
-            `INSERT INTO event_notifier_records
-               (subscription_id, block_timestamp, transaction_hash, block_number, block_hash, transaction_index,
-                log_index, decoded_log, next_attempt_at)
-             SELECT $1, to_timestamp(t), h, b, bh, ti, li, d, now()
-               FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, bh text, ti int4, li int4, d json)
-             ${skipExisting ? SKIP_EXISTING : ''}`,
-            [subscription.id, document],
-          );
-    if (toBlockHash) {
-      await client.query(
-        `INSERT INTO event_notifier_scan_checkpoints (subscription_id, block_number, block_hash) VALUES ($1, $2, $3)
-         ON CONFLICT (subscription_id, block_number) DO UPDATE SET block_hash = excluded.block_hash`,
-        [subscription.id, String(toBlock), toBlockHash],
-      );
-    }
-    await client.query('UPDATE event_notifier_subscriptions SET last_scanned_block = $2 WHERE id = $1', [
-      subscription.id,
-      String(toBlock),
-    ]);
-    if ((inserted.rowCount ?? 0) > 0 && subscription.webhook_enabled && !deliveriesHeld) {
-      await queue.delivery(client, subscription.id);
-    }
-    await client.query('COMMIT');
-    return inserted.rowCount ?? 0;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
-}
-
-/**
- * A range read again (after a crash between its records and its progress, or after a reorg) skips the records
- * it has: a live record of the same event in the same block, or one stored before block hashes were kept.
- */
-const SKIP_EXISTING = `WHERE NOT EXISTS (
-    SELECT 1 FROM event_notifier_records e
-     WHERE e.subscription_id = $1 AND e.transaction_hash = u.h AND e.log_index = u.li AND e.block_hash IS NULL)
-  ON CONFLICT (subscription_id, transaction_hash, log_index, block_hash) WHERE removal_of IS NULL AND removed_at IS NULL
-  DO NOTHING`;
-
-/** Timestamps of the blocks whose logs came without `blockTimestamp` (older nodes), fetched once per block. */
-async function blockTimestamps(chain: PublicClient, chunk: LogChunk): Promise<Map<bigint, bigint>> {
-  const missing = [...new Set(chunk.logs.filter((l) => l.blockTimestamp == null).map((l) => l.blockNumber as bigint))];
-  const found = new Map<bigint, bigint>();
-  for (let i = 0; i < missing.length; i += 16) {
-    const blocks = await Promise.all(
-      missing.slice(i, i + 16).map((blockNumber) => chain.getBlock({ blockNumber, includeTransactions: false })),
-    );
-    for (const block of blocks) found.set(block.number as bigint, block.timestamp);
-  }
-  return found;
 }
 
 async function finishScan(
