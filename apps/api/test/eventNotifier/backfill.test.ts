@@ -10,6 +10,7 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { startJsonRpcProxy, startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { type AbiEvent, type Hex, parseAbiItem } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
+import { createDb } from '#api/db/db.ts';
 import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
@@ -281,6 +282,30 @@ describe('backfill through a hosted provider', () => {
     assert.equal(cursor, Number(await emitter.publicClient.getBlockNumber()));
     assert.equal(records.size, [...canonical.values()].filter((b) => b >= initialBlockNumber).length);
   });
+
+  // A scan waiting for a second connection while it holds the only one would never end: the timeout fails it.
+  it(
+    'a pool with no connection to spare: the ranges are written one at a time, and the scan ends',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      const connectionString = (h.db.pool.options as { connectionString: string }).connectionString;
+      const db = createDb(connectionString, { max: 1 });
+      try {
+        const id = await subscribe();
+        const chains = createChains({ 1337: anvil.url });
+        const settings = { ...FAST_SETTINGS, maxBlockRange: 50 };
+        const outcome = await scanSubscription({ db, chains, settings, queue: scanQueue }, id);
+        assert.equal(outcome.kind, 'scanned', JSON.stringify(outcome));
+        const { records, cursor } = await assertConsistent(id);
+        assert.equal(cursor, Number(await emitter.publicClient.getBlockNumber()));
+        assert.equal(records.size, canonical.size);
+      } finally {
+        await db.close();
+      }
+    },
+  );
 
   it('stopped or cut off mid-backfill: the cursor is at the last range stored in order, its records all there', async () => {
     const proxy = await provider({

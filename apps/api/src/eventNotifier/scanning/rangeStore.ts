@@ -23,7 +23,8 @@ class EarlierRangeNotStored extends Error {}
  * one transaction, so a crash at any point neither loses nor duplicates a record. Ranges are written two at a time,
  * on two connections: while a range's records are inserted, the next range inserts its own on the other connection,
  * and then waits for the first to commit before it moves `last_scanned_block` and commits. Progress therefore moves
- * in block order, and a range whose predecessor failed rolls back. A scan of one range uses one connection.
+ * in block order, and a range whose predecessor failed rolls back. A scan of one range uses one connection, and so
+ * does a scan that finds the pool without a connection to spare.
  */
 export class RangeStore {
   stored = 0;
@@ -31,6 +32,8 @@ export class RangeStore {
   readonly #writes: { done: Promise<number>; toBlock: bigint }[] = [];
   readonly #connections: (pg.PoolClient | undefined)[];
   #written = 0;
+  /** Writes at once: WRITERS, or 1 when the pool had no connection to spare. */
+  #width = WRITERS;
   #previous: Promise<unknown> = Promise.resolve();
   /** The first range that failed: nothing after it is written. */
   #error: { cause: unknown } | undefined;
@@ -48,11 +51,14 @@ export class RangeStore {
    * range has failed: then nothing more is written, and `finish` throws that range's error.
    */
   async add(chunk: LogChunk): Promise<boolean> {
-    if (this.#writes.length >= WRITERS) await this.#settleOldest();
+    if (this.#written === 1) {
+      this.#connections[1] = await this.#spareConnection();
+      if (!this.#connections[1]) this.#width = 1;
+    }
+    if (this.#writes.length >= this.#width) await this.#settleOldest();
     if (this.#error) return false;
-    const slot = this.#written++ % WRITERS;
-    this.#connections[slot] ??= await this.deps.db.pool.connect();
-    const done = storeChunk(this.deps, this.#connections[slot] as pg.PoolClient, chunk, this.#previous);
+    const client = this.#connections[this.#written++ % this.#width] as pg.PoolClient;
+    const done = storeChunk(this.deps, client, chunk, this.#previous);
     done.catch(() => {}); // awaited in turn by #settleOldest
     this.#previous = done;
     this.#writes.push({ done, toBlock: chunk.toBlock });
@@ -69,6 +75,16 @@ export class RangeStore {
   release(): void {
     this.#connections[1]?.release(this.#error ? new Error('a range write failed') : undefined);
     this.#connections[1] = undefined;
+  }
+
+  /**
+   * A second connection, only when the pool can give one at once: a scan never waits for one while holding
+   * another (scans doing so could hold every connection of the pool, each waiting for one more).
+   */
+  async #spareConnection(): Promise<pg.PoolClient | undefined> {
+    const { pool } = this.deps.db;
+    if (pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? 10)) return undefined;
+    return pool.connect();
   }
 
   async #settleOldest() {
