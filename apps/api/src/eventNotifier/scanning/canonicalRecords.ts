@@ -20,6 +20,8 @@ export interface ReorgOutcome {
   removed: number;
   /** Removal notices queued for the removed records that were delivered, or in delivery. */
   notices: number;
+  /** Where the next look starts (`reorg_floor_block`, written when the scan ends). */
+  floor: number;
 }
 
 /**
@@ -42,7 +44,6 @@ export async function followReorgs(
   subscription: SubscriptionRow,
   options: { finalized: number; leaseMs: number; queueDelivery: QueueFor },
 ): Promise<ReorgOutcome> {
-  const unchanged = { lastScannedBlock: subscription.last_scanned_block, removed: 0, notices: 0 };
   const floor = Math.min(subscription.reorg_floor_block ?? options.finalized, options.finalized);
   const [checkpoints, recordBlocks] = await Promise.all([
     storedBlocks(
@@ -66,11 +67,8 @@ export async function followReorgs(
     recordBlocks.length === RECORD_BLOCKS_PER_LOOK && lastCompared !== undefined
       ? Math.min(options.finalized, lastCompared - 1)
       : options.finalized;
-  const keepFloor = async () => {
-    if (nextFloor !== subscription.reorg_floor_block) await setFloor(client, subscription.id, nextFloor);
-    return unchanged;
-  };
-  if (checkpoints.length === 0 && recordBlocks.length === 0) return keepFloor();
+  const unchanged = { lastScannedBlock: subscription.last_scanned_block, removed: 0, notices: 0, floor: nextFloor };
+  if (checkpoints.length === 0 && recordBlocks.length === 0) return unchanged;
   const canonical = await canonicalHashes(
     chain,
     [...checkpoints, ...recordBlocks].map((b) => b.number),
@@ -80,7 +78,7 @@ export async function followReorgs(
     return now !== undefined && now !== b.hash;
   };
   const changed = [...checkpoints, ...recordBlocks].filter(differs);
-  if (changed.length === 0) return keepFloor();
+  if (changed.length === 0) return unchanged;
   const lowestChanged = Math.min(...changed.map((b) => b.number));
   // Without a kept block below the change that the chain still has, the scan goes back to the floor.
   const anchor = checkpoints.find((c) => c.number < lowestChanged && canonical.get(c.number) === c.hash);
@@ -127,13 +125,12 @@ export async function followReorgs(
       'UPDATE event_notifier_subscriptions SET last_scanned_block = $2 WHERE id = $1 AND last_scanned_block > $2',
       [subscription.id, forkPoint],
     );
-    await setFloor(client, subscription.id, nextFloor);
     const outcome = { removed: rows[0]?.removed ?? 0, notices: rows[0]?.notices ?? 0 };
     if (outcome.notices > 0 && subscription.webhook_enabled) await options.queueDelivery(client, subscription.id);
     await client.query('COMMIT');
     const lastScannedBlock =
       subscription.last_scanned_block === null ? null : Math.min(subscription.last_scanned_block, forkPoint);
-    return { lastScannedBlock, ...outcome };
+    return { lastScannedBlock, ...outcome, floor: nextFloor };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
@@ -157,13 +154,6 @@ export async function pruneCheckpoints(client: pg.PoolClient, subscriptionId: st
                                 ORDER BY block_number DESC OFFSET ${CHECKPOINTS_KEPT - 1} LIMIT 1))`,
     [subscriptionId, finalized],
   );
-}
-
-async function setFloor(client: pg.PoolClient, subscriptionId: string, block: number) {
-  await client.query('UPDATE event_notifier_subscriptions SET reorg_floor_block = $2 WHERE id = $1', [
-    subscriptionId,
-    block,
-  ]);
 }
 
 async function storedBlocks(client: pg.PoolClient, sql: string, params: unknown[]): Promise<StoredBlock[]> {

@@ -45,14 +45,16 @@ export async function scanSubscription(deps: ScannerDeps, subscriptionId: string
       subscriptionId,
     ]);
     let outcome: ScanOutcome;
+    // Where the next look for reorgs starts, once this scan's look has been made (kept if the reading fails after).
+    const look: { floor?: number } = {};
     try {
-      outcome = await readAndStore(deps, client, subscription);
+      outcome = await readAndStore(deps, client, subscription, look);
     } catch (error) {
       // A database error is not the chain's fault: the job fails and is retried, the status stays true.
       if (translateDbError(error) instanceof DatabaseError) throw error;
       outcome = { kind: 'failed', message: describeScanFailure(error, subscription.network_id) };
     }
-    await finishScan(deps.queue, client, subscriptionId, outcome);
+    await finishScan(deps.queue, client, subscriptionId, outcome, look.floor);
     return outcome;
   } catch (error) {
     clientError = error as Error;
@@ -66,16 +68,18 @@ async function readAndStore(
   deps: ScannerDeps,
   client: pg.PoolClient,
   subscription: SubscriptionRow,
+  look: { floor?: number },
 ): Promise<ScanOutcome> {
   const chain = deps.chains.client(subscription.network_id);
   const event = parseAbiEvent(subscription.formatted_abi_event);
   const [head, tag] = await Promise.all([chain.getBlockNumber({ cacheTime: 0 }), finalizedTag(chain)]);
   const finalized = tag ?? Number(head) - (deps.settings.confirmations[subscription.network_id] ?? 0);
-  const { lastScannedBlock } = await followReorgs(client, chain, subscription, {
+  const { lastScannedBlock, floor } = await followReorgs(client, chain, subscription, {
     finalized,
     leaseMs: deliveryLeaseMs(deps.settings),
     queueDelivery: deps.queue.delivery,
   });
+  look.floor = floor;
   const toBlock = head - BigInt(confirmationsOf(deps.settings, subscription));
   const fromBlock = BigInt(Math.max(subscription.initial_block_number, (lastScannedBlock ?? -1) + 1));
   if (fromBlock <= toBlock) {
@@ -144,6 +148,7 @@ async function finishScan(
   client: pg.PoolClient,
   subscriptionId: string,
   outcome: ScanOutcome,
+  reorgFloor: number | undefined,
 ): Promise<void> {
   const failed = outcome.kind === 'failed';
   await client.query('BEGIN');
@@ -160,6 +165,7 @@ async function finishScan(
               last_scanned_at = CASE WHEN $3 THEN last_scanned_at ELSE now() END,
               last_scan_failure_message = $4,
               backfill_started_at = NULL,
+              reorg_floor_block = coalesce($5, reorg_floor_block),
               -- A steady cadence: the next scan is due one interval after this one was due (at once if late).
               -- A scan that ran before its time (the sweep re-queues a subscription it finds scanning) keeps the
               -- planned one, so that an extra scan never pushes the next one back.
@@ -169,7 +175,7 @@ async function finishScan(
         WHERE id = $1
         RETURNING next_scan_at, scan_enabled, webhook_enabled,
                   (SELECT backfill_started_at FROM before) IS NOT NULL AS backfilled`,
-      [subscriptionId, failed ? 'failed' : 'idle', failed, failed ? outcome.message : null],
+      [subscriptionId, failed ? 'failed' : 'idle', failed, failed ? outcome.message : null, reorgFloor ?? null],
     );
     const row = rows[0];
     if (row?.scan_enabled) await queue.scan(client, subscriptionId, { runAt: row.next_scan_at });
