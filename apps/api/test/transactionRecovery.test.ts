@@ -155,15 +155,7 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
     const dead = `http://127.0.0.1:${await freePort()}`;
     const stopDead = await inProcessWorker(dead, { retryDelaysMs: [100, 200] });
     try {
-      const ids = [];
-      for (let i = 0; i < 3; i++) {
-        const res = await h.call('execute-transaction', {
-          headers: p.headers,
-          body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `dead${i}` },
-        });
-        assert.equal(res.status, 201);
-        ids.push(res.body.transaction.id);
-      }
+      const ids = (await incrementMany(h, p, 3, 'dead')).map((res) => res.body.transaction.id);
       for (const id of ids) {
         const t = await settled(h, p.headers, id);
         assert.equal(t.status, 'broadcast-failed');
@@ -196,16 +188,8 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
     let proxy: Awaited<ReturnType<typeof startRpcProxy>> | undefined;
     try {
       // Each execution wakes the sender at once: eight runs meet the outage within half a second.
-      const ids: string[] = [];
-      for (let i = 0; i < 8; i++) {
-        const res = await h.call('execute-transaction', {
-          headers: p.headers,
-          body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `outage${i}` },
-        });
-        assert.equal(res.status, 201);
-        ids.push(res.body.transaction.id);
-        await new Promise((r) => setTimeout(r, 60));
-      }
+      const executed = await incrementMany(h, p, 8, 'outage', { spacingMs: 60 });
+      const ids: string[] = executed.map((res) => res.body.transaction.id);
       // The endpoint comes back before the schedule's third attempt (at 2 s or later).
       proxy = await startRpcProxy(anvil.url, port);
       for (const id of ids) assert.equal((await settled(h, p.headers, id)).status, 'succeeded', id);

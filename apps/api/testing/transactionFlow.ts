@@ -51,27 +51,34 @@ export async function settled(h: Harness, headers: Record<string, string>, trans
 }
 
 /**
- * `count` executions of the Counter's `increment` at once (argument i + 1, keys `<prefix><i>`); checks that each
- * was accepted and returns the answers.
+ * `count` executions of the Counter's `increment` (argument i + 1, keys `<prefix><i>`): at once, or one after another
+ * `spacingMs` apart; checks that each was accepted and returns the answers.
  */
 export async function incrementMany(
   h: Harness,
   project: { headers: Record<string, string>; ids: Record<string, number> },
   count: number,
   keyPrefix: string,
+  options: { spacingMs?: number } = {},
 ) {
-  const answers = await Promise.all(
-    Array.from({ length: count }, (_, i) =>
-      h.call('execute-transaction', {
-        headers: project.headers,
-        body: {
-          contractActivatedFunctionId: project.ids.increment,
-          functionArgs: [String(i + 1)],
-          idempotencyKey: `${keyPrefix}${i}`,
-        },
-      }),
-    ),
-  );
+  const execute = (i: number) =>
+    h.call('execute-transaction', {
+      headers: project.headers,
+      body: {
+        contractActivatedFunctionId: project.ids.increment,
+        functionArgs: [String(i + 1)],
+        idempotencyKey: `${keyPrefix}${i}`,
+      },
+    });
+  const indexes = Array.from({ length: count }, (_, i) => i);
+  let answers: Awaited<ReturnType<typeof execute>>[] = [];
+  if (options.spacingMs === undefined) answers = await Promise.all(indexes.map(execute));
+  else {
+    for (const i of indexes) {
+      answers.push(await execute(i));
+      await new Promise((r) => setTimeout(r, options.spacingMs));
+    }
+  }
   assert.ok(
     answers.every((a) => a.status === 201),
     JSON.stringify(answers.find((a) => a.status !== 201)?.body),
