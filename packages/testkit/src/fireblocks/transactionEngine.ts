@@ -1,0 +1,385 @@
+import { randomUUID } from 'node:crypto';
+import { concat, type Hex, keccak256, type PrivateKeyAccount, stringToHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { EvmRpc, RpcError } from './evmRpc.ts';
+import { resolveFees } from './resolveFees.ts';
+import type { SimulatorFaults } from './simulatorFaults.ts';
+import type { SentVersion, SimulatorStateData, TransactionRecord } from './simulatorState.ts';
+
+export interface AssetConfig {
+  rpcUrl: string;
+  chainId: number;
+}
+
+/** A create request, validated (fees in wei). */
+export interface NewTransaction {
+  operation: string;
+  assetId: string;
+  vaultId: string;
+  destinationAddress: Hex;
+  data: Hex;
+  note: string;
+  externalTxId?: string;
+  customerRefId?: string;
+  gasLimit?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  feeLevel?: string;
+}
+
+/** Statuses after which nothing changes (TransactionStatus in the API reference). */
+export const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED', 'BLOCKED']);
+/** A transaction of a vault account and asset "being processed": the others of that pair wait QUEUED. */
+const IN_FLIGHT = new Set(['PENDING_SIGNATURE', 'BROADCASTING', 'CONFIRMING']);
+const CANCELLABLE = new Set([
+  'SUBMITTED',
+  'PENDING_AML_SCREENING',
+  'PENDING_AUTHORIZATION',
+  'QUEUED',
+  'PENDING_SIGNATURE',
+]);
+
+/** The version sent last. */
+function latest(tx: TransactionRecord): SentVersion {
+  const version = tx.versions[tx.versions.length - 1];
+  if (!version) throw new Error(`transaction ${tx.id} was never signed`);
+  return version;
+}
+
+export interface EngineOptions {
+  assets: Record<string, AssetConfig>;
+  delays: Partial<Record<string, number>>;
+  confirmations: number;
+  parallelPerVaultAsset: boolean;
+  faults: SimulatorFaults;
+  state: SimulatorStateData;
+  /** Called after every change of a transaction; `created` for its first. */
+  onChange(tx: TransactionRecord, created: boolean): void;
+  pollMs?: number;
+}
+
+/**
+ * Moves transactions through Fireblocks' statuses in its order (reference "Primary transaction statuses"):
+ * SUBMITTED → PENDING_AML_SCREENING (only when its delay is configured, as only AML-enabled workspaces have it) →
+ * PENDING_AUTHORIZATION (when approval is required) → QUEUED → PENDING_SIGNATURE → BROADCASTING → CONFIRMING →
+ * COMPLETED, each held for its configured delay. Signing and broadcasting are real: an EIP-1559 transaction with the
+ * nonce the simulator assigns, signed with the vault account's key and sent to the asset's chain.
+ */
+export class TransactionEngine {
+  private readonly busy = new Set<string>();
+  private readonly rpcs = new Map<string, EvmRpc>();
+  private readonly accounts = new Map<string, PrivateKeyAccount>();
+  private readonly nonceLocks = new Map<string, Promise<unknown>>();
+  private readonly timer: NodeJS.Timeout;
+  private ticking = false;
+
+  constructor(private readonly options: EngineOptions) {
+    this.timer = setInterval(() => this.tick(), options.pollMs ?? 25);
+    this.timer.unref();
+  }
+
+  /** The vault account's key: derived from the state's seed, the same for every EVM asset of the account. */
+  account(vaultId: string): PrivateKeyAccount {
+    let account = this.accounts.get(vaultId);
+    if (!account) {
+      account = privateKeyToAccount(keccak256(concat([this.options.state.seed, stringToHex(`vault:${vaultId}`)])));
+      this.accounts.set(vaultId, account);
+    }
+    return account;
+  }
+
+  rpc(assetId: string): EvmRpc {
+    const asset = this.options.assets[assetId];
+    if (!asset) throw new Error(`asset ${assetId} is not configured`);
+    let rpc = this.rpcs.get(assetId);
+    if (!rpc) {
+      rpc = new EvmRpc(asset.rpcUrl);
+      this.rpcs.set(assetId, rpc);
+    }
+    return rpc;
+  }
+
+  create(input: NewTransaction, createdBy: string): TransactionRecord {
+    const now = Date.now();
+    const faults = this.options.faults.current;
+    const tx: TransactionRecord = {
+      id: randomUUID(),
+      externalTxId: input.externalTxId,
+      status: 'SUBMITTED',
+      subStatus: '',
+      createdAt: now,
+      lastUpdated: now,
+      statusSince: now,
+      operation: input.operation,
+      assetId: input.assetId,
+      vaultId: input.vaultId,
+      destinationAddress: input.destinationAddress,
+      data: input.data,
+      note: input.note,
+      customerRefId: input.customerRefId,
+      createdBy,
+      gasLimit: input.gasLimit?.toString(),
+      maxFeePerGas: input.maxFeePerGas?.toString(),
+      maxPriorityFeePerGas: input.maxPriorityFeePerGas?.toString(),
+      feeLevel: input.feeLevel,
+      versions: [],
+      numOfConfirmations: 0,
+      approval: faults.approvalRequired ? 'required' : 'none',
+      outcome: faults.policyBlock ? 'blocked' : faults.insufficientFunds ? 'insufficientFunds' : undefined,
+    };
+    this.options.state.transactions.push(tx);
+    this.options.onChange(tx, true);
+    queueMicrotask(() => this.tick());
+    return tx;
+  }
+
+  find(id: string): TransactionRecord | undefined {
+    return this.options.state.transactions.find((t) => t.id === id);
+  }
+
+  approve(id: string): void {
+    const tx = this.must(id, 'PENDING_AUTHORIZATION');
+    tx.approval = 'approved';
+    this.tick();
+  }
+
+  reject(id: string): void {
+    this.setStatus(this.must(id, 'PENDING_AUTHORIZATION'), 'REJECTED', 'REJECTED_BY_USER');
+  }
+
+  /** `POST /transactions/{id}/cancel`: only before it is signed and broadcast ("did not get to BROADCASTING"). */
+  cancel(id: string): boolean {
+    const tx = this.find(id);
+    if (!tx || !CANCELLABLE.has(tx.status) || this.busy.has(tx.id)) return false;
+    this.setStatus(tx, 'CANCELLING', '');
+    this.setStatus(tx, 'CANCELLED', 'CANCELLED_BY_USER');
+    return true;
+  }
+
+  /** A speed-up: the same nonce signed again with fees 25% higher (above geth's 10% bump), sent, its hash reported. */
+  async replaceHash(id: string): Promise<Hex> {
+    const tx = this.find(id);
+    if (!tx || tx.status !== 'CONFIRMING' || tx.minedHash || tx.nonce === undefined) {
+      throw new Error(`transaction ${id} is not waiting unmined in CONFIRMING (${tx?.status ?? 'unknown'})`);
+    }
+    const last = latest(tx);
+    const bump = (wei: string) => (BigInt(wei) * 125n) / 100n + 1n;
+    const version = await this.sign(tx, tx.nonce, bump(last.maxFeePerGas), bump(last.maxPriorityFeePerGas));
+    await this.rpc(tx.assetId).sendRaw(version.raw);
+    tx.versions.push(version);
+    this.touch(tx);
+    return version.hash;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private chainId(tx: TransactionRecord): number {
+    return (this.options.assets[tx.assetId] as AssetConfig).chainId;
+  }
+
+  private must(id: string, status: string): TransactionRecord {
+    const tx = this.find(id);
+    if (!tx || tx.status !== status) throw new Error(`transaction ${id} is not ${status} (${tx?.status ?? 'unknown'})`);
+    return tx;
+  }
+
+  private touch(tx: TransactionRecord): void {
+    tx.lastUpdated = Date.now();
+    this.options.onChange(tx, false);
+  }
+
+  private setStatus(tx: TransactionRecord, status: string, subStatus: string): void {
+    if (tx.status === status && tx.subStatus === subStatus) return;
+    const now = Date.now();
+    if (tx.status !== status) tx.statusSince = now;
+    tx.status = status;
+    tx.subStatus = subStatus;
+    tx.lastUpdated = now;
+    this.options.onChange(tx, false);
+  }
+
+  private tick(): void {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      for (const tx of this.options.state.transactions) {
+        if (FINAL_STATUSES.has(tx.status) || this.busy.has(tx.id)) continue;
+        this.busy.add(tx.id);
+        this.advance(tx)
+          .catch(() => undefined)
+          .finally(() => this.busy.delete(tx.id));
+      }
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Takes `tx` through every step whose delay has passed; stops at one that must wait. */
+  private async advance(tx: TransactionRecord): Promise<void> {
+    for (let steps = 0; steps < 12 && !FINAL_STATUSES.has(tx.status); steps++) {
+      const delay = this.options.delays[tx.status] ?? 0;
+      if (Date.now() - tx.statusSince < delay && tx.status !== 'CONFIRMING') return;
+      const before = `${tx.status}/${tx.subStatus}/${tx.numOfConfirmations}`;
+      await this.step(tx);
+      if (`${tx.status}/${tx.subStatus}/${tx.numOfConfirmations}` === before) return;
+    }
+  }
+
+  private async step(tx: TransactionRecord): Promise<void> {
+    const afterScreening = () =>
+      tx.approval === 'required' ? this.setStatus(tx, 'PENDING_AUTHORIZATION', '') : this.setStatus(tx, 'QUEUED', '');
+    switch (tx.status) {
+      case 'SUBMITTED':
+        if (tx.outcome === 'blocked') return this.setStatus(tx, 'BLOCKED', 'BLOCKED_BY_POLICY');
+        if (tx.outcome === 'insufficientFunds') return this.setStatus(tx, 'FAILED', 'INSUFFICIENT_FUNDS');
+        if (this.options.delays.PENDING_AML_SCREENING !== undefined)
+          return this.setStatus(tx, 'PENDING_AML_SCREENING', '');
+        return afterScreening();
+      case 'PENDING_AML_SCREENING':
+        return afterScreening();
+      case 'PENDING_AUTHORIZATION':
+        if (tx.approval === 'approved') this.setStatus(tx, 'QUEUED', '');
+        return;
+      case 'QUEUED':
+        if (!this.options.parallelPerVaultAsset && !this.firstInLine(tx)) return;
+        return this.setStatus(tx, 'PENDING_SIGNATURE', '');
+      case 'PENDING_SIGNATURE':
+        return this.signStep(tx);
+      case 'BROADCASTING':
+        return this.broadcastStep(tx);
+      case 'CONFIRMING':
+        return this.confirmStep(tx);
+      case 'CANCELLING':
+        return this.setStatus(tx, 'CANCELLED', 'CANCELLED_BY_USER');
+    }
+  }
+
+  /** No other transaction of the vault account and asset in flight, and none queued before this one. */
+  private firstInLine(tx: TransactionRecord): boolean {
+    for (const other of this.options.state.transactions) {
+      if (other === tx || other.vaultId !== tx.vaultId || other.assetId !== tx.assetId) continue;
+      if (IN_FLIGHT.has(other.status)) return false;
+      if (other.status === 'QUEUED' && other.createdAt < tx.createdAt) return false;
+    }
+    return true;
+  }
+
+  private async signStep(tx: TransactionRecord): Promise<void> {
+    const rpc = this.rpc(tx.assetId);
+    const from = this.account(tx.vaultId).address;
+    let gas = tx.gasLimit ? BigInt(tx.gasLimit) : undefined;
+    if (gas === undefined) {
+      try {
+        gas = ((await rpc.estimateGas({ from, to: tx.destinationAddress, data: tx.data })) * 12n) / 10n;
+      } catch (error) {
+        if (!(error instanceof RpcError)) throw error;
+        tx.errorDescription = error.message;
+        return this.setStatus(tx, 'FAILED', 'SMART_CONTRACT_EXECUTION_FAILED');
+      }
+      tx.gasLimit = gas.toString();
+    }
+    const fees = await resolveFees(rpc, tx);
+    if ((await rpc.balance(from)) < gas * fees.maxFeePerGas) {
+      return this.setStatus(tx, 'FAILED', 'INSUFFICIENT_FUNDS_FOR_FEE');
+    }
+    const nonce = await this.takeNonce(tx, from);
+    tx.nonce = nonce;
+    tx.versions.push(await this.sign(tx, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas));
+    this.setStatus(tx, 'BROADCASTING', '');
+  }
+
+  private async sign(tx: TransactionRecord, nonce: number, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint) {
+    const raw = await this.account(tx.vaultId).signTransaction({
+      type: 'eip1559',
+      chainId: this.chainId(tx),
+      nonce,
+      to: tx.destinationAddress,
+      data: tx.data,
+      value: 0n,
+      gas: BigInt(tx.gasLimit as string),
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    });
+    return {
+      hash: keccak256(raw),
+      raw,
+      maxFeePerGas: maxFeePerGas.toString(),
+      maxPriorityFeePerGas: maxPriorityFeePerGas.toString(),
+      sentAt: Date.now(),
+    };
+  }
+
+  /** The next nonce of the address on the asset's chain: the simulator's count, never below the chain's. */
+  private takeNonce(tx: TransactionRecord, address: Hex): Promise<number> {
+    const key = `${this.chainId(tx)}:${address.toLowerCase()}`;
+    const previous = this.nonceLocks.get(key) ?? Promise.resolve();
+    const next = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const onChain = await this.rpc(tx.assetId).pendingNonce(address);
+        const nonce = Math.max(onChain, this.options.state.nonces[key] ?? 0);
+        this.options.state.nonces[key] = nonce + 1;
+        return nonce;
+      });
+    this.nonceLocks.set(key, next);
+    return next;
+  }
+
+  private async broadcastStep(tx: TransactionRecord): Promise<void> {
+    const version = latest(tx);
+    try {
+      await this.rpc(tx.assetId).sendRaw(version.raw);
+    } catch (error) {
+      // Unreachable node: stay BROADCASTING and send again on a later tick, as Fireblocks keeps broadcasting.
+      if (!(error instanceof RpcError)) return;
+      // Sent before (a restart): the node knows it, or has mined it.
+      if (!/already known|already imported|nonce too low/i.test(error.message)) {
+        const key = `${this.chainId(tx)}:${this.account(tx.vaultId).address.toLowerCase()}`;
+        delete this.options.state.nonces[key];
+        tx.errorDescription = error.message;
+        return this.setStatus(tx, 'FAILED', 'INTERNAL_ERROR');
+      }
+    }
+    this.setStatus(tx, 'CONFIRMING', 'PENDING_BLOCKCHAIN_CONFIRMATIONS');
+  }
+
+  /**
+   * Looks for a receipt of any sent version; COMPLETED once the receipt's block has `confirmations` blocks counting
+   * itself. A receipt with status 0 ends FAILED / SMART_CONTRACT_EXECUTION_FAILED, with `errorDescription` (the
+   * TransactionResponse model: "The transaction's revert reason … returned when subStatus = SMART_CONTRACT_EXECUTION_FAILED").
+   */
+  private async confirmStep(tx: TransactionRecord): Promise<void> {
+    const rpc = this.rpc(tx.assetId);
+    let found = false;
+    for (const version of [...tx.versions].reverse()) {
+      const receipt = await rpc.receipt(version.hash);
+      if (!receipt) continue;
+      found = true;
+      tx.minedHash = version.hash;
+      tx.blockNumber = Number(receipt.blockNumber);
+      tx.blockHash = receipt.blockHash;
+      tx.gasUsed = BigInt(receipt.gasUsed).toString();
+      tx.effectiveGasPrice = BigInt(receipt.effectiveGasPrice).toString();
+      tx.receiptStatus = receipt.status === '0x1' ? 'success' : 'reverted';
+      break;
+    }
+    if (!found) {
+      // Not mined, or no longer (a reorg): wait on.
+      tx.minedHash = tx.blockNumber = tx.blockHash = tx.receiptStatus = undefined;
+      tx.numOfConfirmations = 0;
+      return;
+    }
+    const confirmations = (await rpc.blockNumber()) - (tx.blockNumber as number) + 1;
+    if (confirmations !== tx.numOfConfirmations) {
+      tx.numOfConfirmations = confirmations;
+      this.touch(tx);
+    }
+    const held = Date.now() - tx.statusSince >= (this.options.delays.CONFIRMING ?? 0);
+    if (confirmations < this.options.confirmations || !held) return;
+    if (tx.receiptStatus === 'success') return this.setStatus(tx, 'COMPLETED', 'CONFIRMED');
+    tx.errorDescription = 'execution reverted';
+    this.setStatus(tx, 'FAILED', 'SMART_CONTRACT_EXECUTION_FAILED');
+  }
+}
