@@ -169,6 +169,10 @@ export async function startFireblocksSimulator(options: FireblocksSimulatorOptio
       : { status: 500, body: ApiErrors.internal().body() };
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (faults.current.unreachable) {
+      req.socket.destroy();
+      return;
+    }
     const requestId = randomUUID();
     const method = req.method ?? 'GET';
     const target = req.url ?? '/';
@@ -268,7 +272,14 @@ export async function startFireblocksSimulator(options: FireblocksSimulatorOptio
     registerApiUser(apiKey, publicKeyPem) {
       publicKeys.set(apiKey, createPublicKey(publicKeyPem));
     },
-    faults: { set: (settings) => faults.set(settings), clear: () => faults.clear() },
+    faults: {
+      set(settings) {
+        faults.set(settings);
+        // Unreachable from now on: connections kept alive go too.
+        if (settings.unreachable) for (const socket of sockets) socket.destroy();
+      },
+      clear: () => faults.clear(),
+    },
     approve: (txId) => engine.approve(txId),
     reject: (txId) => engine.reject(txId),
     replaceHash: (txId) => engine.replaceHash(txId),
