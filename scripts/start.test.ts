@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
 import { isRunning, type ProcessRecord } from './lib/ownedProcesses.ts';
 import { STATE_FILE } from './lib/takeOver.ts';
 
@@ -141,6 +143,56 @@ describe('npm start', () => {
       'postgres keeper',
       'worker',
     ]);
+  });
+
+  it('runs a simulated Fireblocks workspace: a Fireblocks project made with the admin CLI executes through it', async () => {
+    assert.match(
+      platform.output(),
+      /Fireblocks +http:\/\/127\.0\.0\.1:\d+\/v1 \(simulated: FIREBLOCKS_API_KEY is unset/,
+    );
+    // The admin CLI of this clone, as a newcomer runs it in another terminal: it finds npm start's database and
+    // simulated workspace through DATA_DIR.
+    const { stdout } = await promisify(execFile)(
+      'npm',
+      ['run', '-s', 'admin', '--', 'create-project', '--name', 'Vaulted', '--wallet-type', 'fireblocks', '--json'],
+      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'development', DATA_DIR: dataDir, DATABASE_URL: '' } },
+    );
+    const headers = { 'x-api-key': JSON.parse(stdout).apiKey, 'content-type': 'application/json' };
+    const call = async (operation: string, body?: unknown) => {
+      const res = await fetch(`${api}/public-api/v3/${operation}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return (await res.json()) as any;
+    };
+    const wallet = (await call('project/get-project-detail')).data.mSystemWalletTestnet;
+    assert.equal(wallet.type, 'fireblocks');
+    assert.equal(wallet.custody.provider, 'fireblocks');
+    const counter = await deployCounter(`http://127.0.0.1:${ports.anvil}`);
+    const { contract } = await call('contract/import-contract', {
+      networkId: 1337,
+      address: counter,
+      formattedAbi: COUNTER_FORMATTED_ABI,
+    });
+    const increment = COUNTER_FORMATTED_ABI.find((e) => e.startsWith('function increment(')) as string;
+    const { contractActivatedFunction } = await call('contract/activate-contract-function', {
+      contractId: contract.id,
+      formattedAbiFunction: increment,
+    });
+    const { transaction } = await call('transaction/execute-transaction', {
+      contractActivatedFunctionId: contractActivatedFunction.id,
+      functionArgs: ['3'],
+      idempotencyKey: 'through-fireblocks',
+    });
+    let done: any;
+    await until('the Fireblocks transaction succeeds', async () => {
+      done = (await call(`transaction/get-transaction?transactionId=${transaction.id}`)).transaction;
+      return ['succeeded', 'reverted', 'broadcast-failed', 'monitor-failed'].includes(done.status);
+    });
+    assert.equal(done.status, 'succeeded', done.errorMessage);
+    assert.equal(done.custody.provider, 'fireblocks');
+    assert.match(done.custody.id, /^[0-9a-f-]{36}$/);
   });
 
   it('answers 400 to an undecodable docs URL and keeps serving', async () => {

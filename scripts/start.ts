@@ -5,14 +5,16 @@
 // server as child processes (scripts/lib/supervisor.ts), each restarted when it crashes while the others keep
 // serving. Everything it starts is recorded in `<DATA_DIR>/npm-start.json` and stopped when it ends, however it
 // ends; what an earlier start could not stop (it was SIGKILLed) is stopped by the next one (scripts/lib/takeOver.ts).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { AnvilNotFound, anvilBinary, startAnvil } from '@mountain/testkit/anvil.ts';
 import { ConfigError, loadConfig, parsePort, REPO_ROOT } from '../apps/api/src/config/config.ts';
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
 import { EMBEDDED_DATABASE, openDatabase } from '../apps/api/src/runtime/database.ts';
 import { createShutdown, exitOnSignals } from '../apps/api/src/runtime/shutdown.ts';
+import { DEV_FIREBLOCKS_FILE } from '../apps/api/src/wallets/fireblocks/devSimulator.ts';
 import { loadWalletKeys } from '../apps/api/src/wallets/walletKeys.ts';
+import { startDevFireblocks } from './lib/devFireblocks.ts';
 import { ensureDocsBuilt } from './lib/docsBuild.ts';
 import { keepPostgres } from './lib/postgresKeeper.ts';
 import { supervise } from './lib/supervisor.ts';
@@ -77,6 +79,20 @@ async function start(): Promise<void> {
     process.env.DATABASE_URL = server.url;
   }
 
+  // Without a Fireblocks workspace of one's own, a simulated one on the local chain (never in production: this
+  // script is development only, and the simulator a development package).
+  let fireblocksNote = 'FIREBLOCKS_API_KEY (your workspace)';
+  rmSync(path.join(dataDir, DEV_FIREBLOCKS_FILE), { force: true });
+  if (!process.env.FIREBLOCKS_API_KEY) {
+    const simulated = await startDevFireblocks(dataDir, process.env.RPC_URL_1337 as string, apiPort);
+    shutdown.add('fireblocks simulator', async () => {
+      rmSync(path.join(dataDir, DEV_FIREBLOCKS_FILE), { force: true });
+      await simulated.stop();
+    });
+    Object.assign(process.env, simulated.env);
+    fireblocksNote = `${simulated.url} (simulated: FIREBLOCKS_API_KEY is unset; state in ${shownDataDir}/)`;
+  }
+
   // Migrations and the demo project, before the parts start.
   const config = loadConfig();
   const database = await openDatabase(config);
@@ -108,6 +124,7 @@ Mountain is running.
   Public API v3   ${base}
   Chain 1337      ${chainNote}
   PostgreSQL      ${ownDatabase ? `embedded, data in ${shownDataDir}/postgres` : 'DATABASE_URL'}
+  Fireblocks      ${fireblocksNote}
 
 Demo project ${demo.projectId} (a new key at every start; the previous one no longer works)
   API key         ${demo.apiKey}
@@ -116,6 +133,7 @@ Demo project ${demo.projectId} (a new key at every start; the previous one no lo
 
 Try it:
   curl -H "X-API-Key: ${demo.apiKey}" ${base}/project/get-project-detail
+  npm run admin -- create-project --name "Vaulted" --wallet-type fireblocks   # wallets in a Fireblocks vault
 
 Press Ctrl-C to stop everything.`);
 }

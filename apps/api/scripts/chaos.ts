@@ -4,7 +4,8 @@
 // provider-like proxy (latency, a rate limit of CHAOS_RPC_RATE calls/s (100) answered HTTP 429, a geth-like pool
 // taking 16 transactions per sender, a node that sometimes answers from 2 blocks behind); the platform (the API,
 // one job worker) with several projects, each its own system wallet, executing Counter increments steadily
-// (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all). Meanwhile a driver draws a fault every 3–7 s from a
+// (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all). The last project's wallets are kept in a simulated Fireblocks workspace
+// (packages/testkit/src/fireblocks), which signs and broadcasts its transactions itself (CHAOS_FIREBLOCKS=0: none). Meanwhile a driver draws a fault every 3–7 s from a
 // seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
 // transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node.
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
@@ -22,6 +23,7 @@ const SECONDS = Number(process.env.CHAOS_SECONDS ?? 180);
 const SEED = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
 const PROJECTS = Number(process.env.CHAOS_PROJECTS ?? 4);
 const RATE = Number(process.env.CHAOS_RATE ?? 20);
+const FIREBLOCKS = process.env.CHAOS_FIREBLOCKS !== '0';
 const SETTLE_MS = 180_000;
 /** The provider's rate limit (calls per second, burst): modest, far above what the platform needs here. */
 const RATE_LIMIT = { requestsPerSecond: Number(process.env.CHAOS_RPC_RATE ?? 100), burst: 150 };
@@ -59,6 +61,7 @@ try {
       lag: { blocks: 2, probability: 0.02 },
     },
     transactions: {},
+    fireblocks: FIREBLOCKS,
   });
   const { chain, db } = platform;
   const provider = platform.provider as NonNullable<LabPlatform['provider']>;
@@ -68,7 +71,16 @@ try {
   );
   await platform.startWorker();
   const projects = [];
-  for (let i = 0; i < PROJECTS; i++) projects.push(await platform.project(`Chaos ${i + 1}`));
+  for (let i = 0; i < PROJECTS; i++) {
+    const fireblocks = FIREBLOCKS && i === PROJECTS - 1;
+    projects.push(
+      await platform.project(
+        `Chaos ${i + 1}${fireblocks ? ' (Fireblocks)' : ''}`,
+        fireblocks ? 'fireblocks' : undefined,
+      ),
+    );
+  }
+  if (FIREBLOCKS) console.log(`project ${projects.at(-1)?.projectId}: Fireblocks wallets (simulated workspace)\n`);
   const fromBlock = Number(await chain.head());
   // Funded once, deeper than any reorg below: on 1337 the platform tops a wallet up by anvil_setBalance, which a
   // reorg under it would take back ("insufficient funds"), a development-chain artefact this run is not about.

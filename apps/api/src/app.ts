@@ -20,6 +20,7 @@ import { registerSecurityHeaders, SECURITY_HEADERS } from '#api/http/securityHea
 import { compileValidator, fieldErrors } from '#api/http/validation.ts';
 import { registerHttpMetrics } from '#api/metrics/httpMetrics.ts';
 import { registerMetricsRoute } from '#api/metrics/metricsRoute.ts';
+import { registerFireblocksWebhook } from '#api/routes/fireblocksWebhook.ts';
 import { registerHealthRoutes } from '#api/routes/health.ts';
 import { routes } from '#api/routes/index.ts';
 
@@ -82,6 +83,7 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
   });
 
   registerHealthRoutes(app, deps);
+  registerFireblocksWebhook(app, deps);
   // On the API's own port only with a token: without one, metrics are served on METRICS_PORT or not at all.
   if (deps.metricsToken) registerMetricsRoute(app, deps, deps.metricsToken);
   const limiter = createRateLimiter(deps.db, deps.rateLimit ?? DEFAULT_RATE_LIMIT);

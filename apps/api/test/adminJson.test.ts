@@ -145,9 +145,9 @@ describe('admin CLI as a tool: mountain-admin, --json, list commands', () => {
     const projects = admin('list-projects');
     assert.equal(projects.code, 0, projects.err);
     const [header, ...rows] = projects.out.trimEnd().split('\n');
-    assert.match(header as string, /^ID +NAME +API KEY +WALLETS +MEMBERS +CREATED$/);
+    assert.match(header as string, /^ID +NAME +API KEY +WALLETS +CUSTODY +MEMBERS +CREATED$/);
     assert.ok(
-      rows.some((r) => /^\d+ +Tooling +mtn_test_\w{12}\*{8} +dedicated +0 +\d{4}-/.test(r)),
+      rows.some((r) => /^\d+ +Tooling +mtn_test_\w{12}\*{8} +dedicated +from-mnemonic +0 +\d{4}-/.test(r)),
       rows.join('\n'),
     );
     assert.match(

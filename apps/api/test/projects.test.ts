@@ -51,6 +51,7 @@ describe('projects, keys and system wallets', () => {
       address: account.address,
       type: 'from-mnemonic',
       derivationIndex: wallet.derivation_index,
+      custodyRef: null,
     });
     const signature = await signer.signMessage({ message: 'hello' });
     assert.match(signature, /^0x[0-9a-f]{130}$/);
@@ -111,10 +112,17 @@ describe('projects, keys and system wallets', () => {
       (error: Error) => error instanceof WalletProviderNotConfiguredError && /FIREBLOCKS_API_KEY/.test(error.message),
     );
     const signer = createSignerProvider(h.keys);
-    assert.throws(
-      () => signer.signerFor({ id: 1, address: '0x0', type: 'fireblocks', derivationIndex: null }),
-      WalletProviderNotConfiguredError,
-    );
+    const fireblocksWallet = {
+      id: 1,
+      address: '0x0',
+      type: 'fireblocks',
+      derivationIndex: null,
+      custodyRef: '7',
+    } as const;
+    assert.throws(() => signer.signerFor(fireblocksWallet), WalletProviderNotConfiguredError);
+    assert.throws(() => signer.submitterFor(fireblocksWallet), /FIREBLOCKS_API_KEY/);
+    const { rows } = await h.db.query("SELECT 1 FROM projects WHERE project_name = 'F'");
+    assert.equal(rows.length, 0);
   });
 
   it('keeps only hashes of keys and an encrypted mnemonic (raw rows hold no secret)', async () => {

@@ -14,7 +14,9 @@ import { createUser, type Role, setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
 import { createLogger, type LogOptions } from '#api/runtime/logger.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
-import { createSignerProvider } from '#api/wallets/signer.ts';
+import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
+import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
+import { createSignerProvider, type RemoteCustodians, type WalletType } from '#api/wallets/signer.ts';
 import { loadWalletKeys, type WalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { createResponseValidator } from './openapi.ts';
@@ -57,12 +59,18 @@ export async function createHarness(
     transactions?: Partial<TransactionSettings>;
     /** METRICS_TOKEN: the app then answers `GET /metrics` to it. */
     metricsToken?: string;
+    /** Fireblocks custody (against the simulator of `@mountain/testkit/fireblocks`). */
+    fireblocks?: FireblocksSettings;
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
   const masterKey = randomBytes(32);
   const tokenSigningKey = randomBytes(32);
   const keys: WalletKeys = await loadWalletKeys(database.db, masterKey);
+  const networks = Object.keys(options.rpcUrls ?? {}).map(Number) as NetworkId[];
+  const custodians: RemoteCustodians = options.fireblocks
+    ? { fireblocks: createFireblocksCustody(options.fireblocks, networks) }
+    : {};
   const deps: AppDeps = {
     db: database.db,
     chains: createChains(options.rpcUrls ?? {}),
@@ -73,6 +81,7 @@ export async function createHarness(
     ...(options.cors ? { cors: options.cors } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    custodians,
   };
   const app: FastifyInstance = buildApp(deps, options.logger ? { logger: options.logger } : {});
   await app.ready();
@@ -82,7 +91,7 @@ export async function createHarness(
         deps: {
           db: database.db,
           chains: deps.chains,
-          signers: createSignerProvider(keys),
+          signers: createSignerProvider(keys, custodians),
           masterKey,
           signal: workerStop.signal,
           ...(options.logger ? { log: createLogger(options.logger) } : {}),
@@ -120,8 +129,8 @@ export async function createHarness(
     tokenSigningKey,
     call,
     validator,
-    async project(name = 'Test project') {
-      return createProject(database.db, keys, { projectName: name, keyMode: 'test' });
+    async project(name = 'Test project', options: { walletType?: WalletType } = {}) {
+      return createProject(database.db, keys, { projectName: name, keyMode: 'test', ...options }, custodians);
     },
     async user(email = `user-${randomBytes(4).toString('hex')}@example.com`) {
       return createUser(database.db, { email });

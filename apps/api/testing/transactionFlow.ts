@@ -10,8 +10,9 @@ export async function counterProject(
   h: Harness,
   address: string,
   functions: string[] = ['increment', 'claim', 'setLocked', 'record'],
+  projectOptions: Parameters<Harness['project']>[1] = {},
 ) {
-  const { project, apiKey: key } = await h.project(`Counter ${Math.random().toString(36).slice(2, 8)}`);
+  const { project, apiKey: key } = await h.project(`Counter ${Math.random().toString(36).slice(2, 8)}`, projectOptions);
   const headers = apiKey(key);
   const imported = await h.call('import-contract', {
     headers,

@@ -9,6 +9,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  type FireblocksSimulator,
+  startFireblocksSimulator,
+} from '@mountain/testkit/fireblocks/startFireblocksSimulator.ts';
 import { type LabChain, type LabChainOptions, startLabChain } from '@mountain/testkit/lab/chain.ts';
 import {
   type ProviderProxy,
@@ -27,6 +31,9 @@ import { migrate } from '#api/db/migrate.ts';
 import { API_PREFIX } from '#api/http/appDeps.ts';
 import { createProject } from '#api/projects/projects.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
+import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
+import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
+import type { RemoteCustodians, WalletType } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import type { LabWorkerOptions } from './labWorker.ts';
 
@@ -52,6 +59,8 @@ export interface Execution {
 
 export interface LabPlatform {
   chain: LabChain;
+  /** The simulated Fireblocks workspace signing for the lab chain, when one was asked for. */
+  fireblocks: FireblocksSimulator | undefined;
   /** The proxy the platform talks to, when one was asked for. */
   provider: ProviderProxy | undefined;
   db: Db;
@@ -59,7 +68,7 @@ export interface LabPlatform {
   /** JSON-RPC straight to the lab chain (the truth the checks compare with). */
   rpc<T>(method: string, params?: unknown[]): Promise<T>;
   /** A fresh project (so a fresh system wallet) with the Counter imported and `increment` activated. */
-  project(name: string): Promise<LabProject>;
+  project(name: string, walletType?: WalletType): Promise<LabProject>;
   /** One execution of `increment(1)` with a fresh idempotency key. */
   execute(project: LabProject): Promise<Execution>;
   startWorker(): Promise<void>;
@@ -73,6 +82,8 @@ export async function startLabPlatform(options: {
   chain: LabChainOptions;
   provider?: ProviderProxyOptions;
   transactions: Partial<TransactionSettings>;
+  /** A simulated Fireblocks workspace that signs for the lab chain (and reaches it directly, not by the proxy). */
+  fireblocks?: boolean;
 }): Promise<LabPlatform> {
   const stops: Stop[] = [];
   const stop = async () => {
@@ -107,12 +118,34 @@ export async function startLabPlatform(options: {
       : undefined;
     if (provider) stops.push(() => provider.close());
     const rpcUrls = { 1337: provider?.url ?? chain.url };
+    let fireblocks: FireblocksSimulator | undefined;
+    let fireblocksSettings: FireblocksSettings | undefined;
+    if (options.fireblocks) {
+      const sim = await startFireblocksSimulator({ assets: { ETH_LOCAL: { rpcUrl: chain.url, chainId: 1337 } } });
+      fireblocks = sim;
+      stops.push(() => sim.stop());
+      const user = sim.createApiUser();
+      fireblocksSettings = {
+        apiKey: user.apiKey,
+        secretKey: user.privateKeyPem,
+        baseUrl: sim.url,
+        assetIds: { 1337: 'ETH_LOCAL' },
+        webhookPublicKey: undefined,
+        deployment: options.name,
+        maxRps: 200,
+        pollIntervalMs: 500,
+      };
+    }
+    const custodians: RemoteCustodians = fireblocksSettings
+      ? { fireblocks: createFireblocksCustody(fireblocksSettings, [1337]) }
+      : {};
     const app = buildApp({
       db,
       chains: createChains(rpcUrls),
       tokenSigningKey: randomBytes(32),
       masterKey,
       bodyLimit: 65536,
+      custodians,
     });
     await app.ready();
     stops.push(() => app.close());
@@ -140,15 +173,22 @@ export async function startLabPlatform(options: {
       masterKey: masterKey.toString('base64'),
       rpcUrls,
       transactions: options.transactions,
+      ...(fireblocksSettings ? { fireblocks: fireblocksSettings } : {}),
     };
     return {
       chain,
+      fireblocks,
       provider,
       db,
       counter,
       rpc: (method, params) => chain.rpc(method, params),
-      async project(name) {
-        const { project, apiKey } = await createProject(db, keys, { projectName: name, keyMode: 'test' });
+      async project(name, walletType) {
+        const { project, apiKey } = await createProject(
+          db,
+          keys,
+          { projectName: name, keyMode: 'test', ...(walletType ? { walletType } : {}) },
+          custodians,
+        );
         const contract = await call(app, apiKey, 'POST', '/contract/import-contract', {
           networkId: 1337,
           address: counter,

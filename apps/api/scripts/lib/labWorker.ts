@@ -6,6 +6,8 @@ import { createChains } from '#api/chain/chains.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { createDb } from '#api/db/db.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
+import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
+import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
@@ -15,6 +17,8 @@ export interface LabWorkerOptions {
   masterKey: string;
   rpcUrls: Partial<Record<NetworkId, string>>;
   transactions: Partial<TransactionSettings>;
+  /** Fireblocks custody against the lab's simulated workspace. */
+  fireblocks?: FireblocksSettings;
 }
 
 process.once('message', async (message) => {
@@ -26,7 +30,10 @@ process.once('message', async (message) => {
     deps: {
       db,
       chains: createChains(options.rpcUrls),
-      signers: createSignerProvider(await loadWalletKeys(db, masterKey)),
+      signers: createSignerProvider(
+        await loadWalletKeys(db, masterKey),
+        options.fireblocks ? { fireblocks: createFireblocksCustody(options.fireblocks, [1337]) } : {},
+      ),
       masterKey,
       signal: stop.signal,
       transactions: options.transactions,

@@ -1,27 +1,18 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { createPacer } from '#api/lib/pacer.ts';
 
 type FetchFn = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
-
-/** How far ahead of the even pace requests may go at once, in milliseconds' worth of the rate. */
-const BURST_MS = 200;
 
 /**
  * A `fetchFn` that keeps the JSON-RPC calls sent to one network within `callsPerSecond` (RPC_MAX_RPS_<id>): hosted
  * providers count every call of a batch against their rate, and refuse past it with HTTP 429. Each request waits
- * its turn, in order, paced evenly (a generic cell rate: `n` calls take `n / callsPerSecond` seconds of the
- * budget, with up to BURST_MS of it at once), so that refusals stay rare; the ones that still come are handled
- * by withRateLimits inside it. A request whose caller gives up (its signal aborts) while it waits is not sent.
+ * its turn, in order, paced evenly (see createPacer), so that refusals stay rare; the ones that still come are
+ * handled by withRateLimits inside it. A request whose caller gives up (its signal aborts) while it waits is not
+ * sent.
  */
 export function withRequestBudget(fetchFn: FetchFn, callsPerSecond: number): FetchFn {
-  const interval = 1000 / callsPerSecond;
-  // The theoretical time at which the budget is spent up to now (milliseconds since the epoch).
-  let spentUntil = 0;
+  const take = createPacer(callsPerSecond);
   return async (input, init = {}) => {
-    const calls = typeof init.body === 'string' ? countCalls(init.body) : 1;
-    const now = Date.now();
-    const wait = Math.max(0, spentUntil - BURST_MS - now);
-    spentUntil = Math.max(spentUntil, now) + calls * interval;
-    if (wait > 0) await sleep(wait, undefined, init.signal ? { signal: init.signal } : {});
+    await take(typeof init.body === 'string' ? countCalls(init.body) : 1, init.signal ?? undefined);
     return fetchFn(input, init);
   };
 }

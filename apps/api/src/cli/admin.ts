@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '#api/config/config.ts';
 import { DatabaseError, UniqueViolationError } from '#api/db/db.ts';
-import { SHARED_WALLET_RISK } from '#api/projects/projects.ts';
+import { CustodyProvisioningError, SHARED_WALLET_RISK } from '#api/projects/projects.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { openDatabase } from '#api/runtime/database.ts';
 import { WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
@@ -11,6 +11,11 @@ import { type CommandInput, runCommand, UsageError } from './commands.ts';
 import { parseDuration } from './duration.ts';
 
 export { UsageError };
+
+/** A custodian (Fireblocks) refused or failed a step: its message is printed, and the command exits 1. */
+export class CustodianRefusal extends Error {
+  override name = 'CustodianRefusal';
+}
 
 const USAGE = `Usage: mountain-admin <command> [options] [--json]
        (in a clone of the repository: npm run admin -- <command> [options] [--json])
@@ -181,6 +186,7 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     if (error instanceof UniqueViolationError) throw new UsageError('that already exists');
     if (error instanceof DatabaseError && error.pgCode === '23503') throw new UsageError('no such project or user');
     if (error instanceof WalletProviderNotConfiguredError) throw new UsageError(error.message);
+    if (error instanceof CustodyProvisioningError) throw new CustodianRefusal(error.message);
     throw error;
   } finally {
     await database.stop();
@@ -203,6 +209,10 @@ export async function main(argv: string[]): Promise<void> {
           : `error: ${error.message}\nRun "mountain-admin --help" for usage.`,
       );
       process.exit(2);
+    }
+    if (error instanceof CustodianRefusal) {
+      console.error(json ? JSON.stringify({ error: error.message }) : `error: ${error.message}`);
+      process.exit(1);
     }
     console.error(error);
     process.exit(1);

@@ -6,6 +6,7 @@ import { setScanEnabled } from '#api/eventNotifier/subscriptions/subscriptions.t
 import { listMembers, listProjects, listUsers } from '#api/projects/listings.ts';
 import { createProject, rotateApiKey } from '#api/projects/projects.ts';
 import { createUser, findUserId, type Role, removeMembership, setMembership } from '#api/projects/users.ts';
+import { remoteCustodians } from '#api/wallets/custodians.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 
 export class UsageError extends Error {
@@ -58,13 +59,18 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
   switch (command) {
     case 'create-project': {
       const keys = await loadWalletKeys(db, config.masterKey);
-      const created = await createProject(db, keys, {
-        projectName: input.name as string,
-        keyMode,
-        ...(input.ownerType ? { ownerType: input.ownerType } : {}),
-        ...(input.allowSharedWallet ? { allowSharedWallet: true } : {}),
-        ...(input.walletType ? { walletType: input.walletType } : {}),
-      });
+      const created = await createProject(
+        db,
+        keys,
+        {
+          projectName: input.name as string,
+          keyMode,
+          ...(input.ownerType ? { ownerType: input.ownerType } : {}),
+          ...(input.allowSharedWallet ? { allowSharedWallet: true } : {}),
+          ...(input.walletType ? { walletType: input.walletType } : {}),
+        },
+        remoteCustodians(config),
+      );
       const { id, projectName } = created.project;
       return {
         lines: [`project ${id} "${projectName}" created`, `API key (shown once, store it now): ${created.apiKey}`],
@@ -169,10 +175,16 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
         p.projectName,
         p.apiKey,
         p.walletMainnet.ownerType,
+        p.walletMainnet.vaultAccountId
+          ? `${p.walletMainnet.type} (vault ${p.walletMainnet.vaultAccountId})`
+          : p.walletMainnet.type,
         String(p.members),
         p.createdAt,
       ]);
-      return { lines: table(['ID', 'NAME', 'API KEY', 'WALLETS', 'MEMBERS', 'CREATED'], rows), json: { projects } };
+      return {
+        lines: table(['ID', 'NAME', 'API KEY', 'WALLETS', 'CUSTODY', 'MEMBERS', 'CREATED'], rows),
+        json: { projects },
+      };
     }
     case 'list-users': {
       const users = await listUsers(db);

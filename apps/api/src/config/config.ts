@@ -13,6 +13,8 @@ import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimit.ts';
 import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane, type LaneConcurrency } from '#api/jobs/lanes.ts';
 import type { MetricsSettings } from '#api/metrics/settings.ts';
+import { devFireblocksEnv } from '#api/wallets/fireblocks/devSimulator.ts';
+import { type FireblocksSettings, parseFireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from './networks.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -55,6 +57,8 @@ export interface Config {
   readonly metrics: MetricsSettings;
   /** FAULT_INJECTION=1 (development and test only): the API serves the fault routes of runtime/faultInjection.ts. */
   readonly faultInjection: boolean;
+  /** Fireblocks custody (FIREBLOCKS_*), when FIREBLOCKS_API_KEY is set. */
+  readonly fireblocks: FireblocksSettings | undefined;
 }
 
 export class ConfigError extends Error {
@@ -151,6 +155,11 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`FAULT_INJECTION must be 1 or 0 (got "${env.FAULT_INJECTION}")`);
   }
 
+  // In development without a workspace of its own, the simulated one `npm start` runs (if it runs).
+  const fireblocksEnv =
+    nodeEnv === 'development' && !env.FIREBLOCKS_API_KEY ? { ...env, ...devFireblocksEnv(dataDir) } : env;
+  const fireblocks = parseFireblocksSettings(fireblocksEnv, production, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     env: nodeEnv as Config['env'],
@@ -174,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxFeePerGas: Object.freeze(maxFeePerGas),
     metrics,
     faultInjection,
+    fireblocks,
   });
 }
 

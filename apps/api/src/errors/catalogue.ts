@@ -46,6 +46,12 @@ export const ERROR_CATALOGUE = {
       'The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), ' +
       'it was revoked, or its user no longer exists.',
   },
+  WEBHOOK_SIGNATURE_INVALID: {
+    status: 401,
+    message: 'The Fireblocks-Signature header is missing or does not verify with the configured Fireblocks webhook key',
+    description:
+      'Only on `POST /webhooks/fireblocks`: the body was not signed by Fireblocks (the key of `FIREBLOCKS_WEBHOOK_PUBLIC_KEY_PATH`). Nothing was changed.',
+  },
   ACCESS_TOKEN_EXPIRED: {
     status: 401,
     message: 'The access token has expired',
@@ -104,6 +110,12 @@ export const ERROR_CATALOGUE = {
     message: 'Network {networkId} is not configured on this deployment: set RPC_URL_{networkId}',
     description:
       'The call needs the chain, and this deployment has no JSON-RPC endpoint for the network. The operator sets `RPC_URL_<networkId>`.',
+  },
+  CUSTODY_NOT_CONFIGURED: {
+    status: 422,
+    message: '{reason}',
+    description:
+      "The project's system wallet is kept by a custodian (Fireblocks) that this deployment cannot use for the call: its credentials are not configured (`FIREBLOCKS_API_KEY`), or the network has no custodian asset (`FIREBLOCKS_ASSET_ID_<networkId>`). The message names the variable the operator sets.",
   },
   EXECUTION_REVERTED: {
     status: 422,

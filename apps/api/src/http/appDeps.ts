@@ -1,6 +1,7 @@
 import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import type { RemoteCustodians } from '#api/wallets/signer.ts';
 import type { CorsSettings } from './cors.ts';
 import type { RateLimitSettings } from './rateLimit.ts';
 
@@ -30,4 +31,6 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** METRICS_TOKEN: with it, `GET /metrics` answers on the API's port to `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  /** The custodians this deployment has credentials for (Fireblocks); none when absent. */
+  custodians?: RemoteCustodians;
 }

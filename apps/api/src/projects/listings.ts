@@ -9,10 +9,18 @@ export interface ProjectListing {
   id: number;
   projectName: string;
   apiKey: string;
-  walletMainnet: { address: string; ownerType: string };
-  walletTestnet: { address: string; ownerType: string };
+  walletMainnet: WalletListing;
+  walletTestnet: WalletListing;
   members: number;
   createdAt: string;
+}
+
+/** A system wallet in a listing: `vaultAccountId` for a Fireblocks wallet, null otherwise. */
+export interface WalletListing {
+  address: string;
+  type: string;
+  ownerType: string;
+  vaultAccountId: string | null;
 }
 
 export interface UserListing {
@@ -31,12 +39,15 @@ export interface MemberListing {
   since: string;
 }
 
+const walletListing = (w: string) =>
+  `json_build_object('address', ${w}.address, 'type', ${w}.type, 'ownerType', ${w}.owner_type,
+     'vaultAccountId', ${w}.fireblocks_vault_id)`;
+
 /** Every project, oldest first (the admin CLI's list-projects). */
 export async function listProjects(db: Db): Promise<ProjectListing[]> {
   const { rows } = await db.query<Dated<ProjectListing, 'createdAt'>>(
     `SELECT p.id, p.project_name AS "projectName", coalesce(k.masked, '') AS "apiKey",
-            json_build_object('address', wm.address, 'ownerType', wm.owner_type) AS "walletMainnet",
-            json_build_object('address', wt.address, 'ownerType', wt.owner_type) AS "walletTestnet",
+            ${walletListing('wm')} AS "walletMainnet", ${walletListing('wt')} AS "walletTestnet",
             (SELECT count(*)::int FROM memberships m WHERE m.project_id = p.id) AS members,
             p.created_at AS "createdAt"
        FROM projects p

@@ -1,9 +1,12 @@
 import { type IssuedKey, issueApiKey, type KeyMode } from '#api/auth/apiKeys.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { validationError } from '#api/errors/ApiError.ts';
+import { FireblocksCallError } from '#api/wallets/fireblocks/fireblocksApi.ts';
+import type { FireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import {
   FIREBLOCKS_NOT_CONFIGURED,
   type OwnerType,
+  type RemoteCustodians,
   WalletProviderNotConfiguredError,
   type WalletType,
 } from '#api/wallets/signer.ts';
@@ -15,6 +18,7 @@ export interface SystemWallet {
   type: WalletType;
   networkType: 'mainnet' | 'testnet';
   ownerType: OwnerType;
+  custody: { provider: 'fireblocks'; vaultAccountId: string } | null;
 }
 
 export interface Project {
@@ -55,8 +59,8 @@ export async function createProject(
   db: Db,
   keys: WalletKeys,
   input: NewProject,
+  custodians: RemoteCustodians = {},
 ): Promise<{ project: Project; apiKey: string }> {
-  if (input.walletType === 'fireblocks') throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
   const ownerType = input.ownerType ?? 'dedicated';
   if (ownerType === 'shared' && input.allowSharedWallet !== true) {
     throw validationError([
@@ -66,17 +70,115 @@ export async function createProject(
       },
     ]);
   }
+  if (input.walletType === 'fireblocks') {
+    if (!custodians.fireblocks) throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
+    return createFireblocksProject(db, custodians.fireblocks, input, ownerType);
+  }
   return db.transaction(async (client) => {
     const mainnet = await walletFor(client, keys, 'mainnet', ownerType);
     const testnet = await walletFor(client, keys, 'testnet', ownerType);
-    const { rows } = await client.query<{ id: number }>(
-      'INSERT INTO projects (project_name, wallet_mainnet_id, wallet_testnet_id) VALUES ($1, $2, $3) RETURNING id',
-      [input.projectName, mainnet, testnet],
-    );
-    const id = (rows[0] as { id: number }).id;
-    const issued = await insertKey(client, id, input.keyMode);
-    return { project: { id, projectName: input.projectName, apiKey: issued.masked }, apiKey: issued.key };
+    return insertProject(client, undefined, input, mainnet, testnet);
   });
+}
+
+async function insertProject(
+  client: Queryable,
+  id: number | undefined,
+  input: NewProject,
+  mainnet: number,
+  testnet: number,
+): Promise<{ project: Project; apiKey: string }> {
+  const { rows } = await client.query<{ id: number }>(
+    `INSERT INTO projects (id, project_name, wallet_mainnet_id, wallet_testnet_id)
+     VALUES (coalesce($1, nextval('projects_id_seq')), $2, $3, $4) RETURNING id`,
+    [id ?? null, input.projectName, mainnet, testnet],
+  );
+  const projectId = (rows[0] as { id: number }).id;
+  const issued = await insertKey(client, projectId, input.keyMode);
+  return { project: { id: projectId, projectName: input.projectName, apiKey: issued.masked }, apiKey: issued.key };
+}
+
+/** A Fireblocks call failed while a project was being made: the project was not made. */
+export class CustodyProvisioningError extends Error {
+  override name = 'CustodyProvisioningError';
+}
+
+/**
+ * A project whose wallets live in a Fireblocks vault account (`mountain-<deployment>-project-<id>`, or the one
+ * shared vault account). The project's id is reserved first (custody_provisionings), so the vault is named before
+ * anything exists, and a create-project run again after a crash or a timeout (same name, wallet type and owner
+ * type) takes the same id and finds the vault by its name instead of making a second one. The project row, its
+ * wallets and its key are written in one transaction once Fireblocks has answered every call; a refusal from
+ * Fireblocks ends the reservation and leaves nothing behind in the database.
+ */
+async function createFireblocksProject(
+  db: Db,
+  fireblocks: FireblocksCustody,
+  input: NewProject,
+  ownerType: OwnerType,
+): Promise<{ project: Project; apiKey: string }> {
+  const projectId = await reserveProjectId(db, input, ownerType);
+  let vault: { vaultAccountId: string; address: string };
+  try {
+    vault = await fireblocks.provision(fireblocks.vaultName(ownerType === 'shared' ? 'shared' : projectId), [
+      'mainnet',
+      'testnet',
+    ]);
+  } catch (error) {
+    if (error instanceof FireblocksCallError && error.failure === 'refused') {
+      await db.query('DELETE FROM custody_provisionings WHERE project_id = $1', [projectId]);
+    }
+    const message = error instanceof FireblocksCallError ? error.message : (error as Error).message;
+    throw new CustodyProvisioningError(
+      `The project was not created: ${message}${error instanceof FireblocksCallError && error.failure !== 'refused' ? ' (run the same command again: it resumes with the same vault account)' : ''}`,
+      { cause: error },
+    );
+  }
+  return db.transaction(async (client) => {
+    const wallet = async (networkType: 'mainnet' | 'testnet') => {
+      if (ownerType === 'shared') {
+        await client.query(
+          `INSERT INTO system_wallets (address, type, network_type, owner_type, fireblocks_vault_id)
+           VALUES ($1, 'fireblocks', $2, 'shared', $3) ON CONFLICT DO NOTHING`,
+          [vault.address, networkType, vault.vaultAccountId],
+        );
+        const { rows } = await client.query<{ id: number }>(
+          `SELECT id FROM system_wallets WHERE owner_type = 'shared' AND network_type = $1 AND type = 'fireblocks'`,
+          [networkType],
+        );
+        return (rows[0] as { id: number }).id;
+      }
+      const { rows } = await client.query<{ id: number }>(
+        `INSERT INTO system_wallets (address, type, network_type, owner_type, fireblocks_vault_id)
+         VALUES ($1, 'fireblocks', $2, 'dedicated', $3) RETURNING id`,
+        [vault.address, networkType, vault.vaultAccountId],
+      );
+      return (rows[0] as { id: number }).id;
+    };
+    const mainnet = await wallet('mainnet');
+    const testnet = await wallet('testnet');
+    const created = await insertProject(client, projectId, input, mainnet, testnet);
+    await client.query('DELETE FROM custody_provisionings WHERE project_id = $1', [projectId]);
+    return created;
+  });
+}
+
+/** The id of an unfinished creation of the same project (name, wallet type, owner type), or a new one, reserved. */
+async function reserveProjectId(db: Db, input: NewProject, ownerType: OwnerType): Promise<number> {
+  const walletType = input.walletType ?? 'from-mnemonic';
+  const { rows } = await db.query<{ id: number }>(
+    `WITH found AS (
+       SELECT project_id AS id FROM custody_provisionings
+        WHERE project_name = $1 AND wallet_type = $2 AND owner_type = $3 ORDER BY project_id LIMIT 1
+     ), made AS (
+       INSERT INTO custody_provisionings (project_id, project_name, wallet_type, owner_type)
+       SELECT nextval('projects_id_seq'), $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM found)
+       RETURNING project_id AS id
+     )
+     SELECT id FROM found UNION ALL SELECT id FROM made`,
+    [input.projectName, walletType, ownerType],
+  );
+  return (rows[0] as { id: number }).id;
 }
 
 async function walletFor(
@@ -152,7 +254,9 @@ export async function getProjectDetail(db: Db, projectId: number): Promise<Proje
 
 function walletJson(alias: string): string {
   return `json_build_object('id', ${alias}.id, 'address', ${alias}.address, 'type', ${alias}.type,
-    'networkType', ${alias}.network_type, 'ownerType', ${alias}.owner_type)`;
+    'networkType', ${alias}.network_type, 'ownerType', ${alias}.owner_type,
+    'custody', CASE WHEN ${alias}.fireblocks_vault_id IS NOT NULL
+      THEN json_build_object('provider', 'fireblocks', 'vaultAccountId', ${alias}.fireblocks_vault_id) END)`;
 }
 
 /** The projects a user is a member of, oldest first, one page. */

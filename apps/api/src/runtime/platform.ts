@@ -2,6 +2,7 @@ import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { Config } from '#api/config/config.ts';
 import { startMetricsServer } from '#api/metrics/metricsRoute.ts';
+import { remoteCustodians } from '#api/wallets/custodians.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
@@ -22,6 +23,7 @@ export async function startRoles(
   options: { logger?: LogOptions } = {},
 ): Promise<{ apiUrl?: string; metricsUrl?: string }> {
   const chains = createChains(config.rpcUrls, { maxRps: config.rpcMaxRps });
+  const custodians = remoteCustodians(config);
   let metricsUrl: string | undefined;
   if (config.metrics.port !== undefined) {
     const server = await startMetricsServer(
@@ -32,7 +34,7 @@ export async function startRoles(
     metricsUrl = server.url;
   }
   if (role === 'worker' || role === 'all') {
-    const signers = createSignerProvider(await loadWalletKeys(database.db, config.masterKey));
+    const signers = createSignerProvider(await loadWalletKeys(database.db, config.masterKey), custodians);
     // The worker's lines have the API's shape and redactions: one configuration for both.
     const log = options.logger ? createLogger(options.logger) : defaultWorkerLogger();
     const worker = createWorker({
@@ -74,6 +76,7 @@ export async function startRoles(
         rateLimit: config.rateLimit,
         cors: config.cors,
         ...(config.metrics.token ? { metricsToken: config.metrics.token } : {}),
+        custodians,
       },
       options.logger !== undefined ? { logger: options.logger } : {},
     );

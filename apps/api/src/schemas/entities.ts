@@ -50,6 +50,18 @@ export const SystemWallet = component(
     ownerType: Type.Union([Type.Literal('shared'), Type.Literal('dedicated')], {
       description: 'dedicated: this project’s own wallet; shared: a platform wallet used by many projects.',
     }),
+    custody: nullable(
+      component(
+        'WalletCustody',
+        Type.Object(
+          {
+            provider: Type.Union([Type.Literal('fireblocks')], { description: 'The custodian that keeps the key.' }),
+            vaultAccountId: Type.String({ description: 'The Fireblocks vault account that holds the wallet.' }),
+          },
+          { description: 'Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic.' },
+        ),
+      ),
+    ),
   }),
 );
 
@@ -214,6 +226,36 @@ export const Transaction = component(
     }),
     errorMessage: nullable(Type.String()),
     idempotencyKey: Type.String(),
+    custody: nullable(
+      component(
+        'TransactionCustody',
+        Type.Object(
+          {
+            provider: Type.Union([Type.Literal('fireblocks')], {
+              description: 'The custodian that signs and broadcasts it.',
+            }),
+            id: nullable(
+              Type.String({ description: "The custodian's transaction id; null until it has taken the transaction." }),
+            ),
+            status: nullable(
+              Type.String({
+                description:
+                  "The custodian's status as it last said (Fireblocks: SUBMITTED, PENDING_AUTHORIZATION, QUEUED, PENDING_SIGNATURE, BROADCASTING, CONFIRMING, COMPLETED, REJECTED, BLOCKED, CANCELLED, FAILED…). The transaction's own `status` follows the chain, not this.",
+              }),
+            ),
+            subStatus: nullable(
+              Type.String({
+                description: "The custodian's sub-status (Fireblocks: BLOCKED_BY_POLICY, INSUFFICIENT_FUNDS…).",
+              }),
+            ),
+          },
+          {
+            description:
+              'For a wallet kept by a custodian that signs and broadcasts itself (Fireblocks): its view of the transaction. null for wallets the platform signs for.',
+          },
+        ),
+      ),
+    ),
     createdAt: DateTime('When the transaction was accepted.'),
     updatedAt: DateTime('When it last changed.'),
   }),

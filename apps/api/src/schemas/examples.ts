@@ -95,6 +95,7 @@ export const exampleTransaction = {
   finalized: true,
   errorMessage: null,
   idempotencyKey: 'order-2026-11-20-0001',
+  custody: null,
   createdAt: EXAMPLE.timestamp,
   updatedAt: '2026-11-20T10:15:31.000Z',
 };

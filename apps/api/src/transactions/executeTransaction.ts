@@ -7,6 +7,13 @@ import { activatedFunctionItem, contractAbiForErrors } from '#api/contracts/cont
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
+import { CustodyNotConfiguredError } from '#api/wallets/custody.ts';
+import {
+  type RemoteCustodians,
+  submitterOf,
+  WalletProviderNotConfiguredError,
+  type WalletType,
+} from '#api/wallets/signer.ts';
 import { wakeSender } from './jobs.ts';
 import { ensureSender } from './senders.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
@@ -28,8 +35,17 @@ interface ActivatedFunctionRow {
   contractAddress: Address;
   walletMainnetId: number;
   walletMainnetAddress: Address;
+  walletMainnetType: WalletType;
   walletTestnetId: number;
   walletTestnetAddress: Address;
+  walletTestnetType: WalletType;
+}
+
+/** What executing needs beside the database and the chains: the custodians, for wallets kept by one. */
+export interface ExecuteDeps {
+  db: Db;
+  chains: Chains;
+  custodians?: RemoteCustodians;
 }
 
 /** What identifies a request for idempotency: everything in the body but the key itself. */
@@ -69,8 +85,8 @@ async function lookupFunction(db: Db, projectId: number, functionId: number) {
     `SELECT f.id, f.active, f.formatted_abi_function AS "formattedAbiFunction", f.signature,
             f.abi_function AS "abiFunction",
             c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
-            wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress",
-            wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress"
+            wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress", wm.type AS "walletMainnetType",
+            wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress", wt.type AS "walletTestnetType"
        FROM contract_activated_functions f
        JOIN contracts c ON c.id = f.contract_id
        JOIN projects p ON p.id = c.project_id
@@ -81,6 +97,24 @@ async function lookupFunction(db: Db, projectId: number, functionId: number) {
     'execute-lookup-function',
   );
   return rows[0];
+}
+
+/**
+ * The custodian that will submit the row (its name, shown in `custody`), or null for a wallet the platform signs
+ * for. A wallet whose custodian this deployment cannot use on the network is refused now, naming the variable,
+ * rather than accepted and failed later.
+ */
+function custodianFor(deps: ExecuteDeps, type: WalletType, networkId: NetworkId): string | null {
+  try {
+    const submitter = submitterOf(type, deps.custodians ?? {});
+    submitter?.checkNetwork(networkId);
+    return submitter?.provider ?? null;
+  } catch (error) {
+    if (error instanceof WalletProviderNotConfiguredError || error instanceof CustodyNotConfiguredError) {
+      throw new ApiError('CUSTODY_NOT_CONFIGURED', { reason: error.message });
+    }
+    throw error;
+  }
 }
 
 function clientFor(chains: Chains, networkId: NetworkId): PublicClient {
@@ -121,7 +155,7 @@ async function simulate(
  * been looked up first; looking it up only then keeps the common path to one read before the simulation.
  */
 export async function executeTransaction(
-  deps: { db: Db; chains: Chains },
+  deps: ExecuteDeps,
   projectId: number,
   body: ExecuteRequest,
 ): Promise<Transaction> {
@@ -136,12 +170,7 @@ export async function executeTransaction(
   }
 }
 
-async function accept(
-  deps: { db: Db; chains: Chains },
-  projectId: number,
-  body: ExecuteRequest,
-  hash: string,
-): Promise<Transaction> {
+async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest, hash: string): Promise<Transaction> {
   const fn = await lookupFunction(deps.db, projectId, body.contractActivatedFunctionId);
   if (!fn)
     throw new ApiError('NOT_FOUND', { resource: 'Contract activated function', id: body.contractActivatedFunctionId });
@@ -150,8 +179,9 @@ async function accept(
   const { data } = encodeFunctionArgs(item, body.functionArgs);
   const mainnet = networkTypeOf(fn.networkId) === 'mainnet';
   const wallet = mainnet
-    ? { id: fn.walletMainnetId, address: fn.walletMainnetAddress }
-    : { id: fn.walletTestnetId, address: fn.walletTestnetAddress };
+    ? { id: fn.walletMainnetId, address: fn.walletMainnetAddress, type: fn.walletMainnetType }
+    : { id: fn.walletTestnetId, address: fn.walletTestnetAddress, type: fn.walletTestnetType };
+  const custodyProvider = custodianFor(deps, wallet.type, fn.networkId);
   const client = clientFor(deps.chains, fn.networkId);
   await simulate(client, {
     networkId: fn.networkId,
@@ -167,8 +197,8 @@ async function accept(
   await ensureSender(deps.db, target);
   const { rows } = await deps.db.query<Transaction>(
     `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
-       function_args, to_address, data, idempotency_key, request_hash)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       function_args, to_address, data, idempotency_key, request_hash, custody_provider)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
      ON CONFLICT (project_id, idempotency_key) DO NOTHING
      RETURNING ${TRANSACTION_COLUMNS}`,
     [
@@ -181,6 +211,7 @@ async function accept(
       data,
       body.idempotencyKey,
       hash,
+      custodyProvider,
     ],
     'execute-insert',
   );

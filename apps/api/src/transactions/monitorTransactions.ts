@@ -7,10 +7,12 @@ import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
+import type { Submitter } from '#api/wallets/custody.ts';
 import { observeChain } from './canonical.ts';
 import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
 import { networkFees } from './fees.ts';
 import { followCanonical } from './followCanonical.ts';
+import { followCustodian } from './followCustodian.ts';
 import { receiptOf } from './receipts.ts';
 import { repairDropped } from './repairDropped.ts';
 import { replaceWithHigherFees, repriceWaiting, type WaitingRow } from './replaceWithHigherFees.ts';
@@ -57,13 +59,32 @@ export async function monitorTransactions(
     await failAll(deps.db, target, (error as Error).message);
     return;
   }
-  const address = (await walletRecord(deps.db, target.walletId)).address as Address;
+  const wallet = await walletRecord(deps.db, target.walletId);
+  const address = wallet.address as Address;
+  // A custodian that signs and broadcasts itself: its status is followed, and it alone re-sends (no fee bumps).
+  let submitter: Submitter | undefined;
+  try {
+    submitter = deps.signers.submitterFor(wallet);
+  } catch (error) {
+    await failAll(deps.db, target, (error as Error).message);
+    return;
+  }
   const started = Date.now();
   while (!deps.signal.aborted && Date.now() - started < settings.jobBudgetMs) {
-    const { waiting, watched } = await checkOnce(deps, settings, { ...target, address }, client, queue);
+    const { waiting, watched, custodianPending } = await checkOnce(
+      deps,
+      settings,
+      { ...target, address },
+      client,
+      queue,
+      submitter,
+    );
     if (waiting === 0) {
-      // Only mined transactions left to watch until final: look again later, without holding a worker slot.
-      if (watched > 0) await queue.again(new Date(Date.now() + settings.finalityPollMs));
+      // Only rows the custodian still holds (waiting for its policy, an approval, its queue), or mined transactions
+      // left to watch until final: look again later, without holding a worker slot.
+      if (custodianPending > 0 && submitter) {
+        await queue.again(new Date(Date.now() + Math.min(submitter.pollIntervalMs, settings.finalityPollMs)));
+      } else if (watched > 0) await queue.again(new Date(Date.now() + settings.finalityPollMs));
       return;
     }
     await sleep(settings.monitorPollMs, undefined, { signal: deps.signal }).catch(() => {});
@@ -82,9 +103,11 @@ async function checkOnce(
   target: WalletNetwork & { address: Address },
   client: PublicClient,
   queue: MonitorQueue,
-): Promise<{ waiting: number; watched: number }> {
+  submitter: Submitter | undefined,
+): Promise<{ waiting: number; watched: number; custodianPending: number }> {
   const { address } = target;
   try {
+    const custodianPending = submitter ? (await followCustodian(deps.db, client, target, submitter)).pending : 0;
     const [view, minedCount] = await Promise.all([
       observeChain(deps.db, client, target.networkId, {
         fallbackDepth: settings.finalityDepth[target.networkId] ?? 0,
@@ -92,20 +115,22 @@ async function checkOnce(
       }),
       client.getTransactionCount({ address, blockTag: 'latest' }),
     ]);
-    const { waiting, settled } = await settleBroadcast(deps, settings, target, client, minedCount);
+    const { waiting, settled } = await settleBroadcast(deps, settings, target, client, minedCount, !submitter);
     // Room under the in-flight limit: what waited for it can go.
     if (settled > 0 && (await hasCreated(deps.db, target))) await queue.sender();
     const canonical = await followCanonical(deps.db, client, target, view, minedCount, address);
     if (!view.lagging && waiting > 0) {
+      // A custodian's transaction is sent again only as the very bytes it signed (once the node showed them); a
+      // hole in its nonces is the custodian's to fill.
       await repairDropped(deps.db, client, target, address, {
         resendDroppedAfterMs: settings.resendDroppedAfterMs,
-        fillHoles: queue.sender,
+        fillHoles: submitter ? async () => {} : queue.sender,
       });
     }
-    return { waiting: waiting + canonical.takenBack, watched: canonical.watched };
+    return { waiting: waiting + canonical.takenBack, watched: canonical.watched, custodianPending };
   } catch (error) {
     if (!isUnreachable(error)) throw error;
-    return { waiting: await timeOutUnreachable(deps.db, settings, target, error), watched: 1 };
+    return { waiting: await timeOutUnreachable(deps.db, settings, target, error), watched: 1, custodianPending: 0 };
   }
 }
 
@@ -138,13 +163,17 @@ async function timeOutUnreachable(
   return rows.length;
 }
 
-/** The broadcast transactions: receipts, re-sends, time-outs. Returns how many still wait, and how many settled. */
+/**
+ * The broadcast transactions: receipts, re-sends, time-outs. Returns how many still wait, and how many settled.
+ * `resends`: the platform signs for the wallet, so it may re-send with higher fees (not for a custodian's wallet).
+ */
 async function settleBroadcast(
   deps: WorkerDeps,
   settings: TransactionSettings,
   target: WalletNetwork,
   client: PublicClient,
   minedCount: number,
+  resends: boolean,
 ): Promise<{ waiting: number; settled: number }> {
   const { rows } = await deps.db.query<BroadcastRow>(
     `SELECT t.id, t.previous_hashes AS hashes, w.address AS "from", t.to_address AS "to", t.data, t.nonce,
@@ -159,16 +188,17 @@ async function settleBroadcast(
      JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
      JOIN contracts c ON c.id = f.contract_id
      WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status = 'broadcasted'
-     ORDER BY t.nonce LIMIT 1000`,
+     ORDER BY t.nonce NULLS LAST, t.created_at LIMIT 1000`,
     [target.walletId, target.networkId],
   );
   if (rows.length === 0) return { waiting: 0, settled: 0 };
   // Only a nonce below the wallet's mined count can have a receipt: one call spares a receipt lookup for each
   // transaction still waiting (under a backlog, most of them).
+  // A custodian's transaction has no nonce until the node knows it: its receipt is looked up anyway.
   const receipts = await inRpcBatches(rows, RECEIPT_BATCHES_IN_FLIGHT, async (row) =>
-    Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
+    row.nonce === null || Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
   );
-  const stalled = rows.find((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS);
+  const stalled = resends && rows.find((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS);
   if (stalled && (await unstickDevChain(client, target.networkId)) && stalled.feeBumps < settings.maxFeeBumps) {
     await replaceWithHigherFees(deps, settings, target, client, [stalled], await networkFees(client));
   }
@@ -207,6 +237,7 @@ async function settleBroadcast(
     }
     stillWaiting.push(row);
   });
+  if (!resends) return { waiting: stillWaiting.length, settled: rows.length - stillWaiting.length };
   await repriceWaiting(
     deps,
     settings,

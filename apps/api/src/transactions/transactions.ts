@@ -23,6 +23,8 @@ export const TRANSACTION_COLUMNS = `id, project_id AS "projectId",
   END::int AS confirmations,
   finalized_at IS NOT NULL AS finalized,
   error_message AS "errorMessage", idempotency_key AS "idempotencyKey",
+  CASE WHEN custody_provider IS NOT NULL THEN json_build_object('provider', custody_provider, 'id', custody_id,
+    'status', custody_status, 'subStatus', custody_sub_status) END AS custody,
   to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt",
   to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "updatedAt"`;
 

@@ -1,4 +1,6 @@
 import type { LocalAccount } from 'viem';
+import type { Submitter } from './custody.ts';
+import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
 import type { WalletKeys } from './walletKeys.ts';
 
 export type WalletType = 'fireblocks' | 'from-mnemonic';
@@ -9,6 +11,8 @@ export interface SystemWalletRecord {
   address: string;
   type: WalletType;
   derivationIndex: number | null;
+  /** The wallet at its custodian: a Fireblocks vault account id; null for from-mnemonic. */
+  custodyRef: string | null;
 }
 
 /** Raised when a custody type is chosen that this deployment has no credentials for. */
@@ -16,21 +20,37 @@ export class WalletProviderNotConfiguredError extends Error {
   override name = 'WalletProviderNotConfiguredError';
 }
 
+/** The custodians a deployment has credentials for, besides its mnemonic. */
+export interface RemoteCustodians {
+  fireblocks?: FireblocksCustody;
+}
+
 /**
- * Gives the account that signs for a system wallet. Every custody type sits behind this one interface;
- * transactions are signed through it and never see key material.
+ * Gives what sends for a system wallet (DESIGN §6): a signing account for a signer custody, or the submitter of a
+ * custodian that signs and broadcasts itself. Transactions never see key material.
  */
 export interface SignerProvider {
+  /** The account that signs for a signer wallet; throws for a submitter wallet. */
   signerFor(wallet: SystemWalletRecord): LocalAccount;
+  /** The custodian that submits for this wallet; undefined for a signer wallet. Throws when it is not configured. */
+  submitterFor(wallet: SystemWalletRecord): Submitter | undefined;
 }
 
 export const FIREBLOCKS_NOT_CONFIGURED =
-  'Fireblocks custody is not configured for this deployment (FIREBLOCKS_API_KEY and FIREBLOCKS_API_SECRET are not set); use from-mnemonic wallets';
+  'Fireblocks custody is not configured for this deployment: set FIREBLOCKS_API_KEY and FIREBLOCKS_SECRET_KEY_PATH (see the Fireblocks wallets page of the docs), or use from-mnemonic wallets';
 
-export function createSignerProvider(keys: WalletKeys): SignerProvider {
+/** The custodian that submits for wallets of `type`; undefined for a signer type. Throws when it is not configured. */
+export function submitterOf(type: WalletType, remote: RemoteCustodians): Submitter | undefined {
+  if (type !== 'fireblocks') return undefined;
+  if (!remote.fireblocks) throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
+  return remote.fireblocks.submitter;
+}
+
+export function createSignerProvider(keys: WalletKeys, remote: RemoteCustodians = {}): SignerProvider {
   return {
     signerFor(wallet) {
-      if (wallet.type === 'fireblocks') throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
+      if (wallet.type === 'fireblocks')
+        throw new WalletProviderNotConfiguredError('A Fireblocks wallet has no signer: Fireblocks signs');
       if (wallet.derivationIndex === null) throw new Error(`Wallet ${wallet.id} has no derivation index`);
       const account = keys.account(wallet.derivationIndex);
       if (account.address.toLowerCase() !== wallet.address.toLowerCase()) {
@@ -38,5 +58,6 @@ export function createSignerProvider(keys: WalletKeys): SignerProvider {
       }
       return account;
     },
+    submitterFor: (wallet) => submitterOf(wallet.type, remote),
   };
 }

@@ -162,6 +162,30 @@ export const transactionSteps: Record<string, Step> = {
       assert.equal(example.transactionHash.length, 66);
     },
   },
+  // The Fireblocks page's examples: valid answers (every field the page shows is one the server answers, and the
+  // whole, completed with the fields it abridges, matches the OpenAPI document).
+  'fireblocks-wallet': {
+    kind: 'shape',
+    check: (code, c) => {
+      const shown = JSON.parse(code);
+      const detail = c.values.projectDetail.data;
+      for (const k of Object.keys(shown)) assert.ok(k in detail.mSystemWalletTestnet, k);
+      const wallet = { ...detail.mSystemWalletTestnet, ...shown };
+      c.h.validator.assertResponse('get-project-detail', 200, {
+        data: { ...detail, mSystemWalletMainnet: wallet, mSystemWalletTestnet: wallet },
+      });
+      assert.equal(shown.custody.provider, 'fireblocks');
+    },
+  },
+  'fireblocks-transaction': {
+    kind: 'shape',
+    check: (code, c) => {
+      const shown = JSON.parse(code).transaction;
+      for (const k of Object.keys(shown)) assert.ok(k in c.values.succeeded, k);
+      c.h.validator.assertResponse('get-transaction', 200, { transaction: { ...c.values.succeeded, ...shown } });
+      assert.equal(shown.custody.status, 'PENDING_AUTHORIZATION');
+    },
+  },
   'client-operations': {
     kind: 'run',
     check: (out, c) => {

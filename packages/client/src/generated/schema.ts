@@ -420,6 +420,16 @@ export interface components {
             /** @description The project API key, masked. The full key is shown only once, when it is issued. */
             apiKey: string;
         };
+        /** @description Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic. */
+        WalletCustody: {
+            /**
+             * @description The custodian that keeps the key.
+             * @enum {string}
+             */
+            provider: "fireblocks";
+            /** @description The Fireblocks vault account that holds the wallet. */
+            vaultAccountId: string;
+        };
         SystemWallet: {
             /** @description Wallet id. */
             id: number;
@@ -440,6 +450,7 @@ export interface components {
              * @enum {string}
              */
             ownerType: "shared" | "dedicated";
+            custody: components["schemas"]["WalletCustody"] | null;
         };
         ProjectDetail: {
             project: components["schemas"]["Project"];
@@ -559,6 +570,17 @@ export interface components {
             /** @description Human-readable ABI of the function. */
             formattedAbiFunction: string;
         };
+        /** @description For a wallet kept by a custodian that signs and broadcasts itself (Fireblocks): its view of the transaction. null for wallets the platform signs for. */
+        TransactionCustody: {
+            /**
+             * @description The custodian that signs and broadcasts it.
+             * @enum {string}
+             */
+            provider: "fireblocks";
+            id: string | null;
+            status: string | null;
+            subStatus: string | null;
+        };
         Transaction: {
             /**
              * Format: uuid
@@ -587,6 +609,7 @@ export interface components {
             finalized: boolean;
             errorMessage: string | null;
             idempotencyKey: string;
+            custody: components["schemas"]["TransactionCustody"] | null;
             /**
              * Format: date-time
              * @description When the transaction was accepted.
@@ -607,7 +630,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -868,14 +891,16 @@ export interface operations {
                      *           "address": "0x9C3f2A4e1b7D0c5E8a6F1B2c3D4e5F6a7B8c9D0e",
                      *           "type": "from-mnemonic",
                      *           "networkType": "mainnet",
-                     *           "ownerType": "dedicated"
+                     *           "ownerType": "dedicated",
+                     *           "custody": null
                      *         },
                      *         "mSystemWalletTestnet": {
                      *           "id": 2,
                      *           "address": "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
                      *           "type": "from-mnemonic",
                      *           "networkType": "testnet",
-                     *           "ownerType": "dedicated"
+                     *           "ownerType": "dedicated",
+                     *           "custody": null
                      *         }
                      *       }
                      *     }
@@ -2704,6 +2729,7 @@ export interface operations {
                      *         "finalized": true,
                      *         "errorMessage": null,
                      *         "idempotencyKey": "order-2026-11-20-0001",
+                     *         "custody": null,
                      *         "createdAt": "2026-11-20T10:15:30.000Z",
                      *         "updatedAt": "2026-11-20T10:15:30.000Z"
                      *       }
@@ -2807,6 +2833,8 @@ export interface operations {
              *     `EXECUTION_REVERTED`: The transaction was simulated (`eth_call` from the system wallet) and reverted, so nothing was created or queued. The message carries the decoded revert reason or custom error.
              *
              *     `NETWORK_NOT_CONFIGURED`: The call needs the chain, and this deployment has no JSON-RPC endpoint for the network. The operator sets `RPC_URL_<networkId>`.
+             *
+             *     `CUSTODY_NOT_CONFIGURED`: The project's system wallet is kept by a custodian (Fireblocks) that this deployment cannot use for the call: its credentials are not configured (`FIREBLOCKS_API_KEY`), or the network has no custodian asset (`FIREBLOCKS_ASSET_ID_<networkId>`). The message names the variable the operator sets.
              */
             422: {
                 headers: {
@@ -2900,6 +2928,7 @@ export interface operations {
                      *         "finalized": true,
                      *         "errorMessage": null,
                      *         "idempotencyKey": "order-2026-11-20-0001",
+                     *         "custody": null,
                      *         "createdAt": "2026-11-20T10:15:30.000Z",
                      *         "updatedAt": "2026-11-20T10:15:31.000Z"
                      *       }
@@ -3046,6 +3075,7 @@ export interface operations {
                      *             "finalized": true,
                      *             "errorMessage": null,
                      *             "idempotencyKey": "order-2026-11-20-0001",
+                     *             "custody": null,
                      *             "createdAt": "2026-11-20T10:15:30.000Z",
                      *             "updatedAt": "2026-11-20T10:15:31.000Z"
                      *           }

@@ -29,6 +29,7 @@ export default defineRoute({
           type: 'from-mnemonic',
           networkType: 'mainnet',
           ownerType: 'dedicated',
+          custody: null,
         },
         mSystemWalletTestnet: {
           id: 2,
@@ -36,6 +37,7 @@ export default defineRoute({
           type: 'from-mnemonic',
           networkType: 'testnet',
           ownerType: 'dedicated',
+          custody: null,
         },
       },
     },

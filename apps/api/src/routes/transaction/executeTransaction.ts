@@ -59,6 +59,7 @@ export default defineRoute({
     'FUNCTION_NOT_ACTIVE',
     'EXECUTION_REVERTED',
     'NETWORK_NOT_CONFIGURED',
+    'CUSTODY_NOT_CONFIGURED',
     'CHAIN_UNAVAILABLE',
   ],
   async handler({ body, principal, deps }) {

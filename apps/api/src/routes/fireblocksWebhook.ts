@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '#api/errors/ApiError.ts';
+import type { AppDeps } from '#api/http/appDeps.ts';
+import { applyCustodianView } from '#api/transactions/custodyStatus.ts';
+import { monitorJob } from '#api/transactions/jobs.ts';
+import { viewOf } from '#api/wallets/fireblocks/fireblocksSubmitter.ts';
+import { verifyFireblocksSignature } from '#api/wallets/fireblocks/webhookSignature.ts';
+
+export const FIREBLOCKS_WEBHOOK_PATH = '/webhooks/fireblocks';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TRANSACTION_EVENTS = new Set(['TRANSACTION_CREATED', 'TRANSACTION_STATUS_UPDATED']);
+
+/**
+ * `POST /webhooks/fireblocks`, the workspace's webhook URL (v1 webhooks), served only with
+ * FIREBLOCKS_WEBHOOK_PUBLIC_KEY_PATH. The raw body's `Fireblocks-Signature` (base64 RSA-SHA512) is verified first:
+ * without it, or wrong, 401 and nothing changes. A transaction event whose `externalTxId` is one of our rows moves
+ * the row at once, as a poll's answer would (applyCustodianView), and wakes its wallet's monitor; anything else is
+ * answered 200 `ignored` (Fireblocks retries what is not 2xx). Webhooks are a hint: polling goes on regardless.
+ */
+export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): void {
+  const publicKey = deps.custodians?.fireblocks?.settings.webhookPublicKey;
+  if (!publicKey) return;
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: deps.bodyLimit },
+      (_req, body, done) => done(null, body),
+    );
+    scope.addContentTypeParser('*', (_req, _payload, done) =>
+      done(new ApiError('UNSUPPORTED_MEDIA_TYPE', { contentType: 'other than application/json' })),
+    );
+    scope.post(FIREBLOCKS_WEBHOOK_PATH, { config: { operation: 'fireblocks-webhook' } }, async (request, reply) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const signature = request.headers['fireblocks-signature'];
+      if (!verifyFireblocksSignature(raw, typeof signature === 'string' ? signature : undefined, publicKey)) {
+        throw new ApiError('WEBHOOK_SIGNATURE_INVALID');
+      }
+      let event: { type?: unknown; data?: Record<string, unknown> };
+      try {
+        event = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new ApiError('INVALID_JSON');
+      }
+      const data = event?.data;
+      const rowId = typeof data?.externalTxId === 'string' ? data.externalTxId : '';
+      if (!TRANSACTION_EVENTS.has(String(event?.type)) || !UUID.test(rowId) || typeof data?.id !== 'string') {
+        return reply.code(200).send({ status: 'ignored' });
+      }
+      const moved = await applyCustodianView(deps.db, rowId, 'fireblocks', viewOf(data));
+      if (moved === undefined) return reply.code(200).send({ status: 'ignored' });
+      const { rows } = await deps.db.query<{ walletId: number; networkId: number }>(
+        'SELECT system_wallet_id AS "walletId", network_id AS "networkId" FROM transactions WHERE id = $1',
+        [rowId],
+      );
+      if (rows[0]) await monitorJob.enqueue(deps.db.pool, rows[0]);
+      return reply.code(200).send({ status: 'applied' });
+    });
+  });
+}

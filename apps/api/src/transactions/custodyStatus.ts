@@ -1,0 +1,52 @@
+import type { Db } from '#api/db/db.ts';
+import type { CustodianView } from '#api/wallets/custody.ts';
+
+/**
+ * Records what a custodian says of a row's transaction (a poll, a webhook, a create's answer), in one statement:
+ * - always: the custodian's id, status and sub-status (shown in the transaction's `custody`);
+ * - a hash while `processing`: the row is `broadcasted` under it, and from then on the chain decides;
+ * - a hash other than the row's while `broadcasted` (the custodian sped it up or replaced it): the new hash is
+ *   followed too (a receipt of any of them settles the row);
+ * - a failure before any hash: `broadcast-failed`, with the custodian's status and sub-status in `errorMessage`.
+ * A failure after a hash, and every success, is left to the chain (see followCustodian). A view older than one
+ * already applied (by the custodian's own clock: a webhook retried late) leaves the shown status as it is. A view of another
+ * custodian transaction than the row's (a stale webhook of an earlier attempt) changes nothing. Answers the row's
+ * status after the change, or undefined when the row was not touched.
+ */
+export async function applyCustodianView(
+  db: Pick<Db, 'query'>,
+  rowId: string,
+  provider: string,
+  view: CustodianView,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ status: string }>(
+    `UPDATE transactions t SET
+       custody_id = coalesce(t.custody_id, $3),
+       custody_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_status ELSE $4 END,
+       custody_sub_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_sub_status ELSE $5 END,
+       custody_updated_ms = greatest(t.custody_updated_ms, $9::bigint),
+       custody_checked_at = clock_timestamp(),
+       status = CASE WHEN t.status <> 'processing' THEN t.status
+                     WHEN $6::text IS NOT NULL THEN 'broadcasted'
+                     WHEN $7 THEN 'broadcast-failed' ELSE t.status END,
+       error_message = CASE WHEN t.status <> 'processing' THEN t.error_message
+                            WHEN $6::text IS NOT NULL THEN NULL
+                            WHEN $7 THEN $8 ELSE t.error_message END,
+       transaction_hash = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted') THEN $6
+                               ELSE t.transaction_hash END,
+       previous_hashes = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
+                                   AND NOT ($6 = ANY (t.previous_hashes)) THEN array_append(t.previous_hashes, $6)
+                              ELSE t.previous_hashes END,
+       -- Bytes taken from the chain for an earlier hash are not this one's.
+       raw_transaction = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
+                                   AND t.transaction_hash IS DISTINCT FROM $6 THEN NULL ELSE t.raw_transaction END,
+       broadcasted_at = CASE WHEN t.status = 'processing' AND $6::text IS NOT NULL THEN clock_timestamp()
+                             ELSE t.broadcasted_at END,
+       updated_at = clock_timestamp()
+     WHERE t.id = $1 AND t.custody_provider = $2 AND (t.custody_id IS NULL OR t.custody_id = $3)
+       AND t.status NOT IN ('created', 'broadcast-failed', 'monitor-failed')
+     RETURNING t.status`,
+    [rowId, provider, view.id, view.status, view.subStatus, view.hash, view.failed, view.description, view.updatedMs],
+  );
+  return rows[0]?.status;
+}

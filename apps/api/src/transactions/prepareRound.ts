@@ -1,0 +1,135 @@
+import type { Address, Hex, PublicClient } from 'viem';
+import { describeRevert, isRevert, isUnreachable, nodeAnswer } from '#api/chain/chainErrors.ts';
+import { inRpcBatches } from '#api/chain/rpcBatches.ts';
+import { contractAbiForErrors } from '#api/contracts/contracts.ts';
+import type { Db } from '#api/db/db.ts';
+import { automineOn, ensureDevFunds } from './devChain.ts';
+import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
+import type { WalletNetwork } from './senders.ts';
+import { DEFAULT_MAX_IN_FLIGHT, feeCapOf, type TransactionSettings } from './settings.ts';
+
+export interface Prepared {
+  ready: { id: string; gas: bigint }[];
+  fees: Fees;
+  /** Some could not be estimated now: the sender comes back after a pause. */
+  retryLater: boolean;
+}
+
+/** Gas-estimate batches in flight at once. */
+const ESTIMATE_BATCHES_IN_FLIGHT = 4;
+
+/** The network's base fee is above the fee cap: nothing sent now could be mined. */
+export const PRICED_OUT = Symbol('priced out');
+
+/** What a round is prepared with: one (wallet, network), its address and the node. */
+export interface RoundContext {
+  db: Db;
+  settings: TransactionSettings;
+  target: WalletNetwork;
+  client: PublicClient;
+  address: Address;
+}
+
+/**
+ * The next `created` transactions (at most `room`) with their gas estimates; those whose estimate fails end here
+ * (reverted or broadcast-failed). undefined when nothing is waiting; PRICED_OUT when the base fee is above the
+ * network's fee cap (the waiting transactions then say so in their `errorMessage`).
+ */
+export async function prepareRound(
+  sender: RoundContext,
+  room: number,
+): Promise<Prepared | typeof PRICED_OUT | undefined> {
+  const { db, target, settings, client, address } = sender;
+  if (room <= 0) return undefined;
+  const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; contractId: number }>(
+    `SELECT t.id, t.to_address AS "to", t.data, c.id AS "contractId"
+     FROM transactions t
+     JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
+     JOIN contracts c ON c.id = f.contract_id
+     WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status = 'created'
+     ORDER BY t.created_at, t.id LIMIT $3`,
+    [target.walletId, target.networkId, Math.min(settings.batchSize, room)],
+  );
+  if (waiting.length === 0) return undefined;
+  await ensureDevFunds(client, target.networkId, address);
+  const network = await networkFees(client);
+  const cap = feeCapOf(settings, target.networkId);
+  const fees = feesWithHeadroom(network, cap);
+  if (fees.maxFeePerGas < network.baseFee) {
+    await db.query(
+      `UPDATE transactions SET error_message = $3, updated_at = clock_timestamp()
+        WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created' AND error_message IS NULL`,
+      [target.walletId, target.networkId, cappedMessage(target.networkId, network.baseFee, cap)],
+    );
+    return PRICED_OUT;
+  }
+  // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
+  // In full JSON-RPC batches, a few at once: one request per call would cost the node more than the estimates.
+  const estimates = await inRpcBatches(waiting, ESTIMATE_BATCHES_IN_FLIGHT, async (row) => {
+    try {
+      const gas = await client.estimateGas({
+        account: address,
+        to: row.to,
+        data: row.data,
+        blockTag: 'latest',
+      });
+      return { row, gas };
+    } catch (error) {
+      if (isUnreachable(error)) throw error;
+      return { row, error };
+    }
+  });
+  const refused = estimates.filter((e) => 'error' in e);
+  let retryLater = false;
+  for (const { row, error } of refused as { row: (typeof waiting)[number]; error: unknown }[]) {
+    if (isRevert(error)) {
+      await db.query(
+        `UPDATE transactions SET status = 'reverted', error_message = $2, updated_at = clock_timestamp()
+         WHERE id = $1 AND status = 'created'`,
+        [
+          row.id,
+          `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, await contractAbiForErrors(db, row.contractId))}`,
+        ],
+      );
+      continue;
+    }
+    // Not a revert: the node could not estimate now (a reorg in progress, a block it does not have yet, a wallet
+    // that cannot pay). Tried again after a pause, as many times as an unreachable endpoint; then broadcast-failed.
+    const { rows } = await db.query<{ attempts: number }>(
+      `UPDATE transactions SET send_attempts = send_attempts + 1, updated_at = clock_timestamp()
+        WHERE id = $1 AND status = 'created' RETURNING send_attempts AS attempts`,
+      [row.id],
+    );
+    if ((rows[0]?.attempts ?? 0) <= settings.retryDelaysMs.length) {
+      retryLater = true;
+      continue;
+    }
+    await db.query(
+      `UPDATE transactions SET status = 'broadcast-failed', error_message = $2, updated_at = clock_timestamp()
+       WHERE id = $1 AND status = 'created'`,
+      [row.id, `Gas estimation failed ${settings.retryDelaysMs.length + 1} times: ${nodeAnswer(error)}`],
+    );
+  }
+  const ready = estimates.flatMap((e) => (e.gas !== undefined ? [{ id: e.row.id, gas: e.gas }] : []));
+  return { ready, fees, retryLater };
+}
+
+/**
+ * How many more transactions the wallet may have sent and not yet mined (`maxInFlight`): a hosted node's pool
+ * refuses a sender's transactions past its per-account limit ("txpool is full"). When there is no room, the sender
+ * stops; the monitor wakes it as transactions are mined.
+ */
+export async function inFlightRoom(sender: RoundContext): Promise<number> {
+  const { db, target, settings, client } = sender;
+  let limit = settings.maxInFlight[target.networkId];
+  if (limit === undefined) {
+    if (await automineOn(client, target.networkId)) return Number.POSITIVE_INFINITY;
+    limit = DEFAULT_MAX_IN_FLIGHT;
+  }
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM transactions
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('processing', 'broadcasted')`,
+    [target.walletId, target.networkId],
+  );
+  return limit - (rows[0]?.n ?? 0);
+}

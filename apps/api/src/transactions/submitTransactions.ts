@@ -1,0 +1,150 @@
+import type { Hex } from 'viem';
+import { isUnreachable, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
+import { mapLimit } from '#api/lib/mapLimit.ts';
+import type { CustodyCall, SubmitOutcome, Submitter } from '#api/wallets/custody.ts';
+import type { SystemWalletRecord } from '#api/wallets/signer.ts';
+import { applyCustodianView } from './custodyStatus.ts';
+import { PRICED_OUT, prepareRound, type RoundContext } from './prepareRound.ts';
+import type { SenderQueue } from './sendTransactions.ts';
+
+/** Custodian creates in flight at once per wallet (each paced by the custodian's own request budget). */
+const SUBMITS_IN_FLIGHT = 8;
+
+interface SubmitRow {
+  id: string;
+  to: string;
+  data: Hex;
+  gas: string;
+  maxFeePerGas: string;
+  maxPriorityFeePerGas: string;
+  keyAttempt: number;
+}
+
+const submitRowColumns = (t: string) => `${t}.id, ${t}.to_address AS "to", ${t}.data, ${t}.gas_limit::text AS gas,
+  ${t}.gas_price::text AS "maxFeePerGas", ${t}.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas",
+  ${t}.custody_key_attempt AS "keyAttempt"`;
+
+/**
+ * The `transaction:send` job of a wallet whose custodian signs and broadcasts (a submitter, DESIGN §6): every
+ * waiting row is estimated and priced as for any wallet (a call that reverts now is not sent; fees within
+ * MAX_FEE_PER_GAS_GWEI_<id>), marked `processing` with its gas limit and fee cap, and then submitted, one custodian
+ * transaction per row. Rows are never held back for the custodian's own pace (it queues them itself).
+ * A row marked `processing` without a custodian id may have reached the custodian (an answer lost, a crash after
+ * sending): before anything new, it is submitted again as in doubt, which looks it up first. A custodian that is
+ * unreachable, rate-limiting or failing keeps rows waiting (`errorMessage` says why) and is tried again later:
+ * nothing is failed for the custodian's outage, and nothing is sent twice.
+ */
+export async function submitTransactions(
+  ctx: RoundContext,
+  submitter: Submitter,
+  wallet: SystemWalletRecord,
+  queue: SenderQueue,
+  signal: AbortSignal,
+): Promise<void> {
+  const { db, target, settings } = ctx;
+  const started = Date.now();
+  try {
+    while (!signal.aborted && Date.now() - started < settings.jobBudgetMs) {
+      const doubtful = await db.query<SubmitRow>(
+        `SELECT ${submitRowColumns('t')} FROM transactions t
+          WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'processing' AND custody_id IS NULL
+          ORDER BY created_at, id LIMIT $3`,
+        [target.walletId, target.networkId, settings.batchSize],
+      );
+      let rows = doubtful.rows;
+      const inDoubt = rows.length > 0;
+      if (!inDoubt) {
+        const prepared = await prepareRound(ctx, Number.POSITIVE_INFINITY);
+        if (!prepared) return;
+        if (prepared === PRICED_OUT) return await queue.again(new Date(Date.now() + settings.feeCapPollMs));
+        rows = await claim(ctx, prepared);
+        if (rows.length === 0) {
+          if (prepared.retryLater)
+            return await queue.again(new Date(Date.now() + (settings.retryDelaysMs[0] ?? 1_000)));
+          continue;
+        }
+      }
+      const retryInMs = await submitAll(ctx, submitter, wallet, rows, inDoubt);
+      await queue.monitor();
+      if (retryInMs !== undefined) return await queue.again(new Date(Date.now() + retryInMs));
+    }
+    await queue.again();
+  } catch (error) {
+    // The chain's node (estimates, fees) cannot be reached: the rows wait as they are.
+    if (!isUnreachable(error)) throw error;
+    await queue.again(new Date(Date.now() + Math.max(1_000, rateLimitRetryAfterMs(error) ?? 2_000)));
+  }
+}
+
+/** The prepared rows become `processing` with their gas limits and fees, before anything is sent. */
+async function claim(
+  ctx: RoundContext,
+  prepared: Exclude<Awaited<ReturnType<typeof prepareRound>>, undefined | typeof PRICED_OUT>,
+): Promise<SubmitRow[]> {
+  if (prepared.ready.length === 0) return [];
+  const headroom = BigInt(100 + ctx.settings.gasHeadroomPercent);
+  const { rows } = await ctx.db.query<SubmitRow>(
+    `UPDATE transactions t SET status = 'processing', gas_limit = v.gas, gas_price = $3, max_priority_fee_per_gas = $4,
+       custody_key_attempt = 1, send_attempts = 0, error_message = NULL, updated_at = clock_timestamp()
+     FROM unnest($1::uuid[], $2::numeric[]) AS v(id, gas)
+     WHERE t.id = v.id AND t.status = 'created'
+     RETURNING ${submitRowColumns('t')}`,
+    [
+      prepared.ready.map((r) => r.id),
+      prepared.ready.map((r) => ((r.gas * headroom) / 100n).toString()),
+      prepared.fees.maxFeePerGas.toString(),
+      prepared.fees.maxPriorityFeePerGas.toString(),
+    ],
+  );
+  return rows;
+}
+
+/**
+ * Submits the rows and records each outcome. Answers when to try again if any row must wait (the soonest of their
+ * delays), or undefined when every row is done with.
+ */
+async function submitAll(
+  ctx: RoundContext,
+  submitter: Submitter,
+  wallet: SystemWalletRecord,
+  rows: SubmitRow[],
+  inDoubt: boolean,
+): Promise<number | undefined> {
+  const { db, target } = ctx;
+  let retryInMs: number | undefined;
+  await mapLimit(rows, SUBMITS_IN_FLIGHT, async (row) => {
+    const call: CustodyCall = {
+      rowId: row.id,
+      custodyRef: wallet.custodyRef ?? '',
+      networkId: target.networkId,
+      to: row.to,
+      data: row.data,
+      gasLimit: BigInt(row.gas),
+      maxFeePerGas: BigInt(row.maxFeePerGas),
+      maxPriorityFeePerGas: BigInt(row.maxPriorityFeePerGas),
+      keyAttempt: row.keyAttempt,
+      inDoubt,
+    };
+    const outcome: SubmitOutcome = await submitter.submit(call);
+    if (outcome.kind === 'submitted') {
+      await applyCustodianView(db, row.id, submitter.provider, outcome.view);
+      return;
+    }
+    if (outcome.kind === 'refused') {
+      await db.query(
+        `UPDATE transactions SET status = 'broadcast-failed', error_message = $2, updated_at = clock_timestamp()
+          WHERE id = $1 AND status = 'processing' AND custody_id IS NULL`,
+        [row.id, outcome.message],
+      );
+      return;
+    }
+    await db.query(
+      `UPDATE transactions SET custody_key_attempt = custody_key_attempt + $2, error_message = $3,
+         updated_at = clock_timestamp()
+        WHERE id = $1 AND status = 'processing' AND custody_id IS NULL`,
+      [row.id, outcome.newKey ? 1 : 0, `Waiting to reach ${submitter.provider}: ${outcome.message}`],
+    );
+    retryInMs = Math.min(retryInMs ?? Number.POSITIVE_INFINITY, outcome.afterMs);
+  });
+  return retryInMs;
+}

@@ -1,0 +1,10 @@
+import type { Config } from '#api/config/config.ts';
+import type { NetworkId } from '#api/config/networks.ts';
+import { createFireblocksCustody } from './fireblocks/fireblocksCustody.ts';
+import type { RemoteCustodians } from './signer.ts';
+
+/** The custodians the configuration has credentials for (one client each, shared by the process). */
+export function remoteCustodians(config: Pick<Config, 'fireblocks' | 'rpcUrls'>): RemoteCustodians {
+  const networks = Object.keys(config.rpcUrls).map(Number) as NetworkId[];
+  return config.fireblocks ? { fireblocks: createFireblocksCustody(config.fireblocks, networks) } : {};
+}

@@ -1,0 +1,74 @@
+import type { Hex } from 'viem';
+
+/**
+ * The two shapes of custody (DESIGN §6). A *signer* (from-mnemonic) gives the sender an account that signs; the
+ * platform holds the nonce and broadcasts. A *submitter* (Fireblocks) takes the call and does nonce, signing and
+ * broadcast itself, under its own policy engine: the platform submits one custodian transaction per row (the row's
+ * id is the custodian's external id), follows the custodian's status until a hash exists, and from then on treats
+ * the row like any other (receipts, confirmations, finality and reorgs come from the canonical chain).
+ */
+export interface Submitter {
+  /** The name shown in a transaction's `custody.provider`. */
+  readonly provider: string;
+  /** How long between two looks at one unfinished custodian transaction (webhooks move it sooner). */
+  readonly pollIntervalMs: number;
+  /** Refuses (CustodyNotConfiguredError, naming the variable) a network the custodian has no asset for. */
+  checkNetwork(networkId: number): void;
+  /** Submits one row, exactly once whatever fails (see SubmitOutcome). */
+  submit(call: CustodyCall): Promise<SubmitOutcome>;
+  /** The custodian's view of one of its transactions. */
+  status(custodyId: string): Promise<CustodianView>;
+}
+
+/** One row as the custodian gets it. */
+export interface CustodyCall {
+  /** The row's id: the custodian's external id, unique in its workspace. */
+  rowId: string;
+  /** The wallet's reference at the custodian (a Fireblocks vault account id). */
+  custodyRef: string;
+  networkId: number;
+  to: string;
+  data: Hex;
+  gasLimit: bigint;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+  /** Numbers the create request's idempotency key: a retry after a 5xx must use a new one. */
+  keyAttempt: number;
+  /** An earlier attempt may have reached the custodian: look the row up before sending again. */
+  inDoubt: boolean;
+}
+
+export type SubmitOutcome =
+  /** The custodian has it (just created, or found by the row's id). */
+  | { kind: 'submitted'; view: CustodianView }
+  /** Refused for good (a 4xx): the row is broadcast-failed with this message. */
+  | { kind: 'refused'; message: string }
+  /** Not now (rate limit, 5xx, no answer): the row stays in doubt and is tried again after `afterMs`. */
+  | { kind: 'retry'; message: string; afterMs: number; newKey: boolean };
+
+/** A custodian transaction, in the terms the pipeline acts on. */
+export interface CustodianView {
+  id: string;
+  status: string;
+  subStatus: string | null;
+  /** The hash it broadcast (the latest, after a speed-up or replacement); null before broadcast. */
+  hash: Hex | null;
+  /** A final status that is not a success (rejected, blocked, cancelled, failed). */
+  failed: boolean;
+  /** For `errorMessage`: the custodian's status, sub-status and description, in words. */
+  description: string;
+  /** When the custodian last changed it (its clock, ms since the epoch), when it says. */
+  updatedMs: number | null;
+}
+
+/** A wallet type used where this deployment has no credentials for it, or a network its custodian has no asset for. */
+export class CustodyNotConfiguredError extends Error {
+  override name = 'CustodyNotConfiguredError';
+  constructor(
+    message: string,
+    /** The environment variable that would fix it. */
+    readonly variable: string,
+  ) {
+    super(message);
+  }
+}

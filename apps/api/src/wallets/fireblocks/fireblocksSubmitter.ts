@@ -1,0 +1,158 @@
+import type { TransactionResponse } from '@fireblocks/ts-sdk';
+import { formatGwei, type Hex } from 'viem';
+import type { NetworkId } from '#api/config/networks.ts';
+import {
+  type CustodianView,
+  type CustodyCall,
+  CustodyNotConfiguredError,
+  type SubmitOutcome,
+  type Submitter,
+} from '../custody.ts';
+import { DUPLICATE_EXTERNAL_TX_ID, type FireblocksApi, FireblocksCallError } from './fireblocksApi.ts';
+import type { FireblocksSettings } from './settings.ts';
+import { ensureAssetWallet } from './vaults.ts';
+
+/** Fireblocks' final statuses other than COMPLETED: before a hash exists, the row is broadcast-failed. */
+const FAILED = new Set(['REJECTED', 'BLOCKED', 'CANCELLED', 'FAILED']);
+
+/**
+ * Fireblocks as a submitter: one `CONTRACT_CALL` per row from the wallet's vault account to the contract as a
+ * one-time address, amount "0", the calldata in `extraParameters.contractCallData`, the row's gas limit, its fee cap
+ * as `maxFee` and its tip as `priorityFee` (gwei), `externalTxId` = the row's id, and an `Idempotency-Key` per
+ * attempt. Exactly once, whatever fails:
+ * - a row that may have reached Fireblocks (a timeout, a lost answer, a 5xx, a crash after sending) is looked up by
+ *   its externalTxId before it is sent again;
+ * - a create refused because the externalTxId exists (code 1438) is that transaction, looked up;
+ * - Fireblocks refuses an Idempotency-Key reused after a 5xx, so a retry after one takes a new key;
+ * - 429 and 5xx are "not now", never a failure of the row.
+ */
+export function createFireblocksSubmitter(api: FireblocksApi, settings: FireblocksSettings): Submitter {
+  const assetOf = (networkId: number): string => {
+    const assetId = settings.assetIds[networkId as NetworkId];
+    if (!assetId) {
+      throw new CustodyNotConfiguredError(
+        `Network ${networkId} has no Fireblocks asset on this deployment: set FIREBLOCKS_ASSET_ID_${networkId} to the asset id of its native coin in your workspace`,
+        `FIREBLOCKS_ASSET_ID_${networkId}`,
+      );
+    }
+    return assetId;
+  };
+
+  async function lookUp(rowId: string): Promise<CustodianView | undefined> {
+    try {
+      return viewOf(await api.read((sdk) => sdk.transactions.getTransactionByExternalId({ externalTxId: rowId })));
+    } catch (error) {
+      if (
+        error instanceof FireblocksCallError &&
+        error.failure === 'refused' &&
+        [400, 404].includes(error.status ?? 0)
+      ) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  // Vault accounts and assets known to have a wallet: a network served after a vault was made gets its wallet at
+  // its first transaction.
+  const wallets = new Set<string>();
+  async function create(call: CustodyCall): Promise<CustodianView> {
+    const assetId = assetOf(call.networkId);
+    if (!wallets.has(`${call.custodyRef}/${assetId}`)) {
+      await ensureAssetWallet(api, call.custodyRef, assetId);
+      wallets.add(`${call.custodyRef}/${assetId}`);
+    }
+    const answer = await api.write((sdk) =>
+      sdk.transactions.createTransaction({
+        idempotencyKey: idempotencyKey(call.rowId, call.keyAttempt),
+        transactionRequest: {
+          operation: 'CONTRACT_CALL',
+          assetId,
+          source: { type: 'VAULT_ACCOUNT', id: call.custodyRef },
+          destination: { type: 'ONE_TIME_ADDRESS', oneTimeAddress: { address: call.to } },
+          amount: '0',
+          extraParameters: { contractCallData: call.data },
+          gasLimit: call.gasLimit.toString(),
+          maxFee: formatGwei(call.maxFeePerGas),
+          priorityFee: formatGwei(call.maxPriorityFeePerGas),
+          externalTxId: call.rowId,
+          note: `Mountain transaction ${call.rowId}`,
+        },
+      }),
+    );
+    const status = String(answer.status ?? 'SUBMITTED');
+    return {
+      id: String(answer.id),
+      status,
+      subStatus: null,
+      hash: null,
+      failed: FAILED.has(status),
+      description: `Fireblocks ${status}`,
+      updatedMs: null,
+    };
+  }
+
+  return {
+    provider: 'fireblocks',
+    pollIntervalMs: settings.pollIntervalMs,
+    checkNetwork: (networkId) => void assetOf(networkId),
+    async status(custodyId) {
+      return viewOf(await api.read((sdk) => sdk.transactions.getTransaction({ txId: custodyId })));
+    },
+    async submit(call): Promise<SubmitOutcome> {
+      try {
+        if (call.inDoubt) {
+          const found = await lookUp(call.rowId);
+          if (found) return { kind: 'submitted', view: found };
+        }
+        return { kind: 'submitted', view: await create(call) };
+      } catch (error) {
+        if (error instanceof CustodyNotConfiguredError) return { kind: 'refused', message: error.message };
+        if (!(error instanceof FireblocksCallError)) throw error;
+        if (error.failure === 'refused') {
+          if (error.code === DUPLICATE_EXTERNAL_TX_ID) {
+            const found = await lookUp(call.rowId).catch(() => undefined);
+            if (found) return { kind: 'submitted', view: found };
+            return { kind: 'retry', message: error.message, afterMs: 1_000, newKey: false };
+          }
+          // A key used with a request that ended in a 5xx: a new key, and a look-up first (it may exist).
+          if (error.status === 400 && /idempotency/i.test(error.message)) {
+            return { kind: 'retry', message: error.message, afterMs: 0, newKey: true };
+          }
+          if (error.status === 401 || error.status === 403) {
+            // The API user's key or permissions: nothing the row did; it waits until the operator fixes it.
+            return {
+              kind: 'retry',
+              message: `${error.message} (check FIREBLOCKS_API_KEY and the API user's role)`,
+              afterMs: 30_000,
+              newKey: false,
+            };
+          }
+          return { kind: 'refused', message: error.message };
+        }
+        const afterMs = error.retryAfterMs ?? (error.failure === 'rate-limited' ? 2_000 : 1_000);
+        return { kind: 'retry', message: error.message, afterMs, newKey: error.failure === 'unavailable' };
+      }
+    },
+  };
+}
+
+/** At most 40 characters, as Fireblocks takes: the row's id without dashes (32), a dash and the attempt. */
+export function idempotencyKey(rowId: string, attempt: number): string {
+  return `${rowId.replaceAll('-', '')}-${attempt}`;
+}
+
+/** A Fireblocks transaction in the pipeline's terms. */
+export function viewOf(t: TransactionResponse): CustodianView {
+  const status = String(t.status ?? 'SUBMITTED');
+  const subStatus = t.subStatus ? String(t.subStatus) : null;
+  const hash = typeof t.txHash === 'string' && /^0x[0-9a-fA-F]{64}$/.test(t.txHash) ? (t.txHash as Hex) : null;
+  const description = [
+    `Fireblocks ${status}${subStatus ? ` (${subStatus})` : ''}`,
+    typeof t.errorDescription === 'string' && t.errorDescription ? t.errorDescription : undefined,
+  ]
+    .filter(Boolean)
+    .join(': ');
+  const updatedMs = typeof t.lastUpdated === 'number' && Number.isFinite(t.lastUpdated) ? t.lastUpdated : null;
+  return { id: String(t.id), status, subStatus, hash, failed: FAILED.has(status), description, updatedMs };
+}
