@@ -7,7 +7,9 @@
 //      estimated once, no database), in nonce order, 64 per JSON-RPC batch;
 //   3. nonce gaps: the nonces of the confirmed transactions must be exactly 0..n-1;
 //   4. interval mining (bench/intervalMining.ts): capacity, latency, and reorgs and a fee spike on a chain lab with
-//      1 s blocks; exits 1 if an invariant breaks there.
+//      1 s blocks; exits 1 if an invariant breaks there;
+//   5. Fireblocks (bench/fireblocks.ts): accepted → submitted and rows/s through the simulated workspace against the
+//      same SDK calls made directly; exits 1 below its targets.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -23,6 +25,7 @@ import { DEV_STALL_MS } from '#api/transactions/devChain.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
+import { fireblocksSection } from './fireblocks.ts';
 import { intervalMiningSection } from './intervalMining.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 500);
@@ -216,4 +219,8 @@ const held = await intervalMiningSection().catch((error) => {
   console.error(error);
   return false;
 });
-process.exit(held ? 0 : 1);
+const fireblocksHeld = await fireblocksSection().catch((error) => {
+  console.error(error);
+  return false;
+});
+process.exit(held && fireblocksHeld ? 0 : 1);

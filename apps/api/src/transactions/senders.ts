@@ -38,3 +38,16 @@ export async function clearWakeRequest(db: Pick<Db, 'query'>, target: WalletNetw
     [target.walletId, target.networkId],
   );
 }
+
+/**
+ * Clears a wake request made since the sender cleared it at its start; answers whether there was one: rows were
+ * accepted during the run, and the sender takes them before it ends rather than leave them to a job that would
+ * find its lock still held.
+ */
+export async function takeWakeRequest(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE transaction_senders SET wake_requested_at = NULL WHERE system_wallet_id = $1 AND network_id = $2 AND wake_requested_at IS NOT NULL',
+    [target.walletId, target.networkId],
+  );
+  return (rowCount ?? 0) > 0;
+}

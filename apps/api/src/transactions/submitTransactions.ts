@@ -5,6 +5,7 @@ import type { CustodyCall, SubmitOutcome, Submitter } from '#api/wallets/custody
 import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 import { applyCustodianView } from './custodyStatus.ts';
 import { PRICED_OUT, prepareRound, type RoundContext } from './prepareRound.ts';
+import { takeWakeRequest } from './senders.ts';
 import type { SenderQueue } from './sendTransactions.ts';
 
 /** Custodian creates in flight at once per wallet (each paced by the custodian's own request budget). */
@@ -55,7 +56,11 @@ export async function submitTransactions(
       const inDoubt = rows.length > 0;
       if (!inDoubt) {
         const prepared = await prepareRound(ctx, Number.POSITIVE_INFINITY);
-        if (!prepared) return;
+        // Rows accepted during this run woke a job that would wait for this run's lock: take them now instead.
+        if (!prepared) {
+          if (await takeWakeRequest(db, target)) continue;
+          return;
+        }
         if (prepared === PRICED_OUT) return await queue.again(new Date(Date.now() + settings.feeCapPollMs));
         rows = await claim(ctx, prepared);
         if (rows.length === 0) {
@@ -64,9 +69,17 @@ export async function submitTransactions(
           continue;
         }
       }
-      const retryInMs = await submitAll(ctx, submitter, wallet, rows, inDoubt);
+      const waiting = await submitAll(ctx, submitter, wallet, rows, inDoubt);
       await queue.monitor();
-      if (retryInMs !== undefined) return await queue.again(new Date(Date.now() + retryInMs));
+      if (waiting) {
+        // The rows behind say why they wait too.
+        await db.query(
+          `UPDATE transactions SET error_message = $3, updated_at = clock_timestamp()
+            WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created' AND error_message IS DISTINCT FROM $3`,
+          [target.walletId, target.networkId, waiting.message],
+        );
+        return await queue.again(new Date(Date.now() + waiting.afterMs));
+      }
     }
     await queue.again();
   } catch (error) {
@@ -100,7 +113,7 @@ async function claim(
 }
 
 /**
- * Submits the rows and records each outcome. Answers when to try again if any row must wait (the soonest of their
+ * Submits the rows and records each outcome. Answers why and for how long rows must wait (the soonest of their
  * delays), or undefined when every row is done with.
  */
 async function submitAll(
@@ -109,9 +122,9 @@ async function submitAll(
   wallet: SystemWalletRecord,
   rows: SubmitRow[],
   inDoubt: boolean,
-): Promise<number | undefined> {
+): Promise<{ message: string; afterMs: number } | undefined> {
   const { db, target } = ctx;
-  let retryInMs: number | undefined;
+  let waiting: { message: string; afterMs: number } | undefined;
   await mapLimit(rows, SUBMITS_IN_FLIGHT, async (row) => {
     const call: CustodyCall = {
       rowId: row.id,
@@ -138,13 +151,14 @@ async function submitAll(
       );
       return;
     }
+    const message = `Waiting to reach ${submitter.provider}: ${outcome.message}`;
     await db.query(
       `UPDATE transactions SET custody_key_attempt = custody_key_attempt + $2, error_message = $3,
          updated_at = clock_timestamp()
         WHERE id = $1 AND status = 'processing' AND custody_id IS NULL`,
-      [row.id, outcome.newKey ? 1 : 0, `Waiting to reach ${submitter.provider}: ${outcome.message}`],
+      [row.id, outcome.newKey ? 1 : 0, message],
     );
-    retryInMs = Math.min(retryInMs ?? Number.POSITIVE_INFINITY, outcome.afterMs);
+    if (!waiting || outcome.afterMs < waiting.afterMs) waiting = { message, afterMs: outcome.afterMs };
   });
-  return retryInMs;
+  return waiting;
 }

@@ -1,0 +1,223 @@
+// bench:tx's Fireblocks section: transactions of a Fireblocks project through the simulated workspace
+// (packages/testkit/src/fireblocks, zero delays, one transaction in flight per vault account and asset as Fireblocks
+// does by default) on anvil's automine.
+//   1. accepted → submitted: executions at BENCH_FIREBLOCKS_RATE (50)/s for 5 s while the worker runs; per row,
+//      the simulator's createdAt of its Fireblocks transaction minus the row's createdAt (target p99 ≤ 100 ms);
+//   2. rows per second: BENCH_FIREBLOCKS_ROWS (200) accepted with no worker running, then drained to `succeeded`,
+//      against the same SDK calls made directly (one createTransaction per row into a vault account of its own, then
+//      getTransaction until each is COMPLETED) in the same run (target ratio ≥ 0.9).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { startAnvil } from '@mountain/testkit/anvil.ts';
+import { startFireblocksSimulator } from '@mountain/testkit/fireblocks/startFireblocksSimulator.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
+import { createPublicClient, encodeFunctionData, formatGwei, http, parseEther, parseGwei } from 'viem';
+import { buildApp } from '#api/app.ts';
+import { createChains } from '#api/chain/chains.ts';
+import { createProject } from '#api/projects/projects.ts';
+import { feesWithHeadroom, networkFees } from '#api/transactions/fees.ts';
+import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
+import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import { createWorker } from '#api/worker/worker.ts';
+import { percentile } from '../scripts/lib/labPlatform.ts';
+import { type Stop, startBenchDatabase } from './benchDatabase.ts';
+
+const RATE = Number(process.env.BENCH_FIREBLOCKS_RATE ?? 50);
+const ROWS = Number(process.env.BENCH_FIREBLOCKS_ROWS ?? 200);
+const ASSET = 'ETH_LOCAL';
+
+/** Runs the section; answers whether both targets held. */
+export async function fireblocksSection(): Promise<boolean> {
+  const stops: Stop[] = [];
+  try {
+    console.log(
+      '\nFireblocks (simulated workspace, zero delays, one in flight per vault account and asset; anvil automine)',
+    );
+    const anvil = await startAnvil({ port: await freePort() });
+    stops.push(() => anvil.stop());
+    const sim = await startFireblocksSimulator({ assets: { [ASSET]: { rpcUrl: anvil.url, chainId: 1337 } } });
+    stops.push(() => sim.stop());
+    const user = sim.createApiUser();
+    const settings: FireblocksSettings = {
+      apiKey: user.apiKey,
+      secretKey: user.privateKeyPem,
+      baseUrl: sim.url,
+      assetIds: { 1337: ASSET },
+      webhookPublicKey: undefined,
+      deployment: 'bench',
+      maxRps: 1_000,
+      pollIntervalMs: 100,
+    };
+    const custodians = { fireblocks: createFireblocksCustody(settings, [1337]) };
+    const { db, masterKey, keys } = await startBenchDatabase('fireblocks', stops);
+    const counter = await deployCounter(anvil.url);
+    const chains = createChains({ 1337: anvil.url });
+    const app = buildApp({ db, chains, tokenSigningKey: randomBytes(32), masterKey, bodyLimit: 65536, custodians });
+    await app.ready();
+    stops.push(() => app.close());
+    const { project, apiKey } = await createProject(
+      db,
+      keys,
+      { projectName: 'Bench Fireblocks', keyMode: 'test', walletType: 'fireblocks' },
+      custodians,
+    );
+    const call = async (url: string, body: object) =>
+      (
+        await app.inject({
+          method: 'POST',
+          url: `/public-api/v3${url}`,
+          headers: { 'x-api-key': apiKey },
+          payload: body,
+        })
+      ).json();
+    const { contract } = await call('/contract/import-contract', {
+      networkId: 1337,
+      address: counter,
+      formattedAbi: COUNTER_FORMATTED_ABI,
+    });
+    const { contractActivatedFunction } = await call('/contract/activate-contract-function', {
+      contractId: contract.id,
+      formattedAbiFunction: 'function increment(uint256 amount)',
+    });
+    const execute = () =>
+      call('/transaction/execute-transaction', {
+        contractActivatedFunctionId: contractActivatedFunction.id,
+        functionArgs: ['1'],
+        idempotencyKey: randomUUID(),
+      });
+    const stop = new AbortController();
+    const startWorker = async () => {
+      const worker = createWorker({
+        deps: {
+          db,
+          chains,
+          signers: createSignerProvider(keys, custodians),
+          masterKey,
+          signal: stop.signal,
+          transactions: { monitorPollMs: 50 },
+        },
+      });
+      await worker.start();
+      return async () => {
+        await worker.stop();
+      };
+    };
+    const settled = async (timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const { rows } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM transactions WHERE project_id = $1 AND status IN ('created', 'processing', 'broadcasted')`,
+          [project.id],
+        );
+        if (rows[0]?.n === 0) return;
+        if (Date.now() > deadline) throw new Error(`Fireblocks rows not settled in ${timeoutMs / 1000} s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+
+    // 1. Accepted → submitted, with the worker running.
+    let stopWorker = await startWorker();
+    const ids: string[] = [];
+    const interval = 1000 / RATE;
+    const started = performance.now();
+    for (let i = 0; i < RATE * 5; i++) {
+      const due = started + i * interval;
+      await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+      ids.push((await execute()).transaction.id);
+    }
+    await settled(120_000);
+    await stopWorker();
+    const { rows: accepted } = await db.query<{ id: string; at: number }>(
+      'SELECT id, extract(epoch FROM created_at) * 1000 AS at FROM transactions WHERE id = ANY($1)',
+      [ids],
+    );
+    const submittedAt = new Map(sim.transactions().map((t) => [t.externalTxId, Number(t.createdAt)]));
+    const delays = accepted.map((r) => (submittedAt.get(r.id) ?? Number.NaN) - Number(r.at));
+    const p99 = percentile(delays, 99);
+    console.log(
+      `  accepted → submitted at ${RATE}/s: p50 ${percentile(delays, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (target p99 ≤ 100 ms)`,
+    );
+
+    // 2. Rows per second through the platform, then the same SDK calls directly.
+    for (let i = 0; i < ROWS; i++) await execute();
+    const drainStarted = performance.now();
+    stopWorker = await startWorker();
+    await settled(300_000);
+    const platformSeconds = (performance.now() - drainStarted) / 1000;
+    await stopWorker();
+    stop.abort();
+    const platformRate = ROWS / platformSeconds;
+
+    const sdk = custodians.fireblocks.api.sdk;
+    const vault = (await sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name: 'bench-direct' } })).data;
+    const wallet = (await sdk.vaults.createVaultAccountAsset({ vaultAccountId: String(vault.id), assetId: ASSET }))
+      .data;
+    await createPublicClient({ transport: http(anvil.url) }).request({
+      method: 'anvil_setBalance' as never,
+      params: [wallet.address, `0x${parseEther('10000').toString(16)}`] as never,
+    });
+    const data = encodeFunctionData({ abi: compileCounter().abi, functionName: 'increment', args: [1n] });
+    // The calls the platform makes: its gas limit (estimate + 20%) and its fees (twice the base fee plus the tip).
+    const client = chains.client(1337);
+    const gasLimit =
+      ((await client.estimateGas({ account: wallet.address as `0x${string}`, to: counter, data })) * 12n) / 10n;
+    const fees = feesWithHeadroom(await networkFees(client), parseGwei('1000'));
+    const directStarted = performance.now();
+    const created = await Promise.all(
+      Array.from({ length: ROWS }, () =>
+        sdk.transactions.createTransaction({
+          idempotencyKey: randomUUID(),
+          transactionRequest: {
+            operation: 'CONTRACT_CALL',
+            assetId: ASSET,
+            source: { type: 'VAULT_ACCOUNT', id: String(vault.id) },
+            destination: { type: 'ONE_TIME_ADDRESS', oneTimeAddress: { address: counter } },
+            amount: '0',
+            extraParameters: { contractCallData: data },
+            gasLimit: gasLimit.toString(),
+            maxFee: formatGwei(fees.maxFeePerGas),
+            priorityFee: formatGwei(fees.maxPriorityFeePerGas),
+            externalTxId: randomUUID(),
+          },
+        }),
+      ),
+    );
+    const pending = new Set(created.map((c) => String(c.data.id)));
+    while (pending.size > 0) {
+      for (const id of [...pending]) {
+        const { data: tx } = await sdk.transactions.getTransaction({ txId: id });
+        if (tx.status === 'COMPLETED') pending.delete(id);
+        else if (['FAILED', 'REJECTED', 'BLOCKED', 'CANCELLED'].includes(String(tx.status))) {
+          throw new Error(`direct: ${id} ended ${tx.status}`);
+        }
+      }
+      if (performance.now() - directStarted > 300_000)
+        throw new Error('direct: not every transaction completed in 300 s');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const directRate = ROWS / ((performance.now() - directStarted) / 1000);
+    const ratio = platformRate / directRate;
+    console.log(
+      `  rows/s: platform ${platformRate.toFixed(1)} (${ROWS} rows to succeeded), the same SDK calls directly ${directRate.toFixed(1)} (to COMPLETED); ratio ${ratio.toFixed(2)} (target ≥ 0.9)`,
+    );
+    return p99 <= 100 && ratio >= 0.9;
+  } finally {
+    for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
+  }
+}
+
+// Alone: node --import tsx bench/fireblocks.ts
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const deadline = setTimeout(() => {
+    console.error('the Fireblocks section did not finish within 10 minutes');
+    process.exit(1);
+  }, 600_000);
+  deadline.unref();
+  const ok = await fireblocksSection().catch((error) => {
+    console.error(error);
+    return false;
+  });
+  process.exit(ok ? 0 : 1);
+}
