@@ -241,6 +241,63 @@ export class MountainClient {
   }
 
   /**
+   * create-webhook-endpoint: a URL that receives the project's webhooks of the chosen event types. The answer is
+   * the only one with the full `secret`.
+   * @example
+   * ```ts
+   * const { webhookEndpoint } = await client.createWebhookEndpoint({ url: 'https://example.com/hooks', eventTypes: ['transaction.succeeded'] });
+   * ```
+   */
+  createWebhookEndpoint(body: RequestBody<'create-webhook-endpoint'>, options?: RequestOptions) {
+    return this.#call('createWebhookEndpoint', { body }, options);
+  }
+
+  /**
+   * get-webhook-endpoints: every webhook endpoint of the project, secrets masked.
+   * @example
+   * ```ts
+   * const { webhookEndpoints } = await client.getWebhookEndpoints();
+   * ```
+   */
+  getWebhookEndpoints(options?: RequestOptions) {
+    return this.#call('getWebhookEndpoints', {}, options);
+  }
+
+  /**
+   * update-webhook-endpoint: change the URL, event types, subscriptions, description or `enabled`.
+   * @example
+   * ```ts
+   * const { webhookEndpoint } = await client.updateWebhookEndpoint({ id, enabled: true });
+   * ```
+   */
+  updateWebhookEndpoint(body: RequestBody<'update-webhook-endpoint'>, options?: RequestOptions) {
+    return this.#call('updateWebhookEndpoint', { body }, options);
+  }
+
+  /**
+   * delete-webhook-endpoint: nothing more is sent to the endpoint.
+   * @example
+   * ```ts
+   * const { message } = await client.deleteWebhookEndpoint({ id });
+   * ```
+   */
+  deleteWebhookEndpoint(body: RequestBody<'delete-webhook-endpoint'>, options?: RequestOptions) {
+    return this.#call('deleteWebhookEndpoint', { body }, options);
+  }
+
+  /**
+   * rotate-webhook-endpoint-secret: a new secret signs at once; the previous one signs beside it for the grace
+   * period (24 hours unless `gracePeriodSeconds` says).
+   * @example
+   * ```ts
+   * const { webhookEndpoint } = await client.rotateWebhookEndpointSecret({ id, gracePeriodSeconds: 3600 });
+   * ```
+   */
+  rotateWebhookEndpointSecret(body: RequestBody<'rotate-webhook-endpoint-secret'>, options?: RequestOptions) {
+    return this.#call('rotateWebhookEndpointSecret', { body }, options);
+  }
+
+  /**
    * Every transaction of the project (optionally of one status), fetching page after page as you iterate.
    * @example
    * ```ts

@@ -1,4 +1,4 @@
-// The 15 operations of the OpenAPI document, by client method name. Types come from the generated schema; the
+// The operations of the OpenAPI document, by client method name. Types come from the generated schema; the
 // table gives what types cannot: method and path at run time. operations.test.ts checks it against the document.
 import type { operations, paths } from './generated/schema.ts';
 
@@ -96,6 +96,11 @@ export const OPERATIONS = {
   executeTransaction: post('execute-transaction', '/transaction/execute-transaction'),
   getTransaction: get('get-transaction', '/transaction/get-transaction'),
   getTransactions: get('get-transactions', '/transaction/get-transactions'),
+  createWebhookEndpoint: post('create-webhook-endpoint', '/webhook/create-webhook-endpoint'),
+  getWebhookEndpoints: get('get-webhook-endpoints', '/webhook/get-webhook-endpoints'),
+  updateWebhookEndpoint: post('update-webhook-endpoint', '/webhook/update-webhook-endpoint'),
+  deleteWebhookEndpoint: post('delete-webhook-endpoint', '/webhook/delete-webhook-endpoint'),
+  rotateWebhookEndpointSecret: post('rotate-webhook-endpoint-secret', '/webhook/rotate-webhook-endpoint-secret'),
 } as const satisfies { [Name in MethodName]: OperationRoute & { operationId: OperationIdOf<Name> } };
 
 type OperationIdOf<Name extends MethodName> = {

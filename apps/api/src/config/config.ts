@@ -285,6 +285,12 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
       1,
       100,
     ),
+    maxWebhookEndpointsPerProject: int(
+      'MAX_WEBHOOK_ENDPOINTS_PER_PROJECT',
+      defaults.maxWebhookEndpointsPerProject,
+      1,
+      10_000,
+    ),
   });
 }
 

@@ -15,6 +15,11 @@ const TAGS: { name: Tag; description: string }[] = [
   { name: 'Event Notifier', description: 'Subscriptions that scan contract events and deliver signed webhooks.' },
   { name: 'Contract', description: 'Import contracts and choose which functions transactions may call.' },
   { name: 'Transaction', description: 'Execute activated functions on chain and follow each transaction.' },
+  {
+    name: 'Webhook',
+    description:
+      'Endpoints of a project that receive signed webhooks of the event types they choose: transaction status changes and the event notifier’s events.',
+  },
 ];
 
 type Json = Record<string, unknown>;
@@ -110,9 +115,10 @@ function exampleError(code: ErrorCode, route: RouteDefinition): Json {
   const params: Record<string, string | number> = {
     roles: route.auth.roles.join(', '),
     projectId: 42,
-    resource: route.tag === 'Event Notifier' ? 'Subscription' : route.tag,
+    resource:
+      route.tag === 'Event Notifier' ? 'Subscription' : route.tag === 'Webhook' ? 'Webhook endpoint' : route.tag,
     id: route.tag === 'Contract' ? 7 : '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f',
-    limit: code === 'SUBSCRIPTION_LIMIT_REACHED' ? 100 : 65536,
+    limit: code === 'SUBSCRIPTION_LIMIT_REACHED' ? 100 : code === 'WEBHOOK_ENDPOINT_LIMIT_REACHED' ? 50 : 65536,
     contentType: 'text/plain',
     requestId: 'req-9f2c',
     operationId: route.operationId,

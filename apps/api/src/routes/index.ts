@@ -14,8 +14,13 @@ import getProjects from './project/getProjects.ts';
 import executeTransaction from './transaction/executeTransaction.ts';
 import getTransaction from './transaction/getTransaction.ts';
 import getTransactions from './transaction/getTransactions.ts';
+import createWebhookEndpoint from './webhook/createWebhookEndpoint.ts';
+import deleteWebhookEndpoint from './webhook/deleteWebhookEndpoint.ts';
+import getWebhookEndpoints from './webhook/getWebhookEndpoints.ts';
+import rotateWebhookEndpointSecret from './webhook/rotateWebhookEndpointSecret.ts';
+import updateWebhookEndpoint from './webhook/updateWebhookEndpoint.ts';
 
-/** The 15 operations of the Public API v3, in the order the reference shows them. */
+/** The operations of the Public API v3, in the order the reference shows them. */
 export const routes = [
   getProjects,
   getProjectDetail,
@@ -32,4 +37,9 @@ export const routes = [
   executeTransaction,
   getTransaction,
   getTransactions,
+  createWebhookEndpoint,
+  getWebhookEndpoints,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookEndpointSecret,
 ] as unknown as RouteDefinition[];

@@ -302,6 +302,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook/create-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Adds a URL that receives the project’s webhooks of the chosen event types, signed (Standard Webhooks) with the endpoint’s own secret. The answer is the only one that shows the full `secret`: store it. A project has at most `MAX_WEBHOOK_ENDPOINTS_PER_PROJECT` endpoints (50 by default).
+         */
+        post: operations["create-webhook-endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/get-webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhook endpoints
+         * @description Lists every webhook endpoint of the project, newest first (a project has at most `MAX_WEBHOOK_ENDPOINTS_PER_PROJECT`), with its state: enabled, or why the platform disabled it, and since when its attempts fail. Secrets are masked.
+         */
+        get: operations["get-webhook-endpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/update-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the URL, the event types, the subscriptions, the description, or enables or disables the endpoint. Fields you leave out keep their value; an empty `subscriptionIds` takes every subscription again. Enabling an endpoint the platform disabled clears its `disabledReason`; what failed meanwhile is sent again by `replay-webhook-messages`.
+         */
+        post: operations["update-webhook-endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/delete-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint: nothing more is sent to it, and its pending deliveries and attempt log go with it.
+         */
+        post: operations["delete-webhook-endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/rotate-webhook-endpoint-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint’s secret
+         * @description A new secret signs every webhook from now on. Until the grace period ends, each webhook carries two signatures (Standard Webhooks’ space-separated `v1,` entries), one per secret, so a receiver that still knows only the previous secret keeps verifying while you deploy the new one. The answer is the only one that shows the new secret in full.
+         */
+        post: operations["rotate-webhook-endpoint-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "event_notifier.event": {
@@ -630,7 +730,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -641,6 +741,46 @@ export interface components {
             }[];
             /** @description The roles that may call the operation (403). */
             requiredRoles?: string[];
+        };
+        /**
+         * @description A type of webhook: a transaction’s status change (`transaction.*`), an event notifier event (`event_notifier.*`), or another endpoint of the project disabled after failing (`endpoint.disabled`).
+         * @enum {string}
+         */
+        WebhookEventType: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+        WebhookEndpoint: {
+            /**
+             * Format: uuid
+             * @description Endpoint id.
+             */
+            id: string;
+            projectId: number;
+            /**
+             * Format: uri
+             * @description Where the webhooks are sent (POST).
+             */
+            url: string;
+            description: string;
+            /** @description The types of webhook this endpoint receives. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            subscriptionIds: string[] | null;
+            /** @description Whether webhooks are sent. Messages created while disabled are kept, failed, for a replay. */
+            enabled: boolean;
+            /** @description Secret that signs the webhooks (`whsec_…`). In full only in the answers that create or rotate it; masked elsewhere. */
+            secret: string;
+            previousSecretExpiresAt: string | null;
+            disabledReason: string | null;
+            disabledAt: string | null;
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint was last changed.
+             */
+            updatedAt: string;
         };
         WebhookEventData: {
             /**
@@ -3131,6 +3271,848 @@ export interface operations {
             };
             /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/webhooks/mountain",
+                 *       "eventTypes": [
+                 *         "transaction.succeeded",
+                 *         "transaction.failed"
+                 *       ],
+                 *       "description": "Order service"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description http(s) URL that receives the webhooks (the same URL policy as a subscription’s `webhookURL`).
+                     */
+                    url: string;
+                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`. */
+                    eventTypes: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled")[];
+                    /** @description A note for you (at most 512 characters). */
+                    description?: string;
+                    /** @description Only the `event_notifier.*` webhooks of these subscriptions (at most 100). Absent or empty: of every subscription. */
+                    subscriptionIds?: string[];
+                    /** @description Whether webhooks are sent (default true). */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret in full (shown only here and when rotated). */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoint": {
+                     *         "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *         "projectId": 1,
+                     *         "url": "https://example.com/webhooks/mountain",
+                     *         "description": "Order service",
+                     *         "eventTypes": [
+                     *           "transaction.succeeded",
+                     *           "transaction.failed"
+                     *         ],
+                     *         "subscriptionIds": null,
+                     *         "enabled": true,
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *         "previousSecretExpiresAt": null,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "failingSince": null,
+                     *         "createdAt": "2026-11-20T10:15:30.000Z",
+                     *         "updatedAt": "2026-11-20T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `WEBHOOK_URL_REFUSED`: The webhook URL uses a port this deployment does not call (it calls 80, 443 and 1024–65535 unless configured otherwise), or its host is or resolves to an address that is not public: private, loopback, link-local or another special-purpose range, also when embedded in an IPv6 transition address (NAT64, 6to4, Teredo, IPv4-mapped…). The reason names the rule, not the address. `details` names the field.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `WEBHOOK_ENDPOINT_LIMIT_REACHED`: The project has as many webhook endpoints as the deployment allows (MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, 50 by default); delete or reuse one (an endpoint takes several event types), or ask the operator for a higher limit. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project’s endpoints. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoints": [
+                     *         {
+                     *           "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *           "projectId": 1,
+                     *           "url": "https://example.com/webhooks/mountain",
+                     *           "description": "Order service",
+                     *           "eventTypes": [
+                     *             "transaction.succeeded",
+                     *             "transaction.failed"
+                     *           ],
+                     *           "subscriptionIds": null,
+                     *           "enabled": true,
+                     *           "secret": "whsec_****************",
+                     *           "previousSecretExpiresAt": null,
+                     *           "disabledReason": null,
+                     *           "disabledAt": null,
+                     *           "failingSince": null,
+                     *           "createdAt": "2026-11-20T10:15:30.000Z",
+                     *           "updatedAt": "2026-11-20T10:15:30.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        webhookEndpoints: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            /**
+             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "update-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                 *       "eventTypes": [
+                 *         "transaction.succeeded",
+                 *         "transaction.reorged"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint id.
+                     */
+                    id: string;
+                    /**
+                     * Format: uri
+                     * @description http(s) URL that receives the webhooks (the same URL policy as a subscription’s `webhookURL`).
+                     */
+                    url?: string;
+                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`. */
+                    eventTypes?: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled")[];
+                    /** @description A note for you (at most 512 characters). */
+                    description?: string;
+                    /** @description Only the `event_notifier.*` webhooks of these subscriptions (at most 100). Absent or empty: of every subscription. */
+                    subscriptionIds?: string[];
+                    /** @description Whether webhooks are sent (default true). */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as it now is. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoint": {
+                     *         "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *         "projectId": 1,
+                     *         "url": "https://example.com/webhooks/mountain",
+                     *         "description": "Order service",
+                     *         "eventTypes": [
+                     *           "transaction.succeeded",
+                     *           "transaction.reorged"
+                     *         ],
+                     *         "subscriptionIds": null,
+                     *         "enabled": true,
+                     *         "secret": "whsec_****************",
+                     *         "previousSecretExpiresAt": null,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "failingSince": null,
+                     *         "createdAt": "2026-11-20T10:15:30.000Z",
+                     *         "updatedAt": "2026-11-20T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `WEBHOOK_URL_REFUSED`: The webhook URL uses a port this deployment does not call (it calls 80, 443 and 1024–65535 unless configured otherwise), or its host is or resolves to an address that is not public: private, loopback, link-local or another special-purpose range, also when embedded in an IPv6 transition address (NAT64, 6to4, Teredo, IPv4-mapped…). The reason names the rule, not the address. `details` names the field.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "delete-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint id.
+                     */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What was deleted. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Webhook endpoint 5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7 is deleted"
+                     *     }
+                     */
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "rotate-webhook-endpoint-secret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                 *       "gracePeriodSeconds": 86400
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint id.
+                     */
+                    id: string;
+                    /** @description How long the previous secret keeps signing beside the new one, in seconds: 0 to 604800 (7 days); 86400 (24 hours) when absent. 0 stops it at once (a leaked secret). */
+                    gracePeriodSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new secret in full, and until when the previous one signs too. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoint": {
+                     *         "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *         "projectId": 1,
+                     *         "url": "https://example.com/webhooks/mountain",
+                     *         "description": "Order service",
+                     *         "eventTypes": [
+                     *           "transaction.succeeded",
+                     *           "transaction.failed"
+                     *         ],
+                     *         "subscriptionIds": null,
+                     *         "enabled": true,
+                     *         "secret": "whsec_3q2+7wLk0v0tS8yO5zH1mR4cX9bN6aP2",
+                     *         "previousSecretExpiresAt": "2026-11-21T10:15:30.000Z",
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "failingSince": null,
+                     *         "createdAt": "2026-11-20T10:15:30.000Z",
+                     *         "updatedAt": "2026-11-20T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
