@@ -165,9 +165,19 @@ describe('OpenAPI document', () => {
     assert.deepEqual(schemas.Error.properties.code.enum, Object.keys(ERROR_CATALOGUE));
   });
 
-  it('describes both webhooks, and a server entry for a deployment of one’s own', () => {
+  it('describes every webhook, and a server entry for a deployment of one’s own', () => {
     const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
-    assert.deepEqual(Object.keys(document.webhooks), ['event_notifier.event', 'event_notifier.event.removed']);
+    assert.deepEqual(Object.keys(document.webhooks), [
+      'event_notifier.event',
+      'event_notifier.event.removed',
+      'transaction.broadcasted',
+      'transaction.succeeded',
+      'transaction.reverted',
+      'transaction.failed',
+      'transaction.reorged',
+      'transaction.finalized',
+      'endpoint.disabled',
+    ]);
     for (const hook of Object.values(document.webhooks) as { post: { parameters: { name: string }[] } }[]) {
       assert.deepEqual(
         hook.post.parameters.map((p) => p.name),

@@ -25,11 +25,16 @@ export {
 export { generateSecret } from './secret.ts';
 export { type SignedHeaders, type SignParams, sign } from './sign.ts';
 export type {
+  AnyWebhookEvent,
+  EndpointDisabledEvent,
   ErrorBody,
   EventNotifierEvent,
   EventNotifierEventData,
   EventNotifierEventRemoved,
   HandlerOptions,
+  TransactionEvent,
+  TransactionEventData,
+  TransactionEventTransaction,
   WebhookContext,
   WebhookEvent,
   WebhookEventHandler,

@@ -46,6 +46,10 @@ export interface EventNotifierSettings {
   readonly maxConcurrentDeliveriesPerProject: number;
   /** Webhook endpoints a project may have at once. */
   readonly maxWebhookEndpointsPerProject: number;
+  /** An endpoint whose every attempt has failed for this long is disabled. */
+  readonly webhookDisableAfterHours: number;
+  /** Days the attempt log keeps an attempt. */
+  readonly webhookLogRetentionDays: number;
 }
 
 /** How long a delivery attempt holds the records it claimed: its timeout, and a margin for recording the outcome. */
@@ -78,5 +82,7 @@ export function defaultEventNotifierSettings(
     maxConcurrentScansPerProject: 2,
     maxConcurrentDeliveriesPerProject: 4,
     maxWebhookEndpointsPerProject: 50,
+    webhookDisableAfterHours: 120,
+    webhookLogRetentionDays: 30,
   });
 }

@@ -5,6 +5,7 @@ import { API_PREFIX } from '#api/http/appDeps.ts';
 import type { RouteDefinition, Tag } from '#api/http/route.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { componentName, components } from '#api/schemas/components.ts';
+import { EndpointDisabledWebhook, TRANSACTION_WEBHOOKS } from '#api/schemas/transactionWebhooks.ts';
 import { EventNotifierEventRemovedWebhook, EventNotifierEventWebhook } from '#api/schemas/webhooks.ts';
 
 export const GENERATED_MARK =
@@ -68,11 +69,14 @@ function webhooks(): Json {
     header('webhook-timestamp', 'When this attempt was signed, in Unix seconds.'),
     header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`.'),
   ];
-  const hook = (schema: unknown, summary: string) => ({
+  const SUBSCRIPTION_HOOK =
+    'Sent to the subscription’s `webhookURL`, and to the project’s webhook endpoints that take the type. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times (an endpoint: 10 times).';
+  const ENDPOINT_HOOK =
+    'Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.';
+  const hook = (schema: unknown, summary: string, description = SUBSCRIPTION_HOOK) => ({
     post: {
       summary,
-      description:
-        'Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.',
+      description,
       parameters,
       requestBody: { required: true, content: { 'application/json': { schema: refify(schema) } } },
       responses: { '2XX': { description: 'Acknowledged.' } },
@@ -81,6 +85,10 @@ function webhooks(): Json {
   return {
     'event_notifier.event': hook(EventNotifierEventWebhook, 'An event a subscription found'),
     'event_notifier.event.removed': hook(EventNotifierEventRemovedWebhook, 'A reorg took an event back'),
+    ...Object.fromEntries(
+      TRANSACTION_WEBHOOKS.map(({ type, schema, description }) => [type, hook(schema, description, ENDPOINT_HOOK)]),
+    ),
+    'endpoint.disabled': hook(EndpointDisabledWebhook, 'Another endpoint of the project was disabled', ENDPOINT_HOOK),
   };
 }
 

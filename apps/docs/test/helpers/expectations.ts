@@ -97,4 +97,9 @@ export const OPERATION_IDS = [
   'execute-transaction',
   'get-transaction',
   'get-transactions',
+  'create-webhook-endpoint',
+  'get-webhook-endpoints',
+  'update-webhook-endpoint',
+  'delete-webhook-endpoint',
+  'rotate-webhook-endpoint-secret',
 ];

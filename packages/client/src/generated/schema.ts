@@ -415,7 +415,7 @@ export interface webhooks {
         put?: never;
         /**
          * An event a subscription found
-         * @description Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.
+         * @description Sent to the subscription’s `webhookURL`, and to the project’s webhook endpoints that take the type. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times (an endpoint: 10 times).
          */
         post: {
             parameters: {
@@ -463,7 +463,7 @@ export interface webhooks {
         put?: never;
         /**
          * A reorg took an event back
-         * @description Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.
+         * @description Sent to the subscription’s `webhookURL`, and to the project’s webhook endpoints that take the type. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times (an endpoint: 10 times).
          */
         post: {
             parameters: {
@@ -482,6 +482,342 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["EventNotifierEventRemoved"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.broadcasted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The transaction was sent to the network (`processing` → `broadcasted`).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventBroadcasted"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Its receipt says success (`broadcasted` → `succeeded`).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventSucceeded"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.reverted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Its receipt, or the simulation before sending, says it reverted.
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventReverted"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * It failed before or after sending (`broadcast-failed`, `monitor-failed`).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventFailed"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.reorged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The block of the mined transaction left the canonical chain: it is `broadcasted` again, block fields cleared, and settles again.
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventReorged"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.finalized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Its block is final (`finalized` is now true).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventFinalized"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Another endpoint of the project was disabled
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EndpointDisabledEvent"];
                 };
             };
             responses: {
@@ -781,6 +1117,110 @@ export interface components {
              * @description When the endpoint was last changed.
              */
             updatedAt: string;
+        };
+        TransactionEventData: {
+            transaction: components["schemas"]["Transaction"];
+            /** @description The status before the change; for `transaction.finalized`, the status it became final in. */
+            previousStatus: string;
+            /** @description Increases with every change of one transaction. Webhooks are not promised in order: keep the highest `sequence` processed per transaction id and drop a webhook with a lower one (it is stale). */
+            sequence: number;
+        };
+        /** @description The transaction was sent to the network (`processing` → `broadcasted`). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventBroadcasted: {
+            /** @constant */
+            type: "transaction.broadcasted";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description Its receipt says success (`broadcasted` → `succeeded`). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventSucceeded: {
+            /** @constant */
+            type: "transaction.succeeded";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description Its receipt, or the simulation before sending, says it reverted. `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventReverted: {
+            /** @constant */
+            type: "transaction.reverted";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description It failed before or after sending (`broadcast-failed`, `monitor-failed`). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventFailed: {
+            /** @constant */
+            type: "transaction.failed";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description The block of the mined transaction left the canonical chain: it is `broadcasted` again, block fields cleared, and settles again. `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventReorged: {
+            /** @constant */
+            type: "transaction.reorged";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description Its block is final (`finalized` is now true). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventFinalized: {
+            /** @constant */
+            type: "transaction.finalized";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description Another endpoint of the project was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. */
+        EndpointDisabledEvent: {
+            /** @constant */
+            type: "endpoint.disabled";
+            /**
+             * Format: date-time
+             * @description When the endpoint was disabled.
+             */
+            timestamp: string;
+            data: {
+                endpoint: {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint disabled.
+                     */
+                    id: string;
+                    url: string;
+                    disabledReason: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was disabled.
+                     */
+                    disabledAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Its first failed attempt since the last delivered one.
+                     */
+                    failingSince: string;
+                };
+            };
         };
         WebhookEventData: {
             /**
