@@ -48,7 +48,7 @@ export async function fireblocksSection(): Promise<boolean> {
       webhookPublicKey: undefined,
       deployment: 'bench',
       maxRps: 1_000,
-      pollIntervalMs: 100,
+      pollIntervalMs: Number(process.env.BENCH_FIREBLOCKS_POLL_MS ?? 100),
     };
     const custodians = { fireblocks: createFireblocksCustody(settings, [1337]) };
     const { db, masterKey, keys } = await startBenchDatabase('fireblocks', stops);

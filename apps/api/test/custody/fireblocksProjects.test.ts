@@ -78,4 +78,29 @@ describe('Fireblocks projects: vault accounts made once, whatever fails on the w
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.fireblocks_vault_id, vaultsNamed('mountain-test-shared')[0]?.id);
   });
+
+  it('with no RPC endpoint (the admin CLI), a vault gets the assets the variables name, not the defaults', async () => {
+    // A workspace without ETH (a testnet one, or the simulator): FIREBLOCKS_ASSET_ID_1337 is what the operator chose.
+    const settings = { ...f.settings, assetIds: { 1: 'ETH', 1337: 'ETH_LOCAL' }, assetIdsSet: [1337] as const };
+    const { project } = await create('No RPC', {}, { fireblocks: createFireblocksCustody(settings, []) });
+    assert.deepEqual(vaultsNamed(`mountain-test-project-${project.id}`)[0]?.assets, ['ETH_LOCAL']);
+  });
+
+  it('status look-ups take at most half of FIREBLOCKS_MAX_RPS: a create is not queued behind a backlog of them', async () => {
+    const { api } = createFireblocksCustody({ ...f.settings, maxRps: 20 }, []);
+    const { id } = await api.write((sdk) =>
+      sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name: 'Paced' } }),
+    );
+    const looked = () => f.sim.requests['GET /vault/accounts/{vaultAccountId}'] ?? 0;
+    const before = looked();
+    // 20 look-ups take 2 s at 10/s; the create issued after them goes out at once.
+    const reads = Array.from({ length: 20 }, () =>
+      api.read((sdk) => sdk.vaults.getVaultAccount({ vaultAccountId: String(id) })),
+    );
+    await api.write((sdk) => sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name: 'Paced 2' } }));
+    const readsBeforeCreate = looked() - before;
+    await Promise.all(reads);
+    assert.ok(readsBeforeCreate <= 8, `${readsBeforeCreate} of 20 look-ups went before the create`);
+    assert.equal(looked() - before, 20);
+  });
 });
