@@ -35,6 +35,8 @@ const ADDED_OPERATIONS = {
   'update-webhook-endpoint': 'POST /webhook/update-webhook-endpoint',
   'delete-webhook-endpoint': 'POST /webhook/delete-webhook-endpoint',
   'rotate-webhook-endpoint-secret': 'POST /webhook/rotate-webhook-endpoint-secret',
+  'get-webhook-messages': 'GET /webhook/get-webhook-messages',
+  'get-webhook-attempts': 'GET /webhook/get-webhook-attempts',
 };
 
 const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));

@@ -298,6 +298,60 @@ export class MountainClient {
   }
 
   /**
+   * get-webhook-messages: one page of the messages of an endpoint or a subscription, newest first.
+   * @example
+   * ```ts
+   * const { webhookMessages, nextCursor } = await client.getWebhookMessages({ endpointId, status: 'failed' });
+   * ```
+   */
+  getWebhookMessages(query: QueryParams<'get-webhook-messages'>, options?: RequestOptions) {
+    return this.#call('getWebhookMessages', { query }, options);
+  }
+
+  /**
+   * Every message matching `query`, fetching page after page (by `nextCursor`) as you iterate.
+   * @example
+   * ```ts
+   * for await (const message of client.iterateWebhookMessages({ endpointId })) console.log(message.webhookId);
+   * ```
+   */
+  async *iterateWebhookMessages(query: QueryParams<'get-webhook-messages'>, options?: RequestOptions) {
+    let cursor: string | undefined;
+    do {
+      const page = await this.getWebhookMessages({ ...query, ...(cursor ? { cursor } : {}) }, options);
+      yield* page.webhookMessages;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /**
+   * get-webhook-attempts: one page of the attempt log, newest first.
+   * @example
+   * ```ts
+   * const { webhookAttempts, nextCursor } = await client.getWebhookAttempts({ outcome: 'failed', since: '2026-11-20T00:00:00Z' });
+   * ```
+   */
+  getWebhookAttempts(query: QueryParams<'get-webhook-attempts'> = {}, options?: RequestOptions) {
+    return this.#call('getWebhookAttempts', { query }, options);
+  }
+
+  /**
+   * Every attempt matching `query`, fetching page after page (by `nextCursor`) as you iterate.
+   * @example
+   * ```ts
+   * for await (const attempt of client.iterateWebhookAttempts({ endpointId, outcome: 'failed' })) console.log(attempt.httpStatus);
+   * ```
+   */
+  async *iterateWebhookAttempts(query: QueryParams<'get-webhook-attempts'> = {}, options?: RequestOptions) {
+    let cursor: string | undefined;
+    do {
+      const page = await this.getWebhookAttempts({ ...query, ...(cursor ? { cursor } : {}) }, options);
+      yield* page.webhookAttempts;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /**
    * Every transaction of the project (optionally of one status), fetching page after page as you iterate.
    * @example
    * ```ts

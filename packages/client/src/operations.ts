@@ -101,6 +101,8 @@ export const OPERATIONS = {
   updateWebhookEndpoint: post('update-webhook-endpoint', '/webhook/update-webhook-endpoint'),
   deleteWebhookEndpoint: post('delete-webhook-endpoint', '/webhook/delete-webhook-endpoint'),
   rotateWebhookEndpointSecret: post('rotate-webhook-endpoint-secret', '/webhook/rotate-webhook-endpoint-secret'),
+  getWebhookMessages: get('get-webhook-messages', '/webhook/get-webhook-messages'),
+  getWebhookAttempts: get('get-webhook-attempts', '/webhook/get-webhook-attempts'),
 } as const satisfies { [Name in MethodName]: OperationRoute & { operationId: OperationIdOf<Name> } };
 
 type OperationIdOf<Name extends MethodName> = {

@@ -16,7 +16,9 @@ import getTransaction from './transaction/getTransaction.ts';
 import getTransactions from './transaction/getTransactions.ts';
 import createWebhookEndpoint from './webhook/createWebhookEndpoint.ts';
 import deleteWebhookEndpoint from './webhook/deleteWebhookEndpoint.ts';
+import getWebhookAttempts from './webhook/getWebhookAttempts.ts';
 import getWebhookEndpoints from './webhook/getWebhookEndpoints.ts';
+import getWebhookMessages from './webhook/getWebhookMessages.ts';
 import rotateWebhookEndpointSecret from './webhook/rotateWebhookEndpointSecret.ts';
 import updateWebhookEndpoint from './webhook/updateWebhookEndpoint.ts';
 
@@ -42,4 +44,6 @@ export const routes = [
   updateWebhookEndpoint,
   deleteWebhookEndpoint,
   rotateWebhookEndpointSecret,
+  getWebhookMessages,
+  getWebhookAttempts,
 ] as unknown as RouteDefinition[];

@@ -290,6 +290,22 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       assert.ok(res.body.webhookEndpoint.previousSecretExpiresAt);
     },
   },
+  'get-webhook-messages': {
+    request: (f) => ({ query: { endpointId: f.endpointId } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.endpointId);
+      ok(res, 200);
+      assert.ok(Array.isArray(res.body.webhookMessages));
+    },
+  },
+  'get-webhook-attempts': {
+    request: () => ({}),
+    check(res, f, actingIn) {
+      ok(res, 200);
+      if (actingIn !== 'A') assertNothingOfA(res.body, f);
+      assert.ok(Array.isArray(res.body.webhookAttempts));
+    },
+  },
   'get-transactions': {
     request: () => ({}),
     check(res, f, actingIn) {

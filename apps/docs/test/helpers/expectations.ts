@@ -102,4 +102,6 @@ export const OPERATION_IDS = [
   'update-webhook-endpoint',
   'delete-webhook-endpoint',
   'rotate-webhook-endpoint-secret',
+  'get-webhook-messages',
+  'get-webhook-attempts',
 ];

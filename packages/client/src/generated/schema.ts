@@ -402,6 +402,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook/get-webhook-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook messages
+         * @description The messages of one endpoint (`endpointId`) or of one subscription’s own webhook (`subscriptionId`; its records, whose id is the `webhook-id`), newest first, with their delivery status and attempts. Filter by event type, status and time window; page with `cursor`.
+         */
+        get: operations["get-webhook-messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/get-webhook-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook attempts
+         * @description The attempt log: every attempt of every webhook of the project, an endpoint’s or a subscription’s own, newest first: when, which message (`webhookId`), the URL, the HTTP status or the failure class, the duration and the first 1 KB of the answer. Filter by endpoint or subscription, event type, outcome (`failed`: every failure class) and time window; page with `cursor`. Attempts are kept `WEBHOOK_LOG_RETENTION_DAYS` (30 by default).
+         */
+        get: operations["get-webhook-attempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "event_notifier.event": {
@@ -1117,6 +1157,55 @@ export interface components {
              * @description When the endpoint was last changed.
              */
             updatedAt: string;
+        };
+        WebhookMessage: {
+            /**
+             * Format: uuid
+             * @description The `webhook-id` of the message, the same on every attempt and replay.
+             */
+            webhookId: string;
+            endpointId: string | null;
+            subscriptionId: string | null;
+            eventType: components["schemas"]["WebhookEventType"];
+            /**
+             * @description pending: waiting for its next attempt; delivered: answered 2xx; failed: out of retries, or created while the endpoint was disabled (a replay sends it again).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the change that caused it was made.
+             */
+            createdAt: string;
+        };
+        WebhookAttempt: {
+            /** @description The attempt’s id. */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The `webhook-id` sent.
+             */
+            webhookId: string;
+            endpointId: string | null;
+            subscriptionId: string | null;
+            eventType: components["schemas"]["WebhookEventType"];
+            /** @description The URL called. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            attemptedAt: string;
+            /**
+             * @description delivered: a 2xx answer; http_error: another status; timeout: no answer in time; connection_error: no connection; refused: the URL policy refused the address.
+             * @enum {string}
+             */
+            outcome: "delivered" | "http_error" | "timeout" | "connection_error" | "refused";
+            httpStatus: number | null;
+            durationMs: number;
+            response: string | null;
         };
         TransactionEventData: {
             transaction: components["schemas"]["Transaction"];
@@ -4553,6 +4642,284 @@ export interface operations {
              *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
              */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-webhook-messages": {
+        parameters: {
+            query?: {
+                /** @description Only this endpoint’s. */
+                endpointId?: string;
+                /** @description Only this subscription’s own webhook’s. */
+                subscriptionId?: string;
+                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+                /** @description From this time (included). */
+                since?: string;
+                /** @description Before this time (excluded). */
+                until?: string;
+                /** @description The `nextCursor` of the previous page; absent: the first page. */
+                cursor?: string;
+                /** @description Items per page (1 to 100; 50 by default). */
+                limit?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of messages, and the cursor of the next page (`null` on the last). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookMessages": [
+                     *         {
+                     *           "webhookId": "0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                     *           "endpointId": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *           "subscriptionId": null,
+                     *           "eventType": "transaction.succeeded",
+                     *           "status": "delivered",
+                     *           "attempts": 2,
+                     *           "nextAttemptAt": null,
+                     *           "createdAt": "2026-11-20T10:15:30.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "MjAyNi0xMS0yMFQxMDoxNTozMC4wMDAwMDBafDBiOWU4ZDdj"
+                     *     }
+                     */
+                    "application/json": {
+                        webhookMessages: components["schemas"]["WebhookMessage"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-webhook-attempts": {
+        parameters: {
+            query?: {
+                /** @description Only this endpoint’s. */
+                endpointId?: string;
+                /** @description Only this subscription’s own webhook’s. */
+                subscriptionId?: string;
+                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+                /** @description From this time (included). */
+                since?: string;
+                /** @description Before this time (excluded). */
+                until?: string;
+                /** @description The `nextCursor` of the previous page; absent: the first page. */
+                cursor?: string;
+                /** @description Items per page (1 to 100; 50 by default). */
+                limit?: number;
+                outcome?: "delivered" | "http_error" | "timeout" | "connection_error" | "refused" | "failed";
+            };
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of attempts, and the cursor of the next page (`null` on the last). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookAttempts": [
+                     *         {
+                     *           "id": "1042",
+                     *           "webhookId": "0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                     *           "endpointId": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *           "subscriptionId": null,
+                     *           "eventType": "transaction.succeeded",
+                     *           "url": "https://example.com/webhooks/mountain",
+                     *           "attemptedAt": "2026-11-20T10:15:31.000Z",
+                     *           "outcome": "http_error",
+                     *           "httpStatus": 503,
+                     *           "durationMs": 84,
+                     *           "response": "Service Unavailable"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        webhookAttempts: components["schemas"]["WebhookAttempt"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
