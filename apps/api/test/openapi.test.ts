@@ -37,6 +37,7 @@ const ADDED_OPERATIONS = {
   'rotate-webhook-endpoint-secret': 'POST /webhook/rotate-webhook-endpoint-secret',
   'get-webhook-messages': 'GET /webhook/get-webhook-messages',
   'get-webhook-attempts': 'GET /webhook/get-webhook-attempts',
+  'replay-webhook-messages': 'POST /webhook/replay-webhook-messages',
 };
 
 const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
@@ -103,6 +104,7 @@ describe('OpenAPI document', () => {
       'update-webhook-endpoint',
       'delete-webhook-endpoint',
       'rotate-webhook-endpoint-secret',
+      'replay-webhook-messages',
     ];
     for (const [id, value] of Object.entries(roles)) {
       if (id === 'get-projects') assert.equal(value, '', 'get-projects is access-token only');

@@ -352,6 +352,18 @@ export class MountainClient {
   }
 
   /**
+   * replay-webhook-messages: send again the failed (or all) messages of an endpoint or subscription in a window,
+   * with their original webhook-id; asking twice does not send twice.
+   * @example
+   * ```ts
+   * const { queuedCount } = await client.replayWebhookMessages({ endpointId, since: '2026-11-20T08:00:00Z' });
+   * ```
+   */
+  replayWebhookMessages(body: RequestBody<'replay-webhook-messages'>, options?: RequestOptions) {
+    return this.#call('replayWebhookMessages', { body }, options);
+  }
+
+  /**
    * Every transaction of the project (optionally of one status), fetching page after page as you iterate.
    * @example
    * ```ts

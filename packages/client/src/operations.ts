@@ -103,6 +103,7 @@ export const OPERATIONS = {
   rotateWebhookEndpointSecret: post('rotate-webhook-endpoint-secret', '/webhook/rotate-webhook-endpoint-secret'),
   getWebhookMessages: get('get-webhook-messages', '/webhook/get-webhook-messages'),
   getWebhookAttempts: get('get-webhook-attempts', '/webhook/get-webhook-attempts'),
+  replayWebhookMessages: post('replay-webhook-messages', '/webhook/replay-webhook-messages'),
 } as const satisfies { [Name in MethodName]: OperationRoute & { operationId: OperationIdOf<Name> } };
 
 type OperationIdOf<Name extends MethodName> = {

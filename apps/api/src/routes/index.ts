@@ -19,6 +19,7 @@ import deleteWebhookEndpoint from './webhook/deleteWebhookEndpoint.ts';
 import getWebhookAttempts from './webhook/getWebhookAttempts.ts';
 import getWebhookEndpoints from './webhook/getWebhookEndpoints.ts';
 import getWebhookMessages from './webhook/getWebhookMessages.ts';
+import replayWebhookMessages from './webhook/replayWebhookMessages.ts';
 import rotateWebhookEndpointSecret from './webhook/rotateWebhookEndpointSecret.ts';
 import updateWebhookEndpoint from './webhook/updateWebhookEndpoint.ts';
 
@@ -46,4 +47,5 @@ export const routes = [
   rotateWebhookEndpointSecret,
   getWebhookMessages,
   getWebhookAttempts,
+  replayWebhookMessages,
 ] as unknown as RouteDefinition[];

@@ -306,6 +306,14 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       assert.ok(Array.isArray(res.body.webhookAttempts));
     },
   },
+  'replay-webhook-messages': {
+    request: (f) => ({ body: { endpointId: f.endpointId, since: '2026-01-01T00:00:00.000Z' } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.endpointId);
+      ok(res, 200);
+      assert.equal(typeof res.body.queuedCount, 'number');
+    },
+  },
   'get-transactions': {
     request: () => ({}),
     check(res, f, actingIn) {

@@ -104,4 +104,5 @@ export const OPERATION_IDS = [
   'rotate-webhook-endpoint-secret',
   'get-webhook-messages',
   'get-webhook-attempts',
+  'replay-webhook-messages',
 ];

@@ -442,6 +442,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook/replay-webhook-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay webhook messages
+         * @description Sends again the messages of an endpoint (`endpointId`) or of a subscription’s own webhook (`subscriptionId`) created from `since` to `until`: the failed ones, or with `onlyFailed: false` the delivered ones too. Each keeps its original `webhook-id`, so a receiver that de-duplicates on it processes each once. They are sent at most 50 a second, up to 10,000 per call (replay the rest with a later `since`). A message already waiting to be sent is not queued again: asking twice does not send twice. An endpoint’s replayed messages are sent once it is enabled.
+         */
+        post: operations["replay-webhook-messages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "event_notifier.event": {
@@ -4920,6 +4940,181 @@ export interface operations {
             };
             /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "replay-webhook-messages": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpointId": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                 *       "since": "2026-11-20T08:00:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint whose messages to send again.
+                     */
+                    endpointId?: string;
+                    /**
+                     * Format: uuid
+                     * @description The subscription whose own webhook’s messages to send again.
+                     */
+                    subscriptionId?: string;
+                    /**
+                     * Format: date-time
+                     * @description Messages created from this time (included).
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description Before this time (excluded); now when absent.
+                     */
+                    until?: string;
+                    /** @description Only the failed ones (default true); false: the delivered ones too. */
+                    onlyFailed?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description How many messages were queued. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queuedCount": 42
+                     *     }
+                     */
+                    "application/json": {
+                        queuedCount: number;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

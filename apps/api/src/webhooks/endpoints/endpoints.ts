@@ -4,6 +4,7 @@ import { seal } from '#api/crypto/secretBox.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
 import type { WebhookEndpoint } from '#api/schemas/webhookEndpoints.ts';
+import { endpointQueue } from '#api/webhooks/delivery/jobs.ts';
 import type { WebhookEventType } from '#api/webhooks/eventTypes.ts';
 import { type EndpointRow, endpointSecretContext, maskSecret } from './endpointRows.ts';
 
@@ -159,6 +160,8 @@ export async function updateEndpoint(
         enabling,
       ],
     );
+    // Messages replayed while it was disabled are sent once it is enabled.
+    if (enabling) await endpointQueue(client, id);
     return toEndpointView(rows[0] as EndpointRow);
   });
 }
