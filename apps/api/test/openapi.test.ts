@@ -38,6 +38,7 @@ const ADDED_OPERATIONS = {
   'get-webhook-messages': 'GET /webhook/get-webhook-messages',
   'get-webhook-attempts': 'GET /webhook/get-webhook-attempts',
   'replay-webhook-messages': 'POST /webhook/replay-webhook-messages',
+  'rotate-subscription-webhook-secret': 'POST /event-notifier/rotate-subscription-webhook-secret',
 };
 
 const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
@@ -105,6 +106,7 @@ describe('OpenAPI document', () => {
       'delete-webhook-endpoint',
       'rotate-webhook-endpoint-secret',
       'replay-webhook-messages',
+      'rotate-subscription-webhook-secret',
     ];
     for (const [id, value] of Object.entries(roles)) {
       if (id === 'get-projects') assert.equal(value, '', 'get-projects is access-token only');

@@ -364,6 +364,18 @@ export class MountainClient {
   }
 
   /**
+   * rotate-subscription-webhook-secret: a new webhookSecret signs at once; the previous one signs beside it for the
+   * grace period (24 hours unless `gracePeriodSeconds` says).
+   * @example
+   * ```ts
+   * const { eventNotifierSubscription } = await client.rotateSubscriptionWebhookSecret({ id: subscriptionId });
+   * ```
+   */
+  rotateSubscriptionWebhookSecret(body: RequestBody<'rotate-subscription-webhook-secret'>, options?: RequestOptions) {
+    return this.#call('rotateSubscriptionWebhookSecret', { body }, options);
+  }
+
+  /**
    * Every transaction of the project (optionally of one status), fetching page after page as you iterate.
    * @example
    * ```ts

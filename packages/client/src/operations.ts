@@ -104,6 +104,10 @@ export const OPERATIONS = {
   getWebhookMessages: get('get-webhook-messages', '/webhook/get-webhook-messages'),
   getWebhookAttempts: get('get-webhook-attempts', '/webhook/get-webhook-attempts'),
   replayWebhookMessages: post('replay-webhook-messages', '/webhook/replay-webhook-messages'),
+  rotateSubscriptionWebhookSecret: post(
+    'rotate-subscription-webhook-secret',
+    '/event-notifier/rotate-subscription-webhook-secret',
+  ),
 } as const satisfies { [Name in MethodName]: OperationRoute & { operationId: OperationIdOf<Name> } };
 
 type OperationIdOf<Name extends MethodName> = {

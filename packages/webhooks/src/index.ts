@@ -22,7 +22,7 @@ export {
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
 } from './errors.ts';
-export { generateSecret } from './secret.ts';
+export { generateSecret, type WebhookSecrets } from './secret.ts';
 export { type SignedHeaders, type SignParams, sign } from './sign.ts';
 export type {
   AnyWebhookEvent,

@@ -8,6 +8,7 @@ import createSubscription from './eventNotifier/createSubscription.ts';
 import getRecords from './eventNotifier/getRecords.ts';
 import getSubscriptions from './eventNotifier/getSubscriptions.ts';
 import resendFailedWebhook from './eventNotifier/resendFailedWebhook.ts';
+import rotateSubscriptionWebhookSecret from './eventNotifier/rotateSubscriptionWebhookSecret.ts';
 import updateSubscriptionWebhook from './eventNotifier/updateSubscriptionWebhook.ts';
 import getProjectDetail from './project/getProjectDetail.ts';
 import getProjects from './project/getProjects.ts';
@@ -48,4 +49,5 @@ export const routes = [
   getWebhookMessages,
   getWebhookAttempts,
   replayWebhookMessages,
+  rotateSubscriptionWebhookSecret,
 ] as unknown as RouteDefinition[];

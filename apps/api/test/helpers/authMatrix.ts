@@ -314,6 +314,15 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       assert.equal(typeof res.body.queuedCount, 'number');
     },
   },
+  'rotate-subscription-webhook-secret': {
+    request: (f) => ({ body: { id: f.subscriptionId, gracePeriodSeconds: 60 } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
+      ok(res, 200);
+      assert.equal(res.body.eventNotifierSubscription.id, f.subscriptionId);
+      assert.ok(res.body.previousWebhookSecretExpiresAt);
+    },
+  },
   'get-transactions': {
     request: () => ({}),
     check(res, f, actingIn) {

@@ -105,4 +105,5 @@ export const OPERATION_IDS = [
   'get-webhook-messages',
   'get-webhook-attempts',
   'replay-webhook-messages',
+  'rotate-subscription-webhook-secret',
 ];

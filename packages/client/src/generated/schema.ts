@@ -462,6 +462,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/event-notifier/rotate-subscription-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a subscription’s webhook secret
+         * @description A new `webhookSecret` signs every webhook of the subscription from now on. Until the grace period ends, each webhook carries two signatures (Standard Webhooks’ space-separated `v1,` entries), one per secret, so a receiver that still knows only the previous secret keeps verifying. The answer is the only one that shows the new secret in full.
+         */
+        post: operations["rotate-subscription-webhook-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "event_notifier.event": {
@@ -5041,6 +5061,189 @@ export interface operations {
                      */
                     "application/json": {
                         queuedCount: number;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "rotate-subscription-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                 *       "gracePeriodSeconds": 86400
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The subscription id.
+                     */
+                    id: string;
+                    /** @description How long the previous secret keeps signing beside the new one, in seconds: 0 to 604800 (7 days); 86400 (24 hours) when absent. 0 stops it at once (a leaked secret). */
+                    gracePeriodSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription with its new secret in full, and until when the previous one signs too. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventNotifierSubscription": {
+                     *         "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                     *         "projectId": 1,
+                     *         "subscriptionName": "Token transfers",
+                     *         "networkId": 1337,
+                     *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                     *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "scanEnabled": true,
+                     *         "initialBlockNumber": 0,
+                     *         "scanInterval": 5,
+                     *         "confirmations": 0,
+                     *         "webhookEnabled": true,
+                     *         "webhookURL": "https://example.com/webhooks/mountain",
+                     *         "webhookMaxRetries": 5,
+                     *         "webhookSecret": "whsec_3q2+7wLk0v0tS8yO5zH1mR4cX9bN6aP2",
+                     *         "scanStatus": "idle",
+                     *         "lastScannedBlock": 1520,
+                     *         "lastScannedAt": "2026-11-20T10:15:30.000Z",
+                     *         "lastScanFailureMessage": null,
+                     *         "nextScanAt": "2026-11-20T10:15:35.000Z"
+                     *       },
+                     *       "previousWebhookSecretExpiresAt": "2026-11-21T10:15:30.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        eventNotifierSubscription: components["schemas"]["EventNotifierSubscription"];
+                        /** @description Until when the previous secret also signs; `null` with a grace period of 0. */
+                        previousWebhookSecretExpiresAt: string | null;
                     };
                 };
             };

@@ -1,6 +1,6 @@
 import type { Db } from '#api/db/db.ts';
 import { parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
-import { type RecordRow, type SubscriptionRow, webhookSecretOf } from '#api/eventNotifier/rows.ts';
+import { type RecordRow, type SubscriptionRow, signingSecretsOfSubscription } from '#api/eventNotifier/rows.ts';
 import { deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
@@ -50,7 +50,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
     return report;
   }
   const url = subscription.webhook_url;
-  const secret = webhookSecretOf(deps.masterKey, subscription);
+  const secret = signingSecretsOfSubscription(deps.masterKey, subscription);
   const event = parseAbiEvent(subscription.formatted_abi_event);
   const refusal = await webhookUrlRefusal(url, deps.settings);
   const leaseMs = deliveryLeaseMs(deps.settings);
