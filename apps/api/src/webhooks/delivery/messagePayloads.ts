@@ -29,9 +29,9 @@ export async function messagePayloads(
 ): Promise<Map<string, AnyWebhookEvent>> {
   const { rows } = await client.query<MessageRow>(
     `SELECT m.id, m.event_type, m.created_at, m.previous_status, m.sequence, m.record_id, m.subscription_id, m.data,
-            (SELECT row_to_json(v) FROM (
+            CASE WHEN m.snapshot IS NOT NULL THEN (SELECT row_to_json(v) FROM (
                SELECT ${TRANSACTION_COLUMNS} FROM jsonb_populate_record(NULL::transactions, m.snapshot) AS transactions
-             ) v) AS transaction
+             ) v) END AS transaction
        FROM webhook_messages m WHERE m.id = ANY($1::uuid[])`,
     [ids],
   );
