@@ -38,6 +38,8 @@ export interface KmsSimulator {
   aliases(): { aliasName: string; targetKeyId: string }[];
   /** Requests received, by action (e.g. 'Sign'), authenticated or not. */
   requests: Record<string, number>;
+  /** Requests carried out (answered 200), by action: `succeeded.Sign` is how many signatures were made. */
+  succeeded: Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function startKmsSimulator(options: KmsSimulatorOptions = {}): Prom
   const users = new Map<string, KmsCredentials>();
   const faults = new KmsFaults();
   const requests: Record<string, number> = {};
+  const succeeded: Record<string, number> = {};
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
@@ -134,7 +137,9 @@ export async function startKmsSimulator(options: KmsSimulatorOptions = {}): Prom
       return sendError(res, KmsErrors.serialization('Start of structure or map expected'));
     }
     try {
-      send(res, 200, run(store, input as Record<string, unknown>));
+      const output = run(store, input as Record<string, unknown>);
+      succeeded[action] = (succeeded[action] ?? 0) + 1;
+      send(res, 200, output);
     } catch (error) {
       sendError(res, error);
     }
@@ -194,6 +199,7 @@ export async function startKmsSimulator(options: KmsSimulatorOptions = {}): Prom
       })),
     aliases: () => [...store.aliases.values()].map((a) => ({ aliasName: a.aliasName, targetKeyId: a.targetKeyId })),
     requests,
+    succeeded,
     async stop() {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
