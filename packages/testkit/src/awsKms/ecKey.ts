@@ -1,4 +1,5 @@
 import { createECDH, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { sign } from 'tiny-secp256k1';
 
 /** The order of secp256k1's group. */
 export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -43,11 +44,19 @@ export function ecKeyFromScalar(curve: Curve, d: Buffer): EcKey {
 }
 
 /**
- * ECDSA over a 32-byte digest with a fresh random k, as an HSM does: the signature is not deterministic, and its s
+ * ECDSA over a 32-byte digest with fresh randomness, as an HSM signs: the signature is not deterministic, and its s
  * is high about half the time (KMS does not normalise it). Answers the DER `Ecdsa-Sig-Value` (SEQUENCE of r, s).
+ * secp256k1 signs through libsecp256k1 (tiny-secp256k1, with random extra entropy) and then takes n − s for half of
+ * the signatures, both being valid; P-256 through the native curve with a random k.
  */
 export function signDigest(key: EcKey, digest: Buffer): Buffer {
-  const n = key.curve === 'secp256k1' ? SECP256K1_N : P256_N;
+  if (key.curve === 'secp256k1') {
+    const compact = sign(digest, key.d, randomBytes(32));
+    const r = toBigInt(Buffer.from(compact.subarray(0, 32)));
+    const s = toBigInt(Buffer.from(compact.subarray(32)));
+    return derSignature(r, (randomBytes(1)[0] as number) & 1 ? SECP256K1_N - s : s);
+  }
+  const n = P256_N;
   const z = toBigInt(digest) % n;
   const d = toBigInt(key.d);
   for (;;) {
