@@ -1,4 +1,3 @@
-import { SignCommand } from '@aws-sdk/client-kms';
 import type { LocalAccount } from 'viem';
 import { concurrencyLimit } from '#api/lib/concurrencyLimit.ts';
 import { SignerUnavailableError } from '../custody.ts';
@@ -36,9 +35,9 @@ export function createAwsKmsCustody(settings: AwsKmsSettings, options: { retryBa
   /** Signs a 32-byte hash with the wallet's key; every failure becomes a SignerUnavailableError naming the key. */
   const signHash = async (keyArn: string, address: string, hash: `0x${string}`) => {
     try {
-      const answer = await api.call('Sign', (client, abortSignal) =>
+      const answer = await api.call('Sign', ({ client, sdk }, abortSignal) =>
         client.send(
-          new SignCommand({
+          new sdk.SignCommand({
             KeyId: keyArn,
             Message: Buffer.from(hash.slice(2), 'hex'),
             MessageType: 'DIGEST',

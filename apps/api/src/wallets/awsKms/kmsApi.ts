@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import type { AwsKmsSettings } from './settings.ts';
 
 /** How a call to KMS went wrong, which decides what the caller may do next. */
@@ -42,30 +42,40 @@ const RETRYABLE = new Set([
   'RequestTimeoutException',
 ]);
 
+/** The SDK's module: its client and command classes. */
+export type KmsSdk = typeof import('@aws-sdk/client-kms');
+
 /**
  * The official SDK (`@aws-sdk/client-kms`) with what every caller needs around it: errors classified
  * (KmsCallError), throttling, 5xx and lost connections retried with exponential backoff and jitter (the SDK's own
- * retries are off, so one schedule applies), and a timeout on every call.
+ * retries are off, so one schedule applies), and a timeout on every call. The SDK is loaded at the first call: a
+ * process that never uses KMS (most admin commands) does not pay for loading it.
  */
 export interface KmsApi {
-  readonly client: KMSClient;
-  call<T>(name: string, send: (client: KMSClient, signal: AbortSignal) => Promise<T>): Promise<T>;
+  call<T>(name: string, send: (kms: { client: KMSClient; sdk: KmsSdk }, signal: AbortSignal) => Promise<T>): Promise<T>;
 }
 
 export function createKmsApi(settings: AwsKmsSettings, options: { retryBaseMs?: number } = {}): KmsApi {
-  const client = new KMSClient({
-    region: settings.region,
-    ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
-    ...(settings.credentials ? { credentials: settings.credentials } : {}),
-    maxAttempts: 1,
-  });
+  let loaded: Promise<{ client: KMSClient; sdk: KmsSdk }> | undefined;
+  const load = () => {
+    loaded ??= import('@aws-sdk/client-kms').then((sdk) => ({
+      sdk,
+      client: new sdk.KMSClient({
+        region: settings.region,
+        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+        ...(settings.credentials ? { credentials: settings.credentials } : {}),
+        maxAttempts: 1,
+      }),
+    }));
+    return loaded;
+  };
   const base = options.retryBaseMs ?? 100;
   return {
-    client,
     async call(name, send) {
+      const kms = await load();
       for (let attempt = 1; ; attempt++) {
         try {
-          return await send(client, AbortSignal.timeout(CALL_TIMEOUT_MS));
+          return await send(kms, AbortSignal.timeout(CALL_TIMEOUT_MS));
         } catch (error) {
           const failure = classify(name, error);
           if (failure.failure !== 'unavailable' || attempt >= TRIES) throw failure;

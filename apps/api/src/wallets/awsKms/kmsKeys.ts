@@ -1,11 +1,4 @@
-import {
-  CreateAliasCommand,
-  CreateKeyCommand,
-  DescribeKeyCommand,
-  GetPublicKeyCommand,
-  type KeyMetadata,
-  ScheduleKeyDeletionCommand,
-} from '@aws-sdk/client-kms';
+import type { KeyMetadata } from '@aws-sdk/client-kms';
 import type { Address } from 'viem';
 import { addressOfPublicKey, NotSecp256k1Error } from './ethereumSignature.ts';
 import { type KmsApi, KmsCallError } from './kmsApi.ts';
@@ -35,9 +28,9 @@ export async function provisionKey(
   if (existing) return checkedKey(api, existing, `the key of ${alias}`);
   let arn = made;
   if (!arn) {
-    const created = await api.call('CreateKey', (client, abortSignal) =>
+    const created = await api.call('CreateKey', ({ client, sdk }, abortSignal) =>
       client.send(
-        new CreateKeyCommand({
+        new sdk.CreateKeyCommand({
           KeySpec: 'ECC_SECG_P256K1',
           KeyUsage: 'SIGN_VERIFY',
           Description: `Mountain system wallet (${alias.slice('alias/'.length)})`,
@@ -50,8 +43,8 @@ export async function provisionKey(
     await record(arn);
   }
   try {
-    await api.call('CreateAlias', (client, abortSignal) =>
-      client.send(new CreateAliasCommand({ AliasName: alias, TargetKeyId: arn }), { abortSignal }),
+    await api.call('CreateAlias', ({ client, sdk }, abortSignal) =>
+      client.send(new sdk.CreateAliasCommand({ AliasName: alias, TargetKeyId: arn }), { abortSignal }),
     );
   } catch (error) {
     if (!(error instanceof KmsCallError) || error.awsName !== 'AlreadyExistsException') throw error;
@@ -60,8 +53,8 @@ export async function provisionKey(
     if (!winner) throw error;
     if (winner.Arn !== arn) {
       await api
-        .call('ScheduleKeyDeletion', (client, abortSignal) =>
-          client.send(new ScheduleKeyDeletionCommand({ KeyId: arn, PendingWindowInDays: 7 }), { abortSignal }),
+        .call('ScheduleKeyDeletion', ({ client, sdk }, abortSignal) =>
+          client.send(new sdk.ScheduleKeyDeletionCommand({ KeyId: arn, PendingWindowInDays: 7 }), { abortSignal }),
         )
         .catch(() => {});
     }
@@ -96,8 +89,8 @@ async function checkedKey(api: KmsApi, metadata: KeyMetadata, what: string): Pro
 
 /** The address of a key's public key (GetPublicKey). */
 export async function publicAddress(api: KmsApi, keyId: string): Promise<Address> {
-  const answer = await api.call('GetPublicKey', (client, abortSignal) =>
-    client.send(new GetPublicKeyCommand({ KeyId: keyId }), { abortSignal }),
+  const answer = await api.call('GetPublicKey', ({ client, sdk }, abortSignal) =>
+    client.send(new sdk.GetPublicKeyCommand({ KeyId: keyId }), { abortSignal }),
   );
   try {
     return addressOfPublicKey(answer.PublicKey as Uint8Array);
@@ -118,8 +111,8 @@ export function keyStateWords(state: string | undefined): string {
 /** The key's metadata; undefined when KMS says it does not exist (NotFoundException). */
 async function describe(api: KmsApi, keyId: string): Promise<KeyMetadata | undefined> {
   try {
-    const answer = await api.call('DescribeKey', (client, abortSignal) =>
-      client.send(new DescribeKeyCommand({ KeyId: keyId }), { abortSignal }),
+    const answer = await api.call('DescribeKey', ({ client, sdk }, abortSignal) =>
+      client.send(new sdk.DescribeKeyCommand({ KeyId: keyId }), { abortSignal }),
     );
     return answer.KeyMetadata;
   } catch (error) {
