@@ -5,7 +5,10 @@
 // taking 16 transactions per sender, a node that sometimes answers from 2 blocks behind); the platform (the API,
 // one job worker) with several projects, each its own system wallet, executing Counter increments steadily
 // (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all). The last project's wallets are kept in a simulated Fireblocks workspace
-// (packages/testkit/src/fireblocks), which signs and broadcasts its transactions itself (CHAOS_FIREBLOCKS=0: none). Meanwhile a driver draws a fault every 3–7 s from a
+// (packages/testkit/src/fireblocks, parallel transactions allowed), which signs and broadcasts its transactions itself
+// (CHAOS_FIREBLOCKS=0: none); the one before it signs with a key in a simulated AWS KMS (packages/testkit/src/awsKms)
+// answering each Sign 30 ms late and throttling now and then (CHAOS_KMS=0: none). Meanwhile a driver draws a fault
+// every 3–7 s from a
 // seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
 // transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node.
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
@@ -24,6 +27,7 @@ const SEED = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
 const PROJECTS = Number(process.env.CHAOS_PROJECTS ?? 4);
 const RATE = Number(process.env.CHAOS_RATE ?? 20);
 const FIREBLOCKS = process.env.CHAOS_FIREBLOCKS !== '0';
+const KMS = process.env.CHAOS_KMS !== '0';
 const SETTLE_MS = 180_000;
 /** The provider's rate limit (calls per second, burst): modest, far above what the platform needs here. */
 const RATE_LIMIT = { requestsPerSecond: Number(process.env.CHAOS_RPC_RATE ?? 100), burst: 150 };
@@ -62,6 +66,7 @@ try {
     },
     transactions: {},
     fireblocks: FIREBLOCKS,
+    ...(KMS ? { kms: { signLatencyMs: 30 } } : {}),
   });
   const { chain, db } = platform;
   const provider = platform.provider as NonNullable<LabPlatform['provider']>;
@@ -73,14 +78,14 @@ try {
   const projects = [];
   for (let i = 0; i < PROJECTS; i++) {
     const fireblocks = FIREBLOCKS && i === PROJECTS - 1;
+    const kms = KMS && i === PROJECTS - (FIREBLOCKS ? 2 : 1) && i > 0;
+    const walletType = fireblocks ? 'fireblocks' : kms ? 'aws-kms' : undefined;
     projects.push(
-      await platform.project(
-        `Chaos ${i + 1}${fireblocks ? ' (Fireblocks)' : ''}`,
-        fireblocks ? 'fireblocks' : undefined,
-      ),
+      await platform.project(`Chaos ${i + 1}${fireblocks ? ' (Fireblocks)' : kms ? ' (AWS KMS)' : ''}`, walletType),
     );
+    if (walletType) console.log(`project ${projects.at(-1)?.projectId}: ${walletType} wallets (simulated)`);
   }
-  if (FIREBLOCKS) console.log(`project ${projects.at(-1)?.projectId}: Fireblocks wallets (simulated workspace)\n`);
+  console.log('');
   const fromBlock = Number(await chain.head());
   // Funded once, deeper than any reorg below: on 1337 the platform tops a wallet up by anvil_setBalance, which a
   // reorg under it would take back ("insufficient funds"), a development-chain artefact this run is not about.
@@ -95,6 +100,7 @@ try {
     signal: stopLoad.signal,
   });
   const random = seededRandom(SEED);
+  const kmsRandom = seededRandom(SEED + 1);
   const injector = faultInjector(
     random,
     chain,
@@ -116,6 +122,12 @@ try {
       counts.failed = (counts.failed ?? 0) + 1;
       console.log(`${at()}  a fault could not be injected: ${shorten((error as Error).message, 160)}`);
       await provider.up().catch(() => {});
+    }
+    // KMS throttles a burst of Sign requests now and then (its own generator: the chain's faults stay those of the seed).
+    if (platform.kms && kmsRandom() < 0.3) {
+      platform.kms.faults.set({ throttling: { count: 8, action: 'Sign' } });
+      counts['kms throttling'] = (counts['kms throttling'] ?? 0) + 1;
+      console.log(`${at()}  AWS KMS throttles the next 8 Sign requests`);
     }
     if (Date.now() - progressAt > 30_000) {
       progressAt = Date.now();
@@ -198,6 +210,16 @@ try {
   );
   if (violations.length > 0) {
     for (const line of await unfinished(db, ids)) console.error(`  ✖ ${line}`);
+    // What the simulated Fireblocks workspace holds unfinished, oldest first (its queue is one per vault and asset).
+    const held = (platform?.fireblocks?.transactions() ?? []).filter(
+      (t) => !['COMPLETED', 'FAILED', 'REJECTED', 'BLOCKED', 'CANCELLED'].includes(t.status),
+    );
+    for (const t of held.slice(0, 3)) {
+      console.error(
+        `  ✖ Fireblocks ${t.id} ${t.status}/${t.subStatus || '-'} nonce ${t.nonce ?? '-'} hash ${t.txHash || '-'}`,
+      );
+    }
+    if (held.length > 0) console.error(`  ✖ Fireblocks holds ${held.length} unfinished`);
     console.error(`\n✖ ${violations.length} violations:`);
     for (const v of violations.slice(0, 30)) console.error(`  - ${shorten(v)}`);
   } else {
