@@ -61,6 +61,8 @@ export async function createHarness(
     metricsToken?: string;
     /** Fireblocks custody (against the simulator of `@mountain/testkit/fireblocks`). */
     fireblocks?: FireblocksSettings;
+    /** A built developer console to serve at /console/ (apps/console/dist). */
+    consoleDir?: string;
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
@@ -81,6 +83,7 @@ export async function createHarness(
     ...(options.cors ? { cors: options.cors } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     custodians,
   };
   const app: FastifyInstance = buildApp(deps, options.logger ? { logger: options.logger } : {});

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from '#api/http/route.ts';
+import exchangeConsoleLink from './console/exchangeConsoleLink.ts';
 import activateContractFunction from './contract/activateContractFunction.ts';
 import deactivateContractFunction from './contract/deactivateContractFunction.ts';
 import getContractActivatedFunctions from './contract/getContractActivatedFunctions.ts';
@@ -10,15 +11,22 @@ import getSubscriptions from './eventNotifier/getSubscriptions.ts';
 import resendFailedWebhook from './eventNotifier/resendFailedWebhook.ts';
 import updateSubscriptionWebhook from './eventNotifier/updateSubscriptionWebhook.ts';
 import getProjectDetail from './project/getProjectDetail.ts';
+import getProjectMembers from './project/getProjectMembers.ts';
 import getProjects from './project/getProjects.ts';
+import getStatistics from './project/getStatistics.ts';
+import rotateApiKey from './project/rotateApiKey.ts';
 import executeTransaction from './transaction/executeTransaction.ts';
 import getTransaction from './transaction/getTransaction.ts';
 import getTransactions from './transaction/getTransactions.ts';
 
-/** The 15 operations of the Public API v3, in the order the reference shows them. */
+/** The 19 operations of the Public API v3, in the order the reference shows them. */
 export const routes = [
   getProjects,
   getProjectDetail,
+  getProjectMembers,
+  rotateApiKey,
+  getStatistics,
+  exchangeConsoleLink,
   createSubscription,
   getSubscriptions,
   updateSubscriptionWebhook,

@@ -83,6 +83,10 @@ export const ROUTES: RouteExpectation[] = [
 export const OPERATION_IDS = [
   'get-projects',
   'get-project-detail',
+  'get-project-members',
+  'rotate-api-key',
+  'get-statistics',
+  'exchange-console-link',
   'create-subscription',
   'get-subscriptions',
   'update-subscription-webhook',
