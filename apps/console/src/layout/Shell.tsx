@@ -1,0 +1,43 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { Link, Outlet, useNavigate } from '@tanstack/react-router';
+import { useMemo } from 'react';
+import { ClientContext, createClient } from '../api/client.ts';
+import { type Credentials, session } from '../session/session.ts';
+import { Nav } from './Nav.tsx';
+import { Who } from './Who.tsx';
+
+/** The signed-in console: navigation, who is signed in, sign-out, and the view. */
+export function Shell({ credentials }: { credentials: Credentials }) {
+  const client = useMemo(() => createClient(credentials), [credentials]);
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const signOut = () => {
+    session.signOut();
+    queryClient.clear();
+    navigate({ to: '/sign-in' });
+  };
+  return (
+    <ClientContext.Provider value={client}>
+      <a className="skip-link" href="#main">
+        Skip to the content
+      </a>
+      <div className="shell">
+        <div className="sidebar">
+          <Link to="/" className="brand">
+            Mountain console
+          </Link>
+          <Nav />
+          <div className="who">
+            <Who credentials={credentials} />
+            <button type="button" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+        </div>
+        <main id="main" tabIndex={-1}>
+          <Outlet />
+        </main>
+      </div>
+    </ClientContext.Provider>
+  );
+}
