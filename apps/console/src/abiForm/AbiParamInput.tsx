@@ -6,8 +6,8 @@ import { arrayOf, componentsOf, emptyValue, type FormValue, segment } from './ab
 
 interface Props {
   param: AbiParameter;
-  /** What the person reads: the parameter's name and type. */
-  label: string;
+  /** The parameter's name as a path (`amount`, `values[0]`, `point.x`); its label adds the type. */
+  name: string;
   value: FormValue;
   onChange: (value: FormValue) => void;
   /** This parameter's path (`[0]`, `[1].amount`), the key of its errors. */
@@ -28,8 +28,9 @@ function placeholderOf(type: string): string {
   return PLACEHOLDERS[type] ?? type;
 }
 
-export function AbiParamInput({ param, label, value, onChange, path, errors, disabled }: Props) {
+export function AbiParamInput({ param, name, value, onChange, path, errors, disabled }: Props) {
   const id = useId();
+  const label = `${name} (${param.type})`;
   const error = errors[path];
   const array = arrayOf(param);
   const components = componentsOf(param);
@@ -47,7 +48,7 @@ export function AbiParamInput({ param, label, value, onChange, path, errors, dis
                 <div style={{ flex: 1 }}>
                   <AbiParamInput
                     param={array.element}
-                    label={`${label} [${i}]`}
+                    name={`${name}[${i}]`}
                     value={item}
                     onChange={(next) => set(i, next)}
                     path={`${path}[${i}]`}
@@ -59,7 +60,7 @@ export function AbiParamInput({ param, label, value, onChange, path, errors, dis
                   <button
                     type="button"
                     onClick={() => onChange(items.filter((_, j) => j !== i))}
-                    aria-label={`Remove ${label} [${i}]`}
+                    aria-label={`Remove ${name}[${i}]`}
                     disabled={disabled}
                   >
                     Remove
@@ -71,7 +72,7 @@ export function AbiParamInput({ param, label, value, onChange, path, errors, dis
               <AbiParamInput
                 key={`${path}${segment(component, i)}`}
                 param={component}
-                label={`${label}${segment(component, i)} (${component.type})`}
+                name={`${name}${segment(component, i)}`}
                 value={items[i] ?? emptyValue(component)}
                 onChange={(next) => set(i, next)}
                 path={`${path}${segment(component, i)}`}
@@ -81,7 +82,7 @@ export function AbiParamInput({ param, label, value, onChange, path, errors, dis
             ))}
         {array && array.length === undefined && (
           <button type="button" onClick={() => onChange([...items, emptyValue(array.element)])} disabled={disabled}>
-            Add an element to {label}
+            Add an element to {name}
           </button>
         )}
         {error && (

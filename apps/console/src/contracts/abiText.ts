@@ -35,13 +35,14 @@ export function readAbiText(text: string): string[] {
       .map((line) => line.trim().replace(/[;,]$/, ''))
       .filter((line) => line !== '' && !line.startsWith('//'));
   }
+  // Each line on its own, with the ABI's structs (a signature may name one), so an error names its line.
+  const structs = structsOf(signatures);
   signatures.forEach((signature, i) => {
     try {
-      parseAbi([signature]);
+      parseSignatures(signature.startsWith('struct ') ? [signature] : [...structs, signature]);
     } catch (error) {
-      throw new AbiTextError(
-        `Line ${i + 1} (${signature}) is not a valid signature: ${(error as Error).message.split('\n')[0]}`,
-      );
+      const reason = (error as Error).message.split('\n')[0];
+      throw new AbiTextError(`Line ${i + 1} (${signature}) is not a valid signature: ${reason}`);
     }
   });
   if (!signatures.some((s) => s.startsWith('function '))) throw new AbiTextError('The ABI has no function');

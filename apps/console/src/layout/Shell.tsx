@@ -22,7 +22,7 @@ export function Shell({ credentials }: { credentials: Credentials }) {
         Skip to the content
       </a>
       <div className="shell">
-        <div className="sidebar">
+        <header className="sidebar">
           <Link to="/" className="brand">
             Mountain console
           </Link>
@@ -33,7 +33,7 @@ export function Shell({ credentials }: { credentials: Credentials }) {
               Sign out
             </button>
           </div>
-        </div>
+        </header>
         <main id="main" tabIndex={-1}>
           <Outlet />
         </main>

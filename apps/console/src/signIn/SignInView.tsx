@@ -20,15 +20,22 @@ export function SignInView() {
   const byLink = useLinkSignIn();
   const started = useRef(false);
   useEffect(() => {
-    // Once, even under StrictMode's double effects: a link signs in only once.
-    if (started.current) return;
-    started.current = true;
-    const code = takeCodeFromAddress();
-    if (code)
-      byLink.mutateAsync(code).then(
-        () => navigate({ to: '/' }),
-        () => {},
-      );
+    const signInWithLink = () => {
+      const code = takeCodeFromAddress();
+      if (code)
+        byLink.mutateAsync(code).then(
+          () => navigate({ to: '/' }),
+          () => {},
+        );
+    };
+    // At once (only once, even under StrictMode's double effects: a link signs in only once), and when a link is
+    // opened in a tab already on this page (only the fragment changes: no new page load).
+    if (!started.current) {
+      started.current = true;
+      signInWithLink();
+    }
+    window.addEventListener('hashchange', signInWithLink);
+    return () => window.removeEventListener('hashchange', signInWithLink);
   }, [byLink.mutateAsync, navigate]);
 
   const submit = async (event: FormEvent) => {

@@ -92,7 +92,7 @@ function ExecuteForm({ functionId, signature, structs }: { functionId: number; s
         <AbiParamInput
           key={`${input.name ?? ''}-${i}`}
           param={input}
-          label={`${input.name || `argument ${i + 1}`} (${input.type})`}
+          name={input.name || `argument ${i + 1}`}
           value={values[i] ?? emptyValue(input)}
           onChange={(next) => setValues((current) => current.map((v, j) => (j === i ? next : v)))}
           path={`[${i}]`}
