@@ -155,7 +155,16 @@ describe('npm start', () => {
     const { stdout } = await promisify(execFile)(
       'npm',
       ['run', '-s', 'admin', '--', 'create-project', '--name', 'Vaulted', '--wallet-type', 'fireblocks', '--json'],
-      { cwd: ROOT, env: { ...process.env, NODE_ENV: 'development', DATA_DIR: dataDir, DATABASE_URL: '' } },
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          NODE_ENV: 'development',
+          DATA_DIR: dataDir,
+          DATABASE_URL: '',
+          EMBEDDED_PG_PORT: String(ports.pg),
+        },
+      },
     );
     const headers = { 'x-api-key': JSON.parse(stdout).apiKey, 'content-type': 'application/json' };
     const call = async (operation: string, body?: unknown) => {

@@ -71,7 +71,14 @@ export async function startEmbeddedPostgres(dir: string, port: number): Promise<
     execFileSync('chmod', ['o+x', path.dirname(dir)]);
     if (socketDir) execFileSync('chown', [USER, socketDir]);
   }
-  await server.start();
+  // The package rejects with nothing when the server does not start: say what is known.
+  await server.start().catch((error: unknown) => {
+    if (error instanceof Error) throw error;
+    const held = existsSync(path.join(dir, 'postmaster.pid'));
+    throw new Error(
+      `The embedded PostgreSQL in ${dir} did not start on port ${port}${held ? ': another server runs on this data directory (one npm start runs? give this process its EMBEDDED_PG_PORT)' : ''}`,
+    );
+  });
   const urlFor = (database: string) => embeddedUrl(dir, port, database);
   return {
     adminUrl: urlFor('postgres'),

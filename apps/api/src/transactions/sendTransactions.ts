@@ -7,16 +7,10 @@ import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
 import { feesWithHeadroom, networkFees } from './fees.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
 import { inFlightRoom, PRICED_OUT, type Prepared, prepareRound, type RoundContext } from './prepareRound.ts';
-import { clearWakeRequest, type WalletNetwork } from './senders.ts';
+import { clearWakeRequest, type SenderQueue, type WalletNetwork } from './senders.ts';
 import { feeCapOf, type TransactionSettings } from './settings.ts';
 import { signEip1559, walletRecord } from './signing.ts';
 import { submitTransactions } from './submitTransactions.ts';
-
-/** What the sender queues: itself again (to go on, or after a pause), and the wallet's receipt monitor. */
-export interface SenderQueue {
-  again(runAt?: Date): Promise<void>;
-  monitor(): Promise<void>;
-}
 
 interface Sender extends RoundContext {
   account: LocalAccount;

@@ -6,6 +6,12 @@ export interface WalletNetwork {
   networkId: number;
 }
 
+/** What the sender queues: itself again (to go on, or after a pause), and the wallet's receipt monitor. */
+export interface SenderQueue {
+  again(runAt?: Date): Promise<void>;
+  monitor(): Promise<void>;
+}
+
 /** After this long without a sender clearing it, a wake request is made again (its job may have been lost). */
 export const WAKE_STALE_AFTER = "interval '10 seconds'";
 

@@ -5,8 +5,7 @@ import type { CustodyCall, SubmitOutcome, Submitter } from '#api/wallets/custody
 import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 import { applyCustodianView } from './custodyStatus.ts';
 import { PRICED_OUT, prepareRound, type RoundContext } from './prepareRound.ts';
-import { takeWakeRequest } from './senders.ts';
-import type { SenderQueue } from './sendTransactions.ts';
+import { type SenderQueue, takeWakeRequest } from './senders.ts';
 
 /** Custodian creates in flight at once per wallet (each paced by the custodian's own request budget). */
 const SUBMITS_IN_FLIGHT = 8;

@@ -78,4 +78,11 @@ describe('Fireblocks projects: vault accounts made once, whatever fails on the w
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.fireblocks_vault_id, vaultsNamed('mountain-test-shared')[0]?.id);
   });
+
+  it('with no RPC endpoint (the admin CLI), a vault gets the assets the variables name, not the defaults', async () => {
+    // A workspace without ETH (a testnet one, or the simulator): FIREBLOCKS_ASSET_ID_1337 is what the operator chose.
+    const settings = { ...f.settings, assetIds: { 1: 'ETH', 1337: 'ETH_LOCAL' }, assetIdsSet: [1337] as const };
+    const { project } = await create('No RPC', {}, { fireblocks: createFireblocksCustody(settings, []) });
+    assert.deepEqual(vaultsNamed(`mountain-test-project-${project.id}`)[0]?.assets, ['ETH_LOCAL']);
+  });
 });

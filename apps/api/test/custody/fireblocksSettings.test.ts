@@ -35,6 +35,7 @@ describe('FIREBLOCKS_* configuration', () => {
     assert.equal(fromFile.settings?.secretKey, RSA_2048);
     assert.equal(fromFile.settings?.baseUrl, 'https://api.fireblocks.io/v1');
     assert.deepEqual(fromFile.settings?.assetIds, { 1: 'ETH', 11155111: 'ETH_TEST5' });
+    assert.deepEqual(fromFile.settings?.assetIdsSet, [], 'the defaults are not set by a variable');
     assert.equal(fromFile.settings?.deployment, 'dev');
     const inline = parse({
       FIREBLOCKS_API_KEY: 'key-1',
@@ -45,6 +46,7 @@ describe('FIREBLOCKS_* configuration', () => {
     assert.deepEqual(inline.problems, []);
     assert.equal(inline.settings?.baseUrl, 'https://sandbox-api.fireblocks.io/v1');
     assert.equal(inline.settings?.assetIds[137], 'MATIC_POLYGON');
+    assert.deepEqual(inline.settings?.assetIdsSet, [137]);
   });
 
   it('refuses both key variables, a short RSA key, a key that is not RSA and a file that is not a key: naming the variable, never the value', () => {

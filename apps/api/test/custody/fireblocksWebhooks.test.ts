@@ -56,6 +56,9 @@ describe('POST /webhooks/fireblocks: signatures, bounds, and what it ignores', (
   const event = (data: unknown) =>
     JSON.stringify({ type: 'TRANSACTION_STATUS_UPDATED', tenantId: 'tenant', timestamp: Date.now(), data });
 
+  const custodyOf = async (id: string) =>
+    (await f.h.call('get-transaction', { headers: p.headers, query: { transactionId: id } })).body.transaction.custody;
+
   async function pendingAuthorization() {
     f.sim.faults.set({ approvalRequired: true });
     const res = await f.h.call('execute-transaction', {
@@ -69,10 +72,10 @@ describe('POST /webhooks/fireblocks: signatures, bounds, and what it ignores', (
       10_000,
     );
     f.sim.faults.clear();
+    // …once the platform has recorded that answer (the worker may be slower than the simulator).
+    await waitFor(async () => ((await custodyOf(id)).id === custodian.id ? true : undefined), 10_000);
     return { id, custodian };
   }
-  const custodyOf = async (id: string) =>
-    (await f.h.call('get-transaction', { headers: p.headers, query: { transactionId: id } })).body.transaction.custody;
 
   it('refuses an unsigned, a wrongly signed and a tampered body with 401, changing nothing', async () => {
     const { id, custodian } = await pendingAuthorization();

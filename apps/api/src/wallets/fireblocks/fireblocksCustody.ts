@@ -21,7 +21,9 @@ export interface FireblocksCustody {
 
 /**
  * `networks`: the networks this deployment has an RPC endpoint for; their assets are made with each vault. Without
- * any that has an asset, the documented ones (ETH, ETH_TEST5) are, so that a vault always has its address.
+ * any that has an asset (the admin CLI has no RPC endpoints), the assets FIREBLOCKS_ASSET_ID_* variables name are,
+ * and without those the documented ones (ETH, ETH_TEST5): a vault always gets its address, from assets the operator
+ * chose where there are some (a testnet workspace has no ETH).
  */
 export function createFireblocksCustody(
   settings: FireblocksSettings,
@@ -42,8 +44,8 @@ export function createFireblocksCustody(
           .filter((id) => networkTypes.includes(networkTypeOf(id)))
           .map((id) => settings.assetIds[id])
           .filter((asset): asset is string => asset !== undefined);
-      const served = assetsOf(networks);
-      return provisionVault(api, name, [...new Set(served.length > 0 ? served : assetsOf(NETWORK_IDS))]);
+      const choices = [assetsOf(networks), assetsOf(settings.assetIdsSet ?? []), assetsOf(NETWORK_IDS)];
+      return provisionVault(api, name, [...new Set(choices.find((assets) => assets.length > 0) ?? [])]);
     },
   };
 }

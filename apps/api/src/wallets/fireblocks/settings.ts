@@ -12,6 +12,8 @@ export interface FireblocksSettings {
   readonly baseUrl: string;
   /** Per network, the Fireblocks asset of its native coin (FIREBLOCKS_ASSET_ID_<networkId>). */
   readonly assetIds: Readonly<Partial<Record<NetworkId, string>>>;
+  /** The networks whose asset a FIREBLOCKS_ASSET_ID_<networkId> variable names (the others have the defaults). */
+  readonly assetIdsSet?: readonly NetworkId[];
   /** Verifies `Fireblocks-Signature` of the workspace's webhooks; without it, POST /webhooks/fireblocks is 404. */
   readonly webhookPublicKey: string | undefined;
   /** Names this deployment's vault accounts: `mountain-<deployment>-project-<id>` (DEPLOYMENT_NAME). */
@@ -61,12 +63,16 @@ export function parseFireblocksSettings(
     problems.push('FIREBLOCKS_BASE_URL must be https in production');
 
   const assetIds: Partial<Record<NetworkId, string>> = { ...DEFAULT_FIREBLOCKS_ASSET_IDS };
+  const assetIdsSet: NetworkId[] = [];
   for (const id of NETWORK_IDS) {
     const value = env[`FIREBLOCKS_ASSET_ID_${id}`]?.trim();
     if (value === undefined || value === '') continue;
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(value)) {
       problems.push(`FIREBLOCKS_ASSET_ID_${id} must be a Fireblocks asset id such as ETH_TEST5 (got "${value}")`);
-    } else assetIds[id] = value;
+    } else {
+      assetIds[id] = value;
+      assetIdsSet.push(id);
+    }
   }
 
   const deployment = env.DEPLOYMENT_NAME?.trim() || (production ? '' : 'dev');
@@ -85,6 +91,7 @@ export function parseFireblocksSettings(
     secretKey,
     baseUrl,
     assetIds: Object.freeze(assetIds),
+    assetIdsSet: Object.freeze(assetIdsSet),
     webhookPublicKey: readWebhookKey(env, problems),
     deployment,
     maxRps,
