@@ -165,6 +165,19 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await axeClean('records');
   });
 
+  it('rotates the API key as admin: the new key is shown once, and the console goes on with it', async () => {
+    await nav('Project');
+    await page.getByRole('button', { name: 'Rotate the API key…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the API key?' });
+    await axeClean('rotation dialog');
+    await dialog.getByRole('button', { name: 'Rotate now' }).click();
+    const shown = (await page.locator('.notice.success code').textContent()) ?? '';
+    assert.match(shown, /^mtn_test_\w{44}$/);
+    assert.equal((await p.h.call('get-project-detail', { headers: { 'x-api-key': apiKey } })).status, 401);
+    await nav('Contracts');
+    await page.getByRole('cell', { name: RECORD, exact: true }).waitFor();
+  });
+
   it('signs out: the session is gone from the tab', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in to the Mountain console');
@@ -180,7 +193,7 @@ describe('the developer console', { timeout: 120_000 }, () => {
     assert.doesNotMatch(page.url(), /code=/, 'the code is out of the address');
     await page.getByText('as a user').waitFor();
     await nav('Contracts');
-    await page.getByRole('cell', { name: RECORD }).waitFor();
+    await page.getByRole('cell', { name: RECORD, exact: true }).waitFor();
     assert.equal(await page.getByRole('button', { name: /Import|Activate|Deactivate/ }).count(), 0);
     assert.equal(await page.getByRole('link', { name: /^Execute/ }).count(), 0);
     await nav('Event notifier');

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate } from '@tanstack/react-router';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { ClientContext, createClient } from '../api/client.ts';
 import { type Credentials, session } from '../session/session.ts';
 import { Nav } from './Nav.tsx';
@@ -10,6 +10,12 @@ import { Who } from './Who.tsx';
 export function Shell({ credentials }: { credentials: Credentials }) {
   const client = useMemo(() => createClient(credentials), [credentials]);
   const queryClient = useQueryClient();
+  // New credentials in the same session (a rotated key): reload what is shown with them, once the views have the new
+  // client (an effect runs after they rendered with it).
+  const firstClient = useRef(client);
+  useEffect(() => {
+    if (client !== firstClient.current) queryClient.invalidateQueries().catch(() => {});
+  }, [client, queryClient]);
   const navigate = useNavigate();
   const signOut = () => {
     session.signOut();

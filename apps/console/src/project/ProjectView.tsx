@@ -35,7 +35,7 @@ export function ProjectView() {
           </div>
           <h2>Members</h2>
           <MembersTable />
-          {isAdmin && <RotateKey credential={detail.data.caller.credential} />}
+          {isAdmin && <RotateKey />}
         </>
       )}
     </>

@@ -1,11 +1,10 @@
 import { useState } from 'react';
-import { session } from '../session/session.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Modal } from '../ui/Modal.tsx';
 import { useRotateApiKey } from './useProject.ts';
 
-/** Key rotation (admins): asks first, then shows the new key once. Signed in with the old key, the console moves on to the new one. */
-export function RotateKey({ credential }: { credential: 'apiKey' | 'accessToken' }) {
+/** Key rotation (admins): asks first, then shows the new key once. */
+export function RotateKey() {
   const [confirming, setConfirming] = useState(false);
   const [newKey, setNewKey] = useState<string | null>(null);
   const rotate = useRotateApiKey();
@@ -13,7 +12,6 @@ export function RotateKey({ credential }: { credential: 'apiKey' | 'accessToken'
     const { apiKey } = await rotate.mutateAsync();
     setConfirming(false);
     setNewKey(apiKey);
-    if (credential === 'apiKey') session.signIn({ kind: 'apiKey', apiKey });
   };
   return (
     <section aria-labelledby="rotate-heading">

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
+import { session } from '../session/session.ts';
 
 export const projectKey = ['project-detail'] as const;
 
@@ -24,11 +25,18 @@ export function useMembers() {
   return useQuery({ queryKey: ['project-members'], queryFn: ({ signal }) => client.getProjectMembers({ signal }) });
 }
 
+/**
+ * Rotates the project's API key. Signed in with that key, the console moves on to the new one at once (the shell then
+ * reloads what it shows with it); signed in as a user, only the masked key changes.
+ */
 export function useRotateApiKey() {
   const client = useClient();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => client.rotateApiKey(),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: projectKey }),
+    onSuccess: async ({ apiKey }) => {
+      if (session.get()?.kind === 'apiKey') session.signIn({ kind: 'apiKey', apiKey });
+      else await queryClient.invalidateQueries({ queryKey: projectKey });
+    },
   });
 }
