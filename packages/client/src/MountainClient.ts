@@ -108,7 +108,7 @@ export class MountainClient {
    * ```
    */
   rotateApiKey(options?: RequestOptions) {
-    return this.#call('rotateApiKey', { body: {} }, options);
+    return this.#call('rotateApiKey', {}, options);
   }
 
   /**

@@ -1222,12 +1222,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                /** @example {} */
-                "application/json": Record<string, never>;
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description The new API key, in full: store it now. */
             201: {
@@ -1250,11 +1245,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
-             *
-             *     `INVALID_JSON`: The body could not be parsed as JSON.
-             *
-             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
              */
@@ -1289,28 +1280,6 @@ export interface operations {
              *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
              */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /**
-             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
-             *
-             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
-             */
-            415: {
                 headers: {
                     [name: string]: unknown;
                 };

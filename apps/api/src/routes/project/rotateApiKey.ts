@@ -13,8 +13,6 @@ export default defineRoute({
     'Revokes the project’s API key and answers a new one, shown this once. From this answer on, the old key is refused ' +
     '(401 INVALID_API_KEY) on every API process. Admins only.',
   auth: { roles: ['admin'] },
-  body: Type.Object({}, { additionalProperties: false }),
-  requestExample: {},
   response: {
     status: 201,
     description: 'The new API key, in full: store it now.',
