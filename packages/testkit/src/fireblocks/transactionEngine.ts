@@ -29,9 +29,9 @@ export interface NewTransaction {
 
 /** Statuses after which nothing changes (TransactionStatus in the API reference). */
 export const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED', 'BLOCKED']);
-/** A transaction of a vault account and asset "being processed": the others of that pair wait QUEUED. */
 /** A sent transaction missing from both the chain and the node's pool for this long is broadcast again. */
 const REBROADCAST_AFTER_MS = 2_000;
+/** A transaction of a vault account and asset "being processed": the others of that pair wait QUEUED. */
 const IN_FLIGHT = new Set(['PENDING_SIGNATURE', 'BROADCASTING', 'CONFIRMING']);
 const CANCELLABLE = new Set([
   'SUBMITTED',
