@@ -3,14 +3,17 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   base: '/console/',
   plugins: [react()],
+  // A build is always the production build, whatever NODE_ENV the building process has (tests run with
+  // NODE_ENV=test, which would otherwise give React's development build).
+  ...(command === 'build' ? { define: { 'process.env.NODE_ENV': JSON.stringify('production') } } : {}),
   build: {
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
-    // Small SVGs inlined as data: URLs are allowed by the CSP (img-src data:); nothing else is inlined.
+    // Nothing is inlined as a data: URL: every asset is a file of its own.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
   },
@@ -18,4 +21,4 @@ export default defineConfig({
     // `npm run dev -w @mountain/console`: the API (npm start) behind Vite's dev server, same origin as in production.
     proxy: { '/public-api': 'http://127.0.0.1:8080' },
   },
-});
+}));
