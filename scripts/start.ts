@@ -13,9 +13,11 @@ import { ConfigError, loadConfig, parsePort, REPO_ROOT } from '../apps/api/src/c
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
 import { EMBEDDED_DATABASE, openDatabase } from '../apps/api/src/runtime/database.ts';
 import { createShutdown, exitOnSignals } from '../apps/api/src/runtime/shutdown.ts';
+import { DEV_AWS_KMS_FILE, hasOwnAwsKms } from '../apps/api/src/wallets/awsKms/devSimulator.ts';
 import { DEV_FIREBLOCKS_FILE } from '../apps/api/src/wallets/fireblocks/devSimulator.ts';
 import { loadWalletKeys } from '../apps/api/src/wallets/walletKeys.ts';
 import { ensureConsoleBuilt } from './lib/consoleBuild.ts';
+import { startDevAwsKms } from './lib/devAwsKms.ts';
 import { startDevFireblocks } from './lib/devFireblocks.ts';
 import { ensureDocsBuilt } from './lib/docsBuild.ts';
 import { keepPostgres } from './lib/postgresKeeper.ts';
@@ -95,6 +97,21 @@ async function start(): Promise<void> {
     fireblocksNote = `${simulated.url} (simulated: FIREBLOCKS_API_KEY is unset; state in ${shownDataDir}/)`;
   }
 
+  // Likewise a simulated AWS KMS, without AWS credentials or a KMS endpoint of one's own.
+  let kmsNote = 'AWS KMS of AWS_REGION, with the AWS SDK’s credentials';
+  rmSync(path.join(dataDir, DEV_AWS_KMS_FILE), { force: true });
+  if (!hasOwnAwsKms(process.env)) {
+    const simulated = await startDevAwsKms(dataDir);
+    shutdown.add('kms simulator', async () => {
+      rmSync(path.join(dataDir, DEV_AWS_KMS_FILE), { force: true });
+      await simulated.stop();
+    });
+    Object.assign(process.env, simulated.env);
+    kmsNote = `${simulated.url} (simulated: no AWS credentials or AWS_KMS_ENDPOINT are set; keys in ${shownDataDir}/)`;
+  } else if (process.env.AWS_KMS_ENDPOINT) {
+    kmsNote = `${process.env.AWS_KMS_ENDPOINT} (AWS_KMS_ENDPOINT)`;
+  }
+
   // Migrations and the demo project, before the parts start.
   const config = loadConfig();
   const database = await openDatabase(config);
@@ -130,6 +147,7 @@ Mountain is running.
   Chain 1337      ${chainNote}
   PostgreSQL      ${ownDatabase ? `embedded, data in ${shownDataDir}/postgres` : 'DATABASE_URL'}
   Fireblocks      ${fireblocksNote}
+  AWS KMS         ${kmsNote}
 
 Demo project ${demo.projectId} (a new key at every start; the previous one no longer works)
   API key         ${demo.apiKey}
@@ -141,6 +159,7 @@ Demo project ${demo.projectId} (a new key at every start; the previous one no lo
 Try it:
   curl -H "X-API-Key: ${demo.apiKey}" ${base}/project/get-project-detail
   npm run admin -- create-project --name "Vaulted" --wallet-type fireblocks   # wallets in a Fireblocks vault
+  npm run admin -- create-project --name "Keyed" --wallet-type aws-kms         # keys that never leave KMS
 
 Press Ctrl-C to stop everything.`);
 }

@@ -71,6 +71,7 @@ const sidebars: SidebarsConfig = {
         'services/mountain-transactions/transaction-lifecycle',
         'services/mountain-transactions/system-wallet',
         'services/mountain-transactions/fireblocks-wallets',
+        'services/mountain-transactions/kms-wallets',
         'services/mountain-transactions/best-practices',
       ],
     },

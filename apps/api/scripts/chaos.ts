@@ -6,7 +6,9 @@
 // one job worker) with several projects, each its own system wallet, executing Counter increments steadily
 // (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all). The last project's wallets are kept in a simulated Fireblocks workspace
 // (packages/testkit/src/fireblocks, parallel transactions allowed), which signs and broadcasts its transactions itself
-// (CHAOS_FIREBLOCKS=0: none). Meanwhile a driver draws a fault every 3–7 s from a
+// (CHAOS_FIREBLOCKS=0: none); the one before it signs with a key in a simulated AWS KMS (packages/testkit/src/awsKms)
+// answering each Sign 30 ms late and throttling now and then (CHAOS_KMS=0: none). Meanwhile a driver draws a fault
+// every 3–7 s from a
 // seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
 // transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node.
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
@@ -25,6 +27,7 @@ const SEED = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
 const PROJECTS = Number(process.env.CHAOS_PROJECTS ?? 4);
 const RATE = Number(process.env.CHAOS_RATE ?? 20);
 const FIREBLOCKS = process.env.CHAOS_FIREBLOCKS !== '0';
+const KMS = process.env.CHAOS_KMS !== '0';
 const SETTLE_MS = 180_000;
 /** The provider's rate limit (calls per second, burst): modest, far above what the platform needs here. */
 const RATE_LIMIT = { requestsPerSecond: Number(process.env.CHAOS_RPC_RATE ?? 100), burst: 150 };
@@ -63,6 +66,7 @@ try {
     },
     transactions: {},
     fireblocks: FIREBLOCKS,
+    ...(KMS ? { kms: { signLatencyMs: 30 } } : {}),
   });
   const { chain, db } = platform;
   const provider = platform.provider as NonNullable<LabPlatform['provider']>;
@@ -74,14 +78,14 @@ try {
   const projects = [];
   for (let i = 0; i < PROJECTS; i++) {
     const fireblocks = FIREBLOCKS && i === PROJECTS - 1;
+    const kms = KMS && i === PROJECTS - (FIREBLOCKS ? 2 : 1) && i > 0;
+    const walletType = fireblocks ? 'fireblocks' : kms ? 'aws-kms' : undefined;
     projects.push(
-      await platform.project(
-        `Chaos ${i + 1}${fireblocks ? ' (Fireblocks)' : ''}`,
-        fireblocks ? 'fireblocks' : undefined,
-      ),
+      await platform.project(`Chaos ${i + 1}${fireblocks ? ' (Fireblocks)' : kms ? ' (AWS KMS)' : ''}`, walletType),
     );
+    if (walletType) console.log(`project ${projects.at(-1)?.projectId}: ${walletType} wallets (simulated)`);
   }
-  if (FIREBLOCKS) console.log(`project ${projects.at(-1)?.projectId}: Fireblocks wallets (simulated workspace)\n`);
+  console.log('');
   const fromBlock = Number(await chain.head());
   // Funded once, deeper than any reorg below: on 1337 the platform tops a wallet up by anvil_setBalance, which a
   // reorg under it would take back ("insufficient funds"), a development-chain artefact this run is not about.
@@ -96,6 +100,7 @@ try {
     signal: stopLoad.signal,
   });
   const random = seededRandom(SEED);
+  const kmsRandom = seededRandom(SEED + 1);
   const injector = faultInjector(
     random,
     chain,
@@ -117,6 +122,12 @@ try {
       counts.failed = (counts.failed ?? 0) + 1;
       console.log(`${at()}  a fault could not be injected: ${shorten((error as Error).message, 160)}`);
       await provider.up().catch(() => {});
+    }
+    // KMS throttles a burst of Sign requests now and then (its own generator: the chain's faults stay those of the seed).
+    if (platform.kms && kmsRandom() < 0.3) {
+      platform.kms.faults.set({ throttling: { count: 8, action: 'Sign' } });
+      counts['kms throttling'] = (counts['kms throttling'] ?? 0) + 1;
+      console.log(`${at()}  AWS KMS throttles the next 8 Sign requests`);
     }
     if (Date.now() - progressAt > 30_000) {
       progressAt = Date.now();

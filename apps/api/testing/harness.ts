@@ -15,6 +15,8 @@ import { createUser, type Role, setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';
 import { createLogger, type LogOptions } from '#api/runtime/logger.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
+import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
+import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { createSignerProvider, type RemoteCustodians, type WalletType } from '#api/wallets/signer.ts';
@@ -64,6 +66,8 @@ export async function createHarness(
     fireblocks?: FireblocksSettings;
     /** A built developer console to serve at /console/ (apps/console/dist). */
     consoleDir?: string;
+    /** AWS KMS custody (against the simulator of `@mountain/testkit/awsKms`). */
+    awsKms?: AwsKmsSettings;
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
@@ -71,9 +75,11 @@ export async function createHarness(
   const tokenSigningKey = randomBytes(32);
   const keys: WalletKeys = await loadWalletKeys(database.db, masterKey);
   const networks = Object.keys(options.rpcUrls ?? {}).map(Number) as NetworkId[];
-  const custodians: RemoteCustodians = options.fireblocks
-    ? { fireblocks: createFireblocksCustody(options.fireblocks, networks) }
-    : {};
+  const custodians: RemoteCustodians = {
+    ...(options.fireblocks ? { fireblocks: createFireblocksCustody(options.fireblocks, networks) } : {}),
+    // Retries a few milliseconds apart: the simulator's faults are counted, not timed.
+    ...(options.awsKms ? { awsKms: createAwsKmsCustody(options.awsKms, { retryBaseMs: 5 }) } : {}),
+  };
   const deps: AppDeps = {
     db: database.db,
     chains: createChains(options.rpcUrls ?? {}),
@@ -133,7 +139,7 @@ export async function createHarness(
     tokenSigningKey,
     call,
     validator,
-    async project(name = 'Test project', options: { walletType?: WalletType } = {}) {
+    async project(name = 'Test project', options: { walletType?: WalletType; kmsKeyId?: string } = {}) {
       return createProject(database.db, keys, { projectName: name, keyMode: 'test', ...options }, custodians);
     },
     async user(email = `user-${randomBytes(4).toString('hex')}@example.com`) {

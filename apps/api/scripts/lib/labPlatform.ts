@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type KmsSimulator, startKmsSimulator } from '@mountain/testkit/awsKms/startKmsSimulator.ts';
 import {
   type FireblocksSimulator,
   startFireblocksSimulator,
@@ -31,6 +32,8 @@ import { migrate } from '#api/db/migrate.ts';
 import { API_PREFIX } from '#api/http/appDeps.ts';
 import { createProject } from '#api/projects/projects.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
+import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
+import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import type { RemoteCustodians, WalletType } from '#api/wallets/signer.ts';
@@ -61,6 +64,8 @@ export interface LabPlatform {
   chain: LabChain;
   /** The simulated Fireblocks workspace signing for the lab chain, when one was asked for. */
   fireblocks: FireblocksSimulator | undefined;
+  /** The simulated AWS KMS the aws-kms projects sign with, when one was asked for. */
+  kms: KmsSimulator | undefined;
   /** The proxy the platform talks to, when one was asked for. */
   provider: ProviderProxy | undefined;
   db: Db;
@@ -84,6 +89,8 @@ export async function startLabPlatform(options: {
   transactions: Partial<TransactionSettings>;
   /** A simulated Fireblocks workspace that signs for the lab chain (and reaches it directly, not by the proxy). */
   fireblocks?: boolean;
+  /** A simulated AWS KMS for aws-kms projects, answering each Sign `signLatencyMs` late (as KMS does). */
+  kms?: { signLatencyMs: number };
 }): Promise<LabPlatform> {
   const stops: Stop[] = [];
   const stop = async () => {
@@ -141,9 +148,25 @@ export async function startLabPlatform(options: {
         pollIntervalMs: 500,
       };
     }
-    const custodians: RemoteCustodians = fireblocksSettings
-      ? { fireblocks: createFireblocksCustody(fireblocksSettings, [1337]) }
-      : {};
+    let kms: KmsSimulator | undefined;
+    let kmsSettings: AwsKmsSettings | undefined;
+    if (options.kms) {
+      const sim = await startKmsSimulator();
+      kms = sim;
+      stops.push(() => sim.stop());
+      if (options.kms.signLatencyMs > 0) sim.faults.set({ latency: { ms: options.kms.signLatencyMs, action: 'Sign' } });
+      kmsSettings = {
+        region: sim.region,
+        endpoint: sim.url,
+        credentials: sim.createUser(),
+        deployment: options.name,
+        signConcurrency: 16,
+      };
+    }
+    const custodians: RemoteCustodians = {
+      ...(fireblocksSettings ? { fireblocks: createFireblocksCustody(fireblocksSettings, [1337]) } : {}),
+      ...(kmsSettings ? { awsKms: createAwsKmsCustody(kmsSettings) } : {}),
+    };
     const app = buildApp({
       db,
       chains: createChains(rpcUrls),
@@ -179,10 +202,12 @@ export async function startLabPlatform(options: {
       rpcUrls,
       transactions: options.transactions,
       ...(fireblocksSettings ? { fireblocks: fireblocksSettings } : {}),
+      ...(kmsSettings ? { awsKms: kmsSettings } : {}),
     };
     return {
       chain,
       fireblocks,
+      kms,
       provider,
       db,
       counter,

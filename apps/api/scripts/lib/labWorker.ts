@@ -6,6 +6,8 @@ import { createChains } from '#api/chain/chains.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { createDb } from '#api/db/db.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
+import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
+import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
@@ -19,6 +21,8 @@ export interface LabWorkerOptions {
   transactions: Partial<TransactionSettings>;
   /** Fireblocks custody against the lab's simulated workspace. */
   fireblocks?: FireblocksSettings;
+  /** AWS KMS custody against the lab's simulated KMS. */
+  awsKms?: AwsKmsSettings;
 }
 
 process.once('message', async (message) => {
@@ -30,10 +34,10 @@ process.once('message', async (message) => {
     deps: {
       db,
       chains: createChains(options.rpcUrls),
-      signers: createSignerProvider(
-        await loadWalletKeys(db, masterKey),
-        options.fireblocks ? { fireblocks: createFireblocksCustody(options.fireblocks, [1337]) } : {},
-      ),
+      signers: createSignerProvider(await loadWalletKeys(db, masterKey), {
+        ...(options.fireblocks ? { fireblocks: createFireblocksCustody(options.fireblocks, [1337]) } : {}),
+        ...(options.awsKms ? { awsKms: createAwsKmsCustody(options.awsKms) } : {}),
+      }),
       masterKey,
       signal: stop.signal,
       transactions: options.transactions,

@@ -23,10 +23,12 @@ const USAGE = `Usage: mountain-admin <command> [options] [--json]
 
 Commands:
   create-project --name <name> [--owner-type dedicated|shared --allow-shared-wallet]
-                 [--wallet-type from-mnemonic|fireblocks]
+                 [--wallet-type from-mnemonic|fireblocks|aws-kms [--kms-key-id <key id or ARN>]]
       Creates a project with its mainnet and testnet system wallets; prints its API key once. Its wallets are
       its own (dedicated) unless --owner-type shared comes with --allow-shared-wallet: any project on the shared
-      wallet can act as the others toward contracts that trust its address.
+      wallet can act as the others toward contracts that trust its address. aws-kms makes one KMS key per
+      wallet (alias/mountain-<deployment>-project-<id>-<mainnet|testnet>); --kms-key-id adopts an existing key
+      (an enabled ECC_SECG_P256K1 SIGN_VERIFY key) for both wallets instead.
   rotate-key --project <id>
       Revokes the project's API key and prints a new one.
   create-user --email <email> [--name <name>]
@@ -63,6 +65,7 @@ const OPTIONS = {
   'owner-type': { type: 'string' },
   'allow-shared-wallet': { type: 'boolean' },
   'wallet-type': { type: 'string' },
+  'kms-key-id': { type: 'string' },
   project: { type: 'string' },
   email: { type: 'string' },
   user: { type: 'string' },
@@ -154,8 +157,20 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
   };
   const ownerType = oneOf(values['owner-type'], ['dedicated', 'shared'] as const, 'owner-type');
   if (ownerType) input.ownerType = ownerType;
-  const walletType = oneOf(values['wallet-type'], ['from-mnemonic', 'fireblocks'] as const, 'wallet-type');
+  const walletType = oneOf(values['wallet-type'], ['from-mnemonic', 'fireblocks', 'aws-kms'] as const, 'wallet-type');
   if (walletType) input.walletType = walletType;
+  const kmsKeyId = values['kms-key-id'];
+  if (kmsKeyId !== undefined) {
+    if (walletType !== 'aws-kms') throw new UsageError('--kms-key-id goes with --wallet-type aws-kms');
+    if (
+      !/^(arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)\/[A-Za-z0-9/_-]{1,256}|alias\/[A-Za-z0-9/_-]{1,256}|[0-9a-fA-F-]{36}|mrk-[0-9a-f]{32})$/.test(
+        kmsKeyId,
+      )
+    ) {
+      throw new UsageError('--kms-key-id must be a KMS key id, key ARN, alias name (alias/…) or alias ARN');
+    }
+    input.kmsKeyId = kmsKeyId;
+  }
   if (values.project !== undefined) input.project = positiveInt(values.project, 'project');
   const role = oneOf(values.role, ROLES, 'role');
   if (role) input.role = role;

@@ -26,7 +26,9 @@ export interface CommandInput {
   email?: string;
   ownerType?: 'dedicated' | 'shared';
   allowSharedWallet: boolean;
-  walletType?: 'from-mnemonic' | 'fireblocks';
+  walletType?: 'from-mnemonic' | 'fireblocks' | 'aws-kms';
+  /** An existing KMS key for an aws-kms project's wallets (--kms-key-id). */
+  kmsKeyId?: string;
   project?: number;
   role?: Role;
   expiresIn: number;
@@ -69,6 +71,7 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
           ...(input.ownerType ? { ownerType: input.ownerType } : {}),
           ...(input.allowSharedWallet ? { allowSharedWallet: true } : {}),
           ...(input.walletType ? { walletType: input.walletType } : {}),
+          ...(input.kmsKeyId ? { kmsKeyId: input.kmsKeyId } : {}),
         },
         remoteCustodians(config),
       );
@@ -194,7 +197,9 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
         p.walletMainnet.ownerType,
         p.walletMainnet.vaultAccountId
           ? `${p.walletMainnet.type} (vault ${p.walletMainnet.vaultAccountId})`
-          : p.walletMainnet.type,
+          : p.walletMainnet.kmsKeyArn
+            ? `${p.walletMainnet.type} (key ${p.walletMainnet.kmsKeyArn}${p.walletTestnet.kmsKeyArn !== p.walletMainnet.kmsKeyArn ? `, testnet ${p.walletTestnet.kmsKeyArn}` : ''})`
+            : p.walletMainnet.type,
         String(p.members),
         p.createdAt,
       ]);

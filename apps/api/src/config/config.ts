@@ -13,6 +13,8 @@ import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimit.ts';
 import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane, type LaneConcurrency } from '#api/jobs/lanes.ts';
 import type { MetricsSettings } from '#api/metrics/settings.ts';
+import { devAwsKms, hasOwnAwsKms } from '#api/wallets/awsKms/devSimulator.ts';
+import { type AwsKmsSettings, parseAwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { devFireblocksEnv } from '#api/wallets/fireblocks/devSimulator.ts';
 import { type FireblocksSettings, parseFireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from './networks.ts';
@@ -63,6 +65,8 @@ export interface Config {
   readonly consoleUrl: string;
   /** The built developer console the API serves at /console/ (CONSOLE_DIR, default apps/console/dist). */
   readonly consoleDir: string;
+  /** AWS KMS custody (AWS_REGION, AWS_KMS_ENDPOINT, credentials from the SDK's chain), when AWS_REGION is set. */
+  readonly awsKms: AwsKmsSettings | undefined;
 }
 
 export class ConfigError extends Error {
@@ -163,6 +167,14 @@ export function loadConfig(env: Env = process.env): Config {
   const fireblocksEnv =
     nodeEnv === 'development' && !env.FIREBLOCKS_API_KEY ? { ...env, ...devFireblocksEnv(dataDir) } : env;
   const fireblocks = parseFireblocksSettings(fireblocksEnv, production, problems);
+  // Likewise the simulated KMS, when the environment names no AWS credentials or endpoint of its own.
+  const devKms = nodeEnv === 'development' && !hasOwnAwsKms(env) ? devAwsKms(dataDir) : undefined;
+  const awsKms = parseAwsKmsSettings(
+    devKms ? { ...env, ...devKms.env } : env,
+    production,
+    problems,
+    devKms?.credentials,
+  );
 
   const consoleUrl = env.CONSOLE_URL || `http://${env.API_HOST ?? '127.0.0.1'}:${port}/console/`;
   if (!/^https?:\/\/[^/]/.test(consoleUrl)) problems.push('CONSOLE_URL must be an http(s) URL');
@@ -193,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     fireblocks,
     consoleUrl,
     consoleDir: path.resolve(REPO_ROOT, env.CONSOLE_DIR || 'apps/console/dist'),
+    awsKms,
   });
 }
 

@@ -15,12 +15,13 @@ export interface ProjectListing {
   createdAt: string;
 }
 
-/** A system wallet in a listing: `vaultAccountId` for a Fireblocks wallet, null otherwise. */
+/** A system wallet in a listing: `vaultAccountId` for a Fireblocks wallet, `kmsKeyArn` for an AWS KMS one. */
 export interface WalletListing {
   address: string;
   type: string;
   ownerType: string;
   vaultAccountId: string | null;
+  kmsKeyArn: string | null;
 }
 
 export interface UserListing {
@@ -41,7 +42,7 @@ export interface MemberListing {
 
 const walletListing = (w: string) =>
   `json_build_object('address', ${w}.address, 'type', ${w}.type, 'ownerType', ${w}.owner_type,
-     'vaultAccountId', ${w}.fireblocks_vault_id)`;
+     'vaultAccountId', ${w}.fireblocks_vault_id, 'kmsKeyArn', ${w}.kms_key_arn)`;
 
 /** Every project, oldest first (the admin CLI's list-projects). */
 export async function listProjects(db: Db): Promise<ProjectListing[]> {

@@ -1,9 +1,10 @@
-import { type IssuedKey, issueApiKey, type KeyMode } from '#api/auth/apiKeys.ts';
+import type { KeyMode } from '#api/auth/apiKeys.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { validationError } from '#api/errors/ApiError.ts';
 import { FireblocksCallError } from '#api/wallets/fireblocks/fireblocksApi.ts';
 import type { FireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import {
+  AWS_KMS_NOT_CONFIGURED,
   FIREBLOCKS_NOT_CONFIGURED,
   type OwnerType,
   type RemoteCustodians,
@@ -11,6 +12,17 @@ import {
   type WalletType,
 } from '#api/wallets/signer.ts';
 import type { WalletKeys } from '#api/wallets/walletKeys.ts';
+import { createAwsKmsProject } from './kmsProjects.ts';
+import {
+  CustodyProvisioningError,
+  insertKey,
+  insertProject,
+  type NewProject,
+  type Project,
+  reserveProjectId,
+} from './projectRows.ts';
+
+export { CustodyProvisioningError, type NewProject, type Project };
 
 export interface SystemWallet {
   id: number;
@@ -18,14 +30,10 @@ export interface SystemWallet {
   type: WalletType;
   networkType: 'mainnet' | 'testnet';
   ownerType: OwnerType;
-  custody: { provider: 'fireblocks'; vaultAccountId: string } | null;
-}
-
-export interface Project {
-  id: number;
-  projectName: string;
-  /** Masked: the full key is shown only when it is issued. */
-  apiKey: string;
+  custody:
+    | { provider: 'fireblocks'; vaultAccountId: string }
+    | { provider: 'aws-kms'; keyArn: string; keyId: string }
+    | null;
 }
 
 export interface ProjectDetail {
@@ -39,16 +47,6 @@ const SHARED_INDEX = { mainnet: 0, testnet: 1 } as const;
 /** Why a project goes on the shared wallet only when asked in so many words. */
 export const SHARED_WALLET_RISK =
   'any project on the shared wallet can act as the others toward contracts that trust its address';
-
-export interface NewProject {
-  projectName: string;
-  /** `dedicated` unless given: the project's own wallets. */
-  ownerType?: OwnerType;
-  /** Must be true for `ownerType: 'shared'` (see SHARED_WALLET_RISK). */
-  allowSharedWallet?: boolean;
-  walletType?: WalletType;
-  keyMode: KeyMode;
-}
 
 /**
  * Creates a project with its two system wallets and its first API key, in one transaction. The wallets are the
@@ -74,33 +72,15 @@ export async function createProject(
     if (!custodians.fireblocks) throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
     return createFireblocksProject(db, custodians.fireblocks, input, ownerType);
   }
+  if (input.walletType === 'aws-kms') {
+    if (!custodians.awsKms) throw new WalletProviderNotConfiguredError(AWS_KMS_NOT_CONFIGURED);
+    return createAwsKmsProject(db, custodians.awsKms, input, ownerType);
+  }
   return db.transaction(async (client) => {
     const mainnet = await walletFor(client, keys, 'mainnet', ownerType);
     const testnet = await walletFor(client, keys, 'testnet', ownerType);
     return insertProject(client, undefined, input, mainnet, testnet);
   });
-}
-
-async function insertProject(
-  client: Queryable,
-  id: number | undefined,
-  input: NewProject,
-  mainnet: number,
-  testnet: number,
-): Promise<{ project: Project; apiKey: string }> {
-  const { rows } = await client.query<{ id: number }>(
-    `INSERT INTO projects (id, project_name, wallet_mainnet_id, wallet_testnet_id)
-     VALUES (coalesce($1, nextval('projects_id_seq')), $2, $3, $4) RETURNING id`,
-    [id ?? null, input.projectName, mainnet, testnet],
-  );
-  const projectId = (rows[0] as { id: number }).id;
-  const issued = await insertKey(client, projectId, input.keyMode);
-  return { project: { id: projectId, projectName: input.projectName, apiKey: issued.masked }, apiKey: issued.key };
-}
-
-/** A Fireblocks call failed while a project was being made: the project was not made. */
-export class CustodyProvisioningError extends Error {
-  override name = 'CustodyProvisioningError';
 }
 
 /**
@@ -163,24 +143,6 @@ async function createFireblocksProject(
   });
 }
 
-/** The id of an unfinished creation of the same project (name, wallet type, owner type), or a new one, reserved. */
-async function reserveProjectId(db: Db, input: NewProject, ownerType: OwnerType): Promise<number> {
-  const walletType = input.walletType ?? 'from-mnemonic';
-  const { rows } = await db.query<{ id: number }>(
-    `WITH found AS (
-       SELECT project_id AS id FROM custody_provisionings
-        WHERE project_name = $1 AND wallet_type = $2 AND owner_type = $3 ORDER BY project_id LIMIT 1
-     ), made AS (
-       INSERT INTO custody_provisionings (project_id, project_name, wallet_type, owner_type)
-       SELECT nextval('projects_id_seq'), $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM found)
-       RETURNING project_id AS id
-     )
-     SELECT id FROM found UNION ALL SELECT id FROM made`,
-    [input.projectName, walletType, ownerType],
-  );
-  return (rows[0] as { id: number }).id;
-}
-
 async function walletFor(
   client: Queryable,
   keys: WalletKeys,
@@ -210,17 +172,6 @@ async function walletFor(
     [keys.account(index).address, networkType, index],
   );
   return (rows[0] as { id: number }).id;
-}
-
-async function insertKey(client: Queryable, projectId: number, mode: KeyMode): Promise<IssuedKey> {
-  const issued = issueApiKey(mode);
-  await client.query('INSERT INTO api_keys (project_id, lookup_id, secret_hash, masked) VALUES ($1, $2, $3, $4)', [
-    projectId,
-    issued.lookupId,
-    issued.secretHash,
-    issued.masked,
-  ]);
-  return issued;
 }
 
 /** Revokes the project's active key and issues a new one; the old key stops working at once. */
@@ -256,7 +207,10 @@ function walletJson(alias: string): string {
   return `json_build_object('id', ${alias}.id, 'address', ${alias}.address, 'type', ${alias}.type,
     'networkType', ${alias}.network_type, 'ownerType', ${alias}.owner_type,
     'custody', CASE WHEN ${alias}.fireblocks_vault_id IS NOT NULL
-      THEN json_build_object('provider', 'fireblocks', 'vaultAccountId', ${alias}.fireblocks_vault_id) END)`;
+      THEN json_build_object('provider', 'fireblocks', 'vaultAccountId', ${alias}.fireblocks_vault_id)
+      WHEN ${alias}.kms_key_arn IS NOT NULL
+      THEN json_build_object('provider', 'aws-kms', 'keyArn', ${alias}.kms_key_arn,
+                             'keyId', split_part(${alias}.kms_key_arn, ':key/', 2)) END)`;
 }
 
 /** The projects a user is a member of, oldest first, one page. */

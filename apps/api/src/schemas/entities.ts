@@ -41,8 +41,9 @@ export const SystemWallet = component(
   Type.Object({
     id: Type.Integer({ description: 'Wallet id.' }),
     address: Type.String({ description: 'Checksummed address that signs the project’s transactions.' }),
-    type: Type.Union([Type.Literal('fireblocks'), Type.Literal('from-mnemonic')], {
-      description: 'Custody: derived from the deployment mnemonic, or held by Fireblocks.',
+    type: Type.Union([Type.Literal('fireblocks'), Type.Literal('from-mnemonic'), Type.Literal('aws-kms')], {
+      description:
+        'Custody: derived from the deployment mnemonic, held by Fireblocks, or a key in AWS KMS that never leaves it (the platform asks KMS for each signature).',
     }),
     networkType: Type.Union([Type.Literal('mainnet'), Type.Literal('testnet')], {
       description: 'The networks this wallet signs for.',
@@ -51,16 +52,29 @@ export const SystemWallet = component(
       description: 'dedicated: this project’s own wallet; shared: a platform wallet used by many projects.',
     }),
     custody: nullable(
-      component(
-        'WalletCustody',
-        Type.Object(
-          {
-            provider: Type.Union([Type.Literal('fireblocks')], { description: 'The custodian that keeps the key.' }),
-            vaultAccountId: Type.String({ description: 'The Fireblocks vault account that holds the wallet.' }),
-          },
-          { description: 'Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic.' },
+      Type.Union([
+        component(
+          'WalletCustody',
+          Type.Object(
+            {
+              provider: Type.Union([Type.Literal('fireblocks')], { description: 'The custodian that keeps the key.' }),
+              vaultAccountId: Type.String({ description: 'The Fireblocks vault account that holds the wallet.' }),
+            },
+            { description: 'Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic.' },
+          ),
         ),
-      ),
+        component(
+          'KmsWalletCustody',
+          Type.Object(
+            {
+              provider: Type.Literal('aws-kms', { description: 'The key service that keeps the key.' }),
+              keyArn: Type.String({ description: 'The ARN of the AWS KMS key that signs for the wallet.' }),
+              keyId: Type.String({ description: 'The key id (the last part of the ARN).' }),
+            },
+            { description: 'The AWS KMS key of an aws-kms wallet.' },
+          ),
+        ),
+      ]),
     ),
   }),
 );

@@ -2,9 +2,25 @@ import { type Address, type Hex, keccak256, type LocalAccount, type PublicClient
 import { isUnreachable, shortError } from '#api/chain/chainErrors.ts';
 import { RPC_BATCH_SIZE } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
+import { signsRandomized } from '#api/wallets/custody.ts';
 import { invalidateNonce } from './nonces.ts';
 import type { WalletNetwork } from './senders.ts';
 import { signEip1559 } from './signing.ts';
+
+/**
+ * Keeps the bytes signed for `processing` rows before they are broadcast: their signer would sign them differently
+ * next time, and a row resumed after a crash must go out as the transaction that may already be in the pool.
+ */
+async function keepSignedBytes(db: Db, rows: SignedRow[], raws: Hex[]): Promise<void> {
+  const fresh = rows.flatMap((row, i) => (row.raw ? [] : [{ id: row.id, raw: raws[i] as Hex }]));
+  if (fresh.length === 0) return;
+  await db.query(
+    `UPDATE transactions t SET raw_transaction = v.raw
+       FROM unnest($1::uuid[], $2::text[]) AS v(id, raw)
+      WHERE t.id = v.id AND t.status = 'processing'`,
+    [fresh.map((r) => r.id), fresh.map((r) => r.raw)],
+  );
+}
 
 /** A transaction with its nonce, gas limit and fees fixed: signing it again gives the same bytes and hash. */
 export interface SignedRow {
@@ -15,6 +31,8 @@ export interface SignedRow {
   gas: string;
   maxFeePerGas: string;
   maxPriorityFeePerGas: string;
+  /** The bytes signed for it before, kept when its signer's signatures differ each time (signsRandomized). */
+  raw?: Hex | null;
 }
 
 type Outcome =
@@ -69,17 +87,44 @@ export async function broadcastBatch(
   // order): concurrent batches can reach the node out of order, and a node that sees nonce n+1 before n queues it
   // (anvil then sometimes never promotes it, and its automine stalls behind it). The next batch is signed while
   // the node takes the previous one.
+  // A batch's transactions are signed concurrently (their nonces are fixed already): a key service answers each
+  // signature in tens of milliseconds, which one at a time would cut the wallet's rate (its account bounds how
+  // many requests are in flight). A signature that fails stops the round: what was sent is recorded, the rest
+  // stay `processing` with their nonces for the next run, and the error reaches the sender.
+  const keepSigned = signsRandomized(account);
   const outcomes: Outcome[] = [];
   let inFlight: Promise<Outcome[]> | undefined;
+  let signingError: unknown;
   for (let start = 0; start < rows.length; start += RPC_BATCH_SIZE) {
     const batch = rows.slice(start, start + RPC_BATCH_SIZE);
-    for (const row of batch) {
-      const serialized = await signEip1559(account, target.networkId, row);
-      signed.push(serialized);
-      hashes.push(keccak256(serialized));
+    const results = await Promise.allSettled(
+      batch.map((row) => (row.raw ? Promise.resolve(row.raw) : signEip1559(account, target.networkId, row))),
+    );
+    // Kept even past a failure: those rows are sent next run as signed now, not signed a second time.
+    if (keepSigned) {
+      const done = batch.flatMap((row, k) => {
+        const result = results[k] as PromiseSettledResult<Hex>;
+        return result.status === 'fulfilled' ? [{ row, raw: result.value }] : [];
+      });
+      await keepSignedBytes(
+        db,
+        done.map((d) => d.row),
+        done.map((d) => d.raw),
+      );
+    }
+    const failed = results.findIndex((r) => r.status === 'rejected');
+    const ready = failed === -1 ? results.length : failed;
+    for (const result of results.slice(0, ready)) {
+      const raw = (result as PromiseFulfilledResult<Hex>).value;
+      signed.push(raw);
+      hashes.push(keccak256(raw));
     }
     if (inFlight) outcomes.push(...(await inFlight));
-    inFlight = Promise.all(batch.map((_, k) => send(start + k)));
+    inFlight = Promise.all(batch.slice(0, ready).map((_, k) => send(start + k)));
+    if (failed !== -1) {
+      signingError = (results[failed] as PromiseRejectedResult).reason;
+      break;
+    }
   }
   if (inFlight) outcomes.push(...(await inFlight));
 
@@ -92,7 +137,7 @@ export async function broadcastBatch(
         `UPDATE transactions t SET status = 'broadcasted', transaction_hash = v.hash, broadcasted_at = clock_timestamp(),
            previous_hashes = CASE WHEN v.hash = ANY(t.previous_hashes) THEN t.previous_hashes
                                   ELSE t.previous_hashes || v.hash END,
-           raw_transaction = v.raw, updated_at = clock_timestamp()
+           raw_transaction = v.raw, error_message = NULL, updated_at = clock_timestamp()
          FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, hash, raw)
          WHERE t.id = v.id AND t.status = 'processing'`,
         [sent.map((s) => s.id), sent.map((s) => s.hash), sent.map((s) => s.raw)],
@@ -122,5 +167,6 @@ export async function broadcastBatch(
   });
   const unreachable = outcomes.find((o) => o?.kind === 'unreachable');
   if (unreachable && unreachable.kind === 'unreachable') throw unreachable.error;
+  if (signingError !== undefined) throw signingError;
   return { sent: sent.length, pause: outcomes.some((o) => o?.kind === 'later' && o.pause) };
 }

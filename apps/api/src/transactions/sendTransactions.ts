@@ -3,6 +3,7 @@ import { isRateLimited, isUnreachable, rateLimitRetryAfterMs, shortError } from 
 import type { NetworkId } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import { SignerUnavailableError } from '#api/wallets/custody.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
 import { feesWithHeadroom, networkFees } from './fees.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
@@ -99,6 +100,12 @@ async function sendWhileWaiting(
     }
     await queue.again();
   } catch (error) {
+    if (error instanceof SignerUnavailableError) {
+      // The key cannot sign now (disabled, its service down): the rows wait, keeping their nonces, and say why.
+      await sayWhyWaiting(deps.db, target, error.message);
+      await queue.again(new Date(Date.now() + error.retryAfterMs));
+      return;
+    }
     if (isRateLimited(error)) {
       // Past the provider's rate, not down: no attempt is counted; the sender comes back when the provider asked.
       await queue.again(new Date(Date.now() + Math.max(1_000, rateLimitRetryAfterMs(error) ?? 0)));
@@ -128,7 +135,7 @@ async function resumable(sender: Sender): Promise<SignedRow[]> {
   const { db, target, settings } = sender;
   const { rows } = await db.query<SignedRow>(
     `SELECT id, to_address AS "to", data, nonce, gas_limit::text AS "gas", gas_price::text AS "maxFeePerGas",
-            max_priority_fee_per_gas::text AS "maxPriorityFeePerGas"
+            max_priority_fee_per_gas::text AS "maxPriorityFeePerGas", raw_transaction AS raw
      FROM transactions WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'processing'
      ORDER BY nonce LIMIT $3`,
     [target.walletId, target.networkId, settings.batchSize],
@@ -153,7 +160,7 @@ async function allocate(sender: Sender, { ready, fees }: Prepared): Promise<Sign
     const { rows } = await tx.query<SignedRow>(
       `UPDATE transactions t SET status = 'processing', nonce = v.nonce, gas_limit = v.gas,
          gas_price = $4, max_priority_fee_per_gas = $5, send_attempts = 0, error_message = NULL,
-         updated_at = clock_timestamp()
+         raw_transaction = NULL, updated_at = clock_timestamp()
        FROM unnest($1::uuid[], $2::bigint[], $3::numeric[]) AS v(id, nonce, gas)
        WHERE t.id = v.id AND t.status = 'created'
        RETURNING t.id, t.to_address AS "to", t.data, t.nonce, t.gas_limit::text AS "gas",
@@ -241,6 +248,16 @@ async function endOutage(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<
     `UPDATE transaction_senders SET unreachable_attempts = 0, unreachable_retry_at = NULL
       WHERE system_wallet_id = $1 AND network_id = $2 AND unreachable_attempts > 0`,
     [target.walletId, target.networkId],
+  );
+}
+
+/** The wallet's waiting transactions say why they wait (once: a message already there is not written again). */
+async function sayWhyWaiting(db: Db, target: WalletNetwork, message: string): Promise<void> {
+  await db.query(
+    `UPDATE transactions SET error_message = $3, updated_at = clock_timestamp()
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing')
+        AND error_message IS DISTINCT FROM $3`,
+    [target.walletId, target.networkId, message],
   );
 }
 

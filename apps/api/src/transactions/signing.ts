@@ -5,7 +5,8 @@ import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 /** The system wallet a signer is made for (`signers.signerFor`). */
 export async function walletRecord(db: Pick<Db, 'query'>, walletId: number): Promise<SystemWalletRecord> {
   const { rows } = await db.query<SystemWalletRecord>(
-    `SELECT id, address, type, derivation_index AS "derivationIndex", fireblocks_vault_id AS "custodyRef"
+    `SELECT id, address, type, derivation_index AS "derivationIndex",
+            coalesce(fireblocks_vault_id, kms_key_arn) AS "custodyRef"
        FROM system_wallets WHERE id = $1`,
     [walletId],
   );

@@ -72,3 +72,30 @@ export class CustodyNotConfiguredError extends Error {
     super(message);
   }
 }
+
+/**
+ * A signer custody that cannot sign now: its key is disabled or pending deletion, its key service does not answer,
+ * or its signature does not recover to the wallet. The wallet's rows wait with this message (nothing is failed, no
+ * nonce is released) and the sender looks again after `retryAfterMs`.
+ */
+export class SignerUnavailableError extends Error {
+  override name = 'SignerUnavailableError';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * Signers whose signature of the same transaction differs each time (a key service signs with a random k): the
+ * sender keeps their signed bytes before broadcasting, so a row resumed after a crash is sent again as the same
+ * transaction rather than as a second one with its nonce.
+ */
+const RANDOMIZED_SIGNERS = new Set(['aws-kms']);
+
+export function signsRandomized(account: { source: string }): boolean {
+  return RANDOMIZED_SIGNERS.has(account.source);
+}

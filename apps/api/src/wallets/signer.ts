@@ -1,9 +1,10 @@
 import type { LocalAccount } from 'viem';
+import type { AwsKmsCustody } from './awsKms/awsKmsCustody.ts';
 import type { Submitter } from './custody.ts';
 import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
 import type { WalletKeys } from './walletKeys.ts';
 
-export type WalletType = 'fireblocks' | 'from-mnemonic';
+export type WalletType = 'fireblocks' | 'from-mnemonic' | 'aws-kms';
 export type OwnerType = 'shared' | 'dedicated';
 
 export interface SystemWalletRecord {
@@ -11,7 +12,7 @@ export interface SystemWalletRecord {
   address: string;
   type: WalletType;
   derivationIndex: number | null;
-  /** The wallet at its custodian: a Fireblocks vault account id; null for from-mnemonic. */
+  /** The wallet at its custodian: a Fireblocks vault account id, an AWS KMS key ARN; null for from-mnemonic. */
   custodyRef: string | null;
 }
 
@@ -23,6 +24,7 @@ export class WalletProviderNotConfiguredError extends Error {
 /** The custodians a deployment has credentials for, besides its mnemonic. */
 export interface RemoteCustodians {
   fireblocks?: FireblocksCustody;
+  awsKms?: AwsKmsCustody;
 }
 
 /**
@@ -39,6 +41,9 @@ export interface SignerProvider {
 export const FIREBLOCKS_NOT_CONFIGURED =
   'Fireblocks custody is not configured for this deployment: set FIREBLOCKS_API_KEY and FIREBLOCKS_SECRET_KEY_PATH (see the Fireblocks wallets page of the docs), or use from-mnemonic wallets';
 
+export const AWS_KMS_NOT_CONFIGURED =
+  'AWS KMS custody is not configured for this deployment: set AWS_REGION (and credentials the AWS SDK finds; see the KMS wallets page of the docs), or use from-mnemonic wallets';
+
 /** The custodian that submits for wallets of `type`; undefined for a signer type. Throws when it is not configured. */
 export function submitterOf(type: WalletType, remote: RemoteCustodians): Submitter | undefined {
   if (type !== 'fireblocks') return undefined;
@@ -51,6 +56,11 @@ export function createSignerProvider(keys: WalletKeys, remote: RemoteCustodians 
     signerFor(wallet) {
       if (wallet.type === 'fireblocks')
         throw new WalletProviderNotConfiguredError('A Fireblocks wallet has no signer: Fireblocks signs');
+      if (wallet.type === 'aws-kms') {
+        if (!remote.awsKms) throw new WalletProviderNotConfiguredError(AWS_KMS_NOT_CONFIGURED);
+        if (!wallet.custodyRef) throw new Error(`Wallet ${wallet.id} has no KMS key`);
+        return remote.awsKms.account({ id: wallet.id, address: wallet.address, keyArn: wallet.custodyRef });
+      }
       if (wallet.derivationIndex === null) throw new Error(`Wallet ${wallet.id} has no derivation index`);
       const account = keys.account(wallet.derivationIndex);
       if (account.address.toLowerCase() !== wallet.address.toLowerCase()) {

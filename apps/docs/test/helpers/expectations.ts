@@ -62,6 +62,7 @@ export const SERVICE_DOCS = [
   doc('services/mountain-transactions/transaction-lifecycle', 'Transaction lifecycle'),
   doc('services/mountain-transactions/system-wallet', 'System wallet'),
   doc('services/mountain-transactions/fireblocks-wallets', 'Fireblocks wallets'),
+  doc('services/mountain-transactions/kms-wallets', 'AWS KMS wallets'),
   doc('services/mountain-transactions/best-practices', 'Transactions best practices', 'Best practices'),
 ];
 

@@ -177,6 +177,21 @@ export const transactionSteps: Record<string, Step> = {
       assert.equal(shown.custody.provider, 'fireblocks');
     },
   },
+  // The AWS KMS page's wallet, checked the same way.
+  'kms-wallet': {
+    kind: 'shape',
+    check: (code, c) => {
+      const shown = JSON.parse(code);
+      const detail = c.values.projectDetail.data;
+      for (const k of Object.keys(shown)) assert.ok(k in detail.mSystemWalletTestnet, k);
+      const wallet = { ...detail.mSystemWalletTestnet, ...shown };
+      c.h.validator.assertResponse('get-project-detail', 200, {
+        data: { ...detail, mSystemWalletMainnet: wallet, mSystemWalletTestnet: wallet },
+      });
+      assert.equal(shown.custody.provider, 'aws-kms');
+      assert.ok(shown.custody.keyArn.endsWith(`:key/${shown.custody.keyId}`));
+    },
+  },
   'fireblocks-transaction': {
     kind: 'shape',
     check: (code, c) => {

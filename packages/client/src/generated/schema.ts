@@ -510,16 +510,28 @@ export interface components {
             /** @description The Fireblocks vault account that holds the wallet. */
             vaultAccountId: string;
         };
+        /** @description The AWS KMS key of an aws-kms wallet. */
+        KmsWalletCustody: {
+            /**
+             * @description The key service that keeps the key.
+             * @constant
+             */
+            provider: "aws-kms";
+            /** @description The ARN of the AWS KMS key that signs for the wallet. */
+            keyArn: string;
+            /** @description The key id (the last part of the ARN). */
+            keyId: string;
+        };
         SystemWallet: {
             /** @description Wallet id. */
             id: number;
             /** @description Checksummed address that signs the project’s transactions. */
             address: string;
             /**
-             * @description Custody: derived from the deployment mnemonic, or held by Fireblocks.
+             * @description Custody: derived from the deployment mnemonic, held by Fireblocks, or a key in AWS KMS that never leaves it (the platform asks KMS for each signature).
              * @enum {string}
              */
-            type: "fireblocks" | "from-mnemonic";
+            type: "fireblocks" | "from-mnemonic" | "aws-kms";
             /**
              * @description The networks this wallet signs for.
              * @enum {string}
@@ -530,7 +542,7 @@ export interface components {
              * @enum {string}
              */
             ownerType: "shared" | "dedicated";
-            custody: components["schemas"]["WalletCustody"] | null;
+            custody: (components["schemas"]["WalletCustody"] | components["schemas"]["KmsWalletCustody"]) | null;
         };
         ProjectDetail: {
             project: components["schemas"]["Project"];

@@ -55,8 +55,8 @@ export function createFireblocksApi(
   // Loaded at the first call: a process that never calls Fireblocks (the admin CLI's other commands, a deployment
   // whose projects use other wallets) does not pay for loading the SDK.
   let loaded: Promise<Fireblocks> | undefined;
-  const sdk = () =>
-    (loaded ??= import('@fireblocks/ts-sdk').then(
+  const sdk = () => {
+    loaded ??= import('@fireblocks/ts-sdk').then(
       ({ Fireblocks }) =>
         new Fireblocks({
           apiKey: settings.apiKey,
@@ -68,7 +68,9 @@ export function createFireblocksApi(
             baseOptions: { timeout: CALL_TIMEOUT_MS, maxContentLength: 4 * 1024 * 1024 },
           },
         }),
-    ));
+    );
+    return loaded;
+  };
   const pace = createPacer(settings.maxRps);
   // Look-ups (status polls) take at most half the budget: a create never queues behind a backlog of them.
   const paceReads = createPacer(Math.max(1, settings.maxRps / 2));

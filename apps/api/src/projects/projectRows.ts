@@ -1,0 +1,73 @@
+import { type IssuedKey, issueApiKey, type KeyMode } from '#api/auth/apiKeys.ts';
+import type { Db, Queryable } from '#api/db/db.ts';
+import type { OwnerType, WalletType } from '#api/wallets/signer.ts';
+
+export interface Project {
+  id: number;
+  projectName: string;
+  /** Masked: the full key is shown only when it is issued. */
+  apiKey: string;
+}
+
+export interface NewProject {
+  projectName: string;
+  /** `dedicated` unless given: the project's own wallets. */
+  ownerType?: OwnerType;
+  /** Must be true for `ownerType: 'shared'` (see SHARED_WALLET_RISK). */
+  allowSharedWallet?: boolean;
+  walletType?: WalletType;
+  /** aws-kms: an existing key (id, ARN, alias) for both wallets, instead of a key made for each. */
+  kmsKeyId?: string;
+  keyMode: KeyMode;
+}
+
+/** A custodian's call failed while a project was being made: the project was not made. */
+export class CustodyProvisioningError extends Error {
+  override name = 'CustodyProvisioningError';
+}
+
+export async function insertProject(
+  client: Queryable,
+  id: number | undefined,
+  input: NewProject,
+  mainnet: number,
+  testnet: number,
+): Promise<{ project: Project; apiKey: string }> {
+  const { rows } = await client.query<{ id: number }>(
+    `INSERT INTO projects (id, project_name, wallet_mainnet_id, wallet_testnet_id)
+     VALUES (coalesce($1, nextval('projects_id_seq')), $2, $3, $4) RETURNING id`,
+    [id ?? null, input.projectName, mainnet, testnet],
+  );
+  const projectId = (rows[0] as { id: number }).id;
+  const issued = await insertKey(client, projectId, input.keyMode);
+  return { project: { id: projectId, projectName: input.projectName, apiKey: issued.masked }, apiKey: issued.key };
+}
+
+/** The id of an unfinished creation of the same project (name, wallet type, owner type), or a new one, reserved. */
+export async function reserveProjectId(db: Db, input: NewProject, ownerType: OwnerType): Promise<number> {
+  const walletType = input.walletType ?? 'from-mnemonic';
+  const { rows } = await db.query<{ id: number }>(
+    `WITH found AS (
+       SELECT project_id AS id FROM custody_provisionings
+        WHERE project_name = $1 AND wallet_type = $2 AND owner_type = $3 ORDER BY project_id LIMIT 1
+     ), made AS (
+       INSERT INTO custody_provisionings (project_id, project_name, wallet_type, owner_type)
+       SELECT nextval('projects_id_seq'), $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM found)
+       RETURNING project_id AS id
+     )
+     SELECT id FROM found UNION ALL SELECT id FROM made`,
+    [input.projectName, walletType, ownerType],
+  );
+  return (rows[0] as { id: number }).id;
+}
+
+export async function insertKey(client: Queryable, projectId: number, mode: KeyMode): Promise<IssuedKey> {
+  const issued = issueApiKey(mode);
+  await client.query('INSERT INTO api_keys (project_id, lookup_id, secret_hash, masked) VALUES ($1, $2, $3, $4)', [
+    projectId,
+    issued.lookupId,
+    issued.secretHash,
+    issued.masked,
+  ]);
+  return issued;
+}
