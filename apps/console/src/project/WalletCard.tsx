@@ -11,11 +11,7 @@ export function WalletCard({ title, wallet }: { title: string; wallet: SystemWal
         <dt>Type</dt>
         <dd>{wallet.type}</dd>
         <dt>Custody</dt>
-        <dd>
-          {wallet.custody
-            ? `${wallet.custody.provider}, vault account ${wallet.custody.vaultAccountId}`
-            : 'keys derived by the platform (from-mnemonic)'}
-        </dd>
+        <dd>{custodyOf(wallet.custody)}</dd>
         <dt>Network</dt>
         <dd>{wallet.networkType}</dd>
         <dt>Owner</dt>
@@ -23,4 +19,11 @@ export function WalletCard({ title, wallet }: { title: string; wallet: SystemWal
       </dl>
     </section>
   );
+}
+
+/** Where the wallet's key is kept, as its custodian names it. */
+function custodyOf(custody: SystemWallet['custody']): string {
+  if (!custody) return 'keys derived by the platform (from-mnemonic)';
+  if (custody.provider === 'fireblocks') return `Fireblocks, vault account ${custody.vaultAccountId}`;
+  return `AWS KMS, key ${custody.keyArn}`;
 }
