@@ -5,10 +5,10 @@
 // taking 16 transactions per sender, a node that sometimes answers from 2 blocks behind); the platform (the API,
 // one job worker) with several projects, each its own system wallet, executing Counter increments steadily
 // (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all). The last project's wallets are kept in a simulated Fireblocks workspace
-// (packages/testkit/src/fireblocks), which signs and broadcasts its transactions itself (CHAOS_FIREBLOCKS=0: none);
-// the one before it signs with a key in a simulated AWS KMS (packages/testkit/src/awsKms) answering each Sign 30 ms
-// late and throttling now and then (CHAOS_KMS=0: none). Meanwhile a driver draws a fault every 3–7 s from a
-// seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
+// (packages/testkit/src/fireblocks, parallel transactions allowed), which signs and broadcasts its transactions itself
+// (CHAOS_FIREBLOCKS=0: none); the one before it signs with a key in a simulated AWS KMS (packages/testkit/src/awsKms)
+// answering each Sign 30 ms late and throttling now and then (CHAOS_KMS=0: none). Meanwhile a driver draws a fault
+// every 3–7 s from a seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
 // transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node.
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
 // present and final on the canonical chain exactly once (canonicalViolations), none left non-terminal, no nonce gap.
@@ -209,6 +209,16 @@ try {
   );
   if (violations.length > 0) {
     for (const line of await unfinished(db, ids)) console.error(`  ✖ ${line}`);
+    // What the simulated Fireblocks workspace holds unfinished, oldest first (its queue is one per vault and asset).
+    const held = (platform?.fireblocks?.transactions() ?? []).filter(
+      (t) => !['COMPLETED', 'FAILED', 'REJECTED', 'BLOCKED', 'CANCELLED'].includes(t.status),
+    );
+    for (const t of held.slice(0, 3)) {
+      console.error(
+        `  ✖ Fireblocks ${t.id} ${t.status}/${t.subStatus || '-'} nonce ${t.nonce ?? '-'} hash ${t.txHash || '-'}`,
+      );
+    }
+    if (held.length > 0) console.error(`  ✖ Fireblocks holds ${held.length} unfinished`);
     console.error(`\n✖ ${violations.length} violations:`);
     for (const v of violations.slice(0, 30)) console.error(`  - ${shorten(v)}`);
   } else {

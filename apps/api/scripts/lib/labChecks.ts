@@ -92,15 +92,24 @@ export function waitUntilSettled(db: Db, projectIds: number[], timeoutMs: number
 
 /** The transactions that did not end final on chain, grouped by status and error message, most frequent first. */
 export async function unfinished(db: Db, projectIds: number[]): Promise<string[]> {
-  const { rows } = await db.query<{ status: string; finalized: boolean; error: string | null; n: number }>(
-    `SELECT status, finalized_at IS NOT NULL AS finalized, error_message AS error, count(*)::int AS n
+  const { rows } = await db.query<{
+    status: string;
+    finalized: boolean;
+    error: string | null;
+    custody: string | null;
+    n: number;
+  }>(
+    `SELECT status, finalized_at IS NOT NULL AS finalized, error_message AS error,
+            CASE WHEN custody_provider IS NOT NULL THEN custody_provider || ' ' || coalesce(custody_status, 'not submitted') END AS custody,
+            count(*)::int AS n
        FROM transactions
       WHERE project_id = ANY($1) AND NOT (status IN ('succeeded', 'reverted') AND finalized_at IS NOT NULL)
-      GROUP BY 1, 2, 3 ORDER BY n DESC LIMIT 10`,
+      GROUP BY 1, 2, 3, 4 ORDER BY n DESC LIMIT 10`,
     [projectIds],
   );
   return rows.map(
-    (r) => `${r.n} ${r.status}${r.finalized ? '' : ' (not finalized)'}${r.error ? `: ${shorten(r.error)}` : ''}`,
+    (r) =>
+      `${r.n} ${r.status}${r.finalized ? '' : ' (not finalized)'}${r.custody ? ` [${r.custody}]` : ''}${r.error ? `: ${shorten(r.error)}` : ''}`,
   );
 }
 

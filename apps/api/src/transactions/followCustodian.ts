@@ -107,8 +107,13 @@ async function takeFromChain(db: Db, client: PublicClient, target: WalletNetwork
   for (const { row, tx } of found) {
     if (!tx) continue;
     const raw = signedBytes(tx);
+    // A custodian may send two transactions with one nonce (one replaces the other in the pool): the nonce stays
+    // with the row that holds it first; the other keeps its bytes, and the chain decides which one is mined.
     await db.query(
-      `UPDATE transactions SET nonce = $3, raw_transaction = $4, updated_at = clock_timestamp()
+      `UPDATE transactions t SET nonce = CASE WHEN EXISTS (
+           SELECT 1 FROM transactions o WHERE o.system_wallet_id = t.system_wallet_id
+              AND o.network_id = t.network_id AND o.nonce = $3 AND o.id <> t.id) THEN t.nonce ELSE $3 END,
+         raw_transaction = $4, updated_at = clock_timestamp()
         WHERE id = $1 AND transaction_hash = $2`,
       [row.id, row.hash, tx.nonce, raw ?? null],
     );

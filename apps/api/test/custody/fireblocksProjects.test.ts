@@ -85,4 +85,22 @@ describe('Fireblocks projects: vault accounts made once, whatever fails on the w
     const { project } = await create('No RPC', {}, { fireblocks: createFireblocksCustody(settings, []) });
     assert.deepEqual(vaultsNamed(`mountain-test-project-${project.id}`)[0]?.assets, ['ETH_LOCAL']);
   });
+
+  it('status look-ups take at most half of FIREBLOCKS_MAX_RPS: a create is not queued behind a backlog of them', async () => {
+    const { api } = createFireblocksCustody({ ...f.settings, maxRps: 20 }, []);
+    const { id } = await api.write((sdk) =>
+      sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name: 'Paced' } }),
+    );
+    const looked = () => f.sim.requests['GET /vault/accounts/{vaultAccountId}'] ?? 0;
+    const before = looked();
+    // 20 look-ups take 2 s at 10/s; the create issued after them goes out at once.
+    const reads = Array.from({ length: 20 }, () =>
+      api.read((sdk) => sdk.vaults.getVaultAccount({ vaultAccountId: String(id) })),
+    );
+    await api.write((sdk) => sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name: 'Paced 2' } }));
+    const readsBeforeCreate = looked() - before;
+    await Promise.all(reads);
+    assert.ok(readsBeforeCreate <= 8, `${readsBeforeCreate} of 20 look-ups went before the create`);
+    assert.equal(looked() - before, 20);
+  });
 });

@@ -74,6 +74,11 @@ export class EvmRpc {
     return this.call<Hex>('eth_sendRawTransaction', [raw]);
   }
 
+  /** Whether the node knows the transaction (in its pool or in a block). */
+  async knows(hash: Hex): Promise<boolean> {
+    return (await this.call<unknown>('eth_getTransactionByHash', [hash])) !== null;
+  }
+
   receipt(hash: Hex): Promise<RpcReceipt | null> {
     return this.call<RpcReceipt | null>('eth_getTransactionReceipt', [hash]);
   }

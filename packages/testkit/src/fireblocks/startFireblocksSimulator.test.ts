@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { verify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Hex } from 'viem';
+import { waitFor } from '../waitFor.ts';
 import { startReceiver } from '../webhookReceiver.ts';
 import { type SimulatorFixture, startSimulatorFixture, TEST_ASSET } from './startSimulatorFixture.ts';
 
@@ -167,6 +168,28 @@ describe('Fireblocks simulator through the official SDK', () => {
       ]);
       assert.equal(second, undefined);
       assert.equal(first.maxFeePerGas, 6_250_000_001n);
+    } finally {
+      await f.chain.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+  });
+
+  it('broadcasts again a sent transaction that the node dropped from its pool, and completes it', async () => {
+    const vault = await f.fundedVault('mountain-system-dropped');
+    await f.chain.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      const created = await f.fireblocks.transactions.createTransaction({
+        transactionRequest: f.incrementRequest(vault.id, 4n, { gasLimit: 100000 }),
+      });
+      const txId = created.data.id as string;
+      const hash = (await f.untilStatus(txId, ['CONFIRMING'])).txHash as Hex;
+      await f.chain.request({ method: 'anvil_dropTransaction', params: [hash] } as never);
+      assert.equal(await f.chain.getTransaction({ hash }).catch(() => undefined), undefined);
+      // Back in the pool within the simulator's re-broadcast delay (2 s), the same bytes: the same hash.
+      await waitFor(async () => f.chain.getTransaction({ hash }).catch(() => undefined), 10_000);
+      await f.chain.request({ method: 'evm_mine', params: [] } as never);
+      const done = await f.untilStatus(txId, ['COMPLETED', 'FAILED']);
+      assert.equal(done.status, 'COMPLETED');
+      assert.equal(done.txHash, hash);
     } finally {
       await f.chain.request({ method: 'evm_setAutomine', params: [true] } as never);
     }

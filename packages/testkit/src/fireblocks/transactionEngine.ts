@@ -29,6 +29,8 @@ export interface NewTransaction {
 
 /** Statuses after which nothing changes (TransactionStatus in the API reference). */
 export const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED', 'BLOCKED']);
+/** A sent transaction missing from both the chain and the node's pool for this long is broadcast again. */
+const REBROADCAST_AFTER_MS = 2_000;
 /** A transaction of a vault account and asset "being processed": the others of that pair wait QUEUED. */
 const IN_FLIGHT = new Set(['PENDING_SIGNATURE', 'BROADCASTING', 'CONFIRMING']);
 const CANCELLABLE = new Set([
@@ -366,9 +368,16 @@ export class TransactionEngine {
       break;
     }
     if (!found) {
-      // Not mined, or no longer (a reorg): wait on.
+      // Not mined, or no longer (a reorg): wait on. A signed transaction that neither a block nor the node's pool
+      // holds any more (dropped from the pool, or its block reorganised away) is broadcast again, as a custodian
+      // keeps its pending transaction in the network: its nonce is taken, so the vault's later ones wait for it.
       tx.minedHash = tx.blockNumber = tx.blockHash = tx.receiptStatus = undefined;
       tx.numOfConfirmations = 0;
+      const version = latest(tx);
+      if (Date.now() - version.sentAt >= REBROADCAST_AFTER_MS && !(await rpc.knows(version.hash))) {
+        version.sentAt = Date.now();
+        await rpc.sendRaw(version.raw).catch(() => undefined);
+      }
       return;
     }
     const confirmations = (await rpc.blockNumber()) - (tx.blockNumber as number) + 1;

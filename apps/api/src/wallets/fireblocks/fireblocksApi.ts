@@ -42,7 +42,7 @@ const READ_TRIES = 3;
  */
 export interface FireblocksApi {
   readonly sdk: Fireblocks;
-  /** A read: paced, retried on 429 and 5xx, its answer's data. */
+  /** A read: paced within half the budget (writes keep the rest), retried on 429 and 5xx, its answer's data. */
   read<T>(call: (sdk: Fireblocks) => Promise<FireblocksResponse<T>>): Promise<T>;
   /** A write: paced, sent once, its answer's data. */
   write<T>(call: (sdk: Fireblocks) => Promise<FireblocksResponse<T>>): Promise<T>;
@@ -62,6 +62,8 @@ export function createFireblocksApi(
     },
   });
   const pace = createPacer(settings.maxRps);
+  // Look-ups (status polls) take at most half the budget: a create never queues behind a backlog of them.
+  const paceReads = createPacer(Math.max(1, settings.maxRps / 2));
   const once = async <T>(call: (sdk: Fireblocks) => Promise<FireblocksResponse<T>>): Promise<T> => {
     await pace();
     try {
@@ -76,6 +78,7 @@ export function createFireblocksApi(
     async read(call) {
       for (let attempt = 1; ; attempt++) {
         try {
+          await paceReads();
           return await once(call);
         } catch (error) {
           const failure = error as FireblocksCallError;
