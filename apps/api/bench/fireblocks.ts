@@ -156,7 +156,7 @@ export async function fireblocksSection(): Promise<boolean> {
     stop.abort();
     const platformRate = ROWS / platformSeconds;
 
-    const sdk = custodians.fireblocks.api.sdk;
+    const sdk = await custodians.fireblocks.api.sdk();
     const vault = (await sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name: 'bench-direct' } })).data;
     const wallet = (await sdk.vaults.createVaultAccountAsset({ vaultAccountId: String(vault.id), assetId: ASSET }))
       .data;

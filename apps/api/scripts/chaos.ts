@@ -8,7 +8,8 @@
 // (packages/testkit/src/fireblocks, parallel transactions allowed), which signs and broadcasts its transactions itself
 // (CHAOS_FIREBLOCKS=0: none); the one before it signs with a key in a simulated AWS KMS (packages/testkit/src/awsKms)
 // answering each Sign 30 ms late and throttling now and then (CHAOS_KMS=0: none). Meanwhile a driver draws a fault
-// every 3–7 s from a seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
+// every 3–7 s from a
+// seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
 // transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node.
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
 // present and final on the canonical chain exactly once (canonicalViolations), none left non-terminal, no nonce gap.

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Fireblocks, type FireblocksResponse } from '@fireblocks/ts-sdk';
+import type { Fireblocks, FireblocksResponse } from '@fireblocks/ts-sdk';
 import { createPacer } from '#api/lib/pacer.ts';
 import type { FireblocksSettings } from './settings.ts';
 
@@ -41,7 +41,8 @@ const READ_TRIES = 3;
  * accepted is looked up first).
  */
 export interface FireblocksApi {
-  readonly sdk: Fireblocks;
+  /** The SDK's client, loaded at the first call. */
+  sdk(): Promise<Fireblocks>;
   /** A read: paced within half the budget (writes keep the rest), retried on 429 and 5xx, its answer's data. */
   read<T>(call: (sdk: Fireblocks) => Promise<FireblocksResponse<T>>): Promise<T>;
   /** A write: paced, sent once, its answer's data. */
@@ -51,23 +52,33 @@ export interface FireblocksApi {
 export function createFireblocksApi(
   settings: Pick<FireblocksSettings, 'apiKey' | 'secretKey' | 'baseUrl' | 'maxRps'>,
 ): FireblocksApi {
-  const sdk = new Fireblocks({
-    apiKey: settings.apiKey,
-    secretKey: settings.secretKey,
-    basePath: settings.baseUrl,
-    additionalOptions: {
-      isAnonymousPlatform: true,
-      userAgent: 'mountain',
-      baseOptions: { timeout: CALL_TIMEOUT_MS, maxContentLength: 4 * 1024 * 1024 },
-    },
-  });
+  // Loaded at the first call: a process that never calls Fireblocks (the admin CLI's other commands, a deployment
+  // whose projects use other wallets) does not pay for loading the SDK.
+  let loaded: Promise<Fireblocks> | undefined;
+  const sdk = () => {
+    loaded ??= import('@fireblocks/ts-sdk').then(
+      ({ Fireblocks }) =>
+        new Fireblocks({
+          apiKey: settings.apiKey,
+          secretKey: settings.secretKey,
+          basePath: settings.baseUrl,
+          additionalOptions: {
+            isAnonymousPlatform: true,
+            userAgent: 'mountain',
+            baseOptions: { timeout: CALL_TIMEOUT_MS, maxContentLength: 4 * 1024 * 1024 },
+          },
+        }),
+    );
+    return loaded;
+  };
   const pace = createPacer(settings.maxRps);
   // Look-ups (status polls) take at most half the budget: a create never queues behind a backlog of them.
   const paceReads = createPacer(Math.max(1, settings.maxRps / 2));
   const once = async <T>(call: (sdk: Fireblocks) => Promise<FireblocksResponse<T>>): Promise<T> => {
+    const client = await sdk();
     await pace();
     try {
-      return (await call(sdk)).data;
+      return (await call(client)).data;
     } catch (error) {
       throw classify(error);
     }
