@@ -2,10 +2,12 @@
 # The container images' build steps. The Dockerfile runs each of them; scripts/image.test.ts runs them too, into a
 # clean directory, and starts the result: the images' contents are tested on machines that cannot build images.
 #
-#   scripts/image.sh build            compile the API, the SDKs and the docs server (development dependencies needed)
+#   scripts/image.sh build            compile the API, the SDKs and the docs server, and build the developer console
+#                                     (development dependencies needed)
 #   scripts/image.sh build-docs       build the docs site (apps/docs/build)
-#   scripts/image.sh platform DEST    the API and worker image's /app: the compiled code, the migrations and the
-#                                     production dependencies only, installed from the lock file
+#   scripts/image.sh platform DEST    the API and worker image's /app: the compiled code, the migrations, the built
+#                                     console (served at /console/) and the production dependencies only, installed
+#                                     from the lock file
 #   scripts/image.sh docs DEST        the docs image's /site: the built site and its compiled server
 #
 # Run from anywhere; every step works in the repository holding this script.
@@ -32,6 +34,7 @@ case "${1:-}" in
   build)
     npm run -s build
     npx tsc -p apps/docs/scripts/tsconfig.build.json
+    npm run -s build -w @mountain/console
     ;;
   build-docs)
     npm run -s build -w @mountain/docs
@@ -48,6 +51,7 @@ case "${1:-}" in
     cp -R apps/api/dist apps/api/migrations apps/api/bin "$dest/apps/api/"
     cp -R packages/webhooks/dist "$dest/packages/webhooks/"
     cp -R packages/client/dist "$dest/packages/client/"
+    cp -R apps/console/dist "$dest/apps/console/"
     # Optional packages too are left out: in the API's tree they are typescript and zod (optional peers of
     # abitype, present only because development installs them) and pg-cloudflare (for Cloudflare Workers).
     (cd "$dest" && npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error)

@@ -128,6 +128,7 @@ describe('the container images, from scripts/image.sh in a clean directory', { t
     assert.deepEqual(sources, [], 'no TypeScript source');
     assert.ok(existsSync(path.join(app, 'apps/api/dist/main.js')));
     assert.ok(existsSync(path.join(app, 'apps/api/migrations/001_foundation.sql')));
+    assert.ok(existsSync(path.join(app, 'apps/console/dist/index.html')), 'the built developer console');
     const installed = readdirSync(path.join(app, 'node_modules'));
     assert.deepEqual(
       DEVELOPMENT_ONLY.filter((name) => installed.includes(name.split('/')[0] as string)),
@@ -171,6 +172,9 @@ describe('the container images, from scripts/image.sh in a clean directory', { t
         spawnSync(healthcheck[0] as string, healthcheck.slice(1), { cwd: app, env: { ...process.env, ...env } });
       assert.equal(probe({ API_PORT: port }).status, 0, 'healthy');
       assert.equal(probe({ API_PORT: String(await freePort()) }).status, 1, 'unhealthy where nothing answers');
+      const consolePage = await fetch(`${api}/console/`);
+      assert.equal(consolePage.status, 200, 'the developer console is served');
+      assert.match(consolePage.headers.get('content-security-policy') ?? '', /script-src 'self'/);
 
       const receiver = await startWebhookReceiver();
       try {

@@ -120,6 +120,17 @@ describe('npm start', () => {
     const key = /API key +(mtn_test_\w+)/.exec(output)?.[1];
     const token = /Access token +(\S+)/.exec(output)?.[1];
     assert.ok(key && token, output);
+    assert.match(output, new RegExp(`Console +${api}/console/`));
+    const link = /Console sign-in (\S+)/.exec(output)?.[1] ?? '';
+    assert.ok(link.startsWith(`${api}/console/sign-in#code=`), output);
+    const consolePage = await fetch(link.split('#')[0] as string);
+    assert.equal(consolePage.status, 200, 'npm start built the console and the API serves it');
+    const exchanged = await fetch(`${api}/public-api/v3/console/exchange-console-link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: link.split('#code=')[1] }),
+    });
+    assert.equal(exchanged.status, 200, 'the printed link signs in');
 
     assert.deepEqual(await (await fetch(`${api}/healthz`)).json(), { status: 'ok' });
     const ready = await (await fetch(`${api}/readyz`)).json();

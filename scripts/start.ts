@@ -8,6 +8,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { AnvilNotFound, anvilBinary, startAnvil } from '@mountain/testkit/anvil.ts';
+import { consoleSignInLink } from '../apps/api/src/auth/consoleLinks.ts';
 import { ConfigError, loadConfig, parsePort, REPO_ROOT } from '../apps/api/src/config/config.ts';
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
 import { EMBEDDED_DATABASE, openDatabase } from '../apps/api/src/runtime/database.ts';
@@ -15,6 +16,7 @@ import { createShutdown, exitOnSignals } from '../apps/api/src/runtime/shutdown.
 import { DEV_AWS_KMS_FILE, hasOwnAwsKms } from '../apps/api/src/wallets/awsKms/devSimulator.ts';
 import { DEV_FIREBLOCKS_FILE } from '../apps/api/src/wallets/fireblocks/devSimulator.ts';
 import { loadWalletKeys } from '../apps/api/src/wallets/walletKeys.ts';
+import { ensureConsoleBuilt } from './lib/consoleBuild.ts';
 import { startDevAwsKms } from './lib/devAwsKms.ts';
 import { startDevFireblocks } from './lib/devFireblocks.ts';
 import { ensureDocsBuilt } from './lib/docsBuild.ts';
@@ -120,6 +122,8 @@ async function start(): Promise<void> {
   ).finally(() => database.stop());
 
   const docsBuild = ensureDocsBuilt(path.join(REPO_ROOT, 'apps/docs'), log);
+  ensureConsoleBuilt(path.join(REPO_ROOT, 'apps/console'), log);
+  const consoleLink = consoleSignInLink(config.consoleUrl, demo.consoleLinkCode);
   const env = { ...process.env, API_PORT: String(config.port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
   const part = (name: string, args: string[], readyLine: string) =>
     supervise({ name, args, readyLine, env, cwd: REPO_ROOT, log, onSpawn: (pid) => state.record(name, pid) });
@@ -139,6 +143,7 @@ Mountain is running.
   Docs            ${docs}
   API reference   ${docs}/api-reference
   Public API v3   ${base}
+  Console         ${config.consoleUrl}
   Chain 1337      ${chainNote}
   PostgreSQL      ${ownDatabase ? `embedded, data in ${shownDataDir}/postgres` : 'DATABASE_URL'}
   Fireblocks      ${fireblocksNote}
@@ -148,6 +153,8 @@ Demo project ${demo.projectId} (a new key at every start; the previous one no lo
   API key         ${demo.apiKey}
   Access token    ${demo.accessToken}
                   (demo@mountain.dev, admin, expires ${demo.accessTokenExpiresAt.toISOString()})
+  Console sign-in ${consoleLink}
+                  (as demo@mountain.dev: signs in once, within 15 minutes; or sign in with the API key)
 
 Try it:
   curl -H "X-API-Key: ${demo.apiKey}" ${base}/project/get-project-detail

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@mountain/testkit/ports.ts';
 import pg from 'pg';
+import { ensureConsoleBuilt } from './lib/consoleBuild.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);
@@ -42,6 +43,13 @@ if (only.length === 0) {
 const needsDocs = (f: string) => f.startsWith('apps/docs/') || f === 'scripts/image.test.ts';
 if (files.some(needsDocs) && existsSync(path.join(ROOT, 'apps/docs/docusaurus.config.ts'))) {
   step('docs build', 'npm', ['run', '-s', 'build', '-w', '@mountain/docs']);
+}
+
+// The console's tests, and the image's (the platform image holds the console), need the console built.
+const needsConsole = (f: string) => f.startsWith('apps/console/') || f === 'scripts/image.test.ts';
+if (files.some(needsConsole)) {
+  console.log('\n▶ console build');
+  ensureConsoleBuilt(path.join(ROOT, 'apps/console'), console.log);
 }
 
 // One PostgreSQL for the run: TEST_DATABASE_URL (a server where databases may be created) or an embedded one.

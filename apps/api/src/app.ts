@@ -12,6 +12,7 @@ import { ApiError, validationError } from '#api/errors/ApiError.ts';
 import { API_PREFIX, type AppDeps, DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { authenticate, type Principal } from '#api/http/authenticate.ts';
 import { answerClientError, registerProtocolChecks } from '#api/http/clientErrors.ts';
+import { loadConsole, registerConsole } from '#api/http/consoleStatic.ts';
 import { registerContentEncodingCheck } from '#api/http/contentEncoding.ts';
 import { DEFAULT_CORS, registerCors } from '#api/http/cors.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimiter } from '#api/http/rateLimit.ts';
@@ -84,6 +85,8 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
 
   registerHealthRoutes(app, deps);
   registerFireblocksWebhook(app, deps);
+  const consoleFiles = deps.consoleDir ? loadConsole(deps.consoleDir) : undefined;
+  if (consoleFiles) registerConsole(app, consoleFiles);
   // On the API's own port only with a token: without one, metrics are served on METRICS_PORT or not at all.
   if (deps.metricsToken) registerMetricsRoute(app, deps, deps.metricsToken);
   const limiter = createRateLimiter(deps.db, deps.rateLimit ?? DEFAULT_RATE_LIMIT);
@@ -118,7 +121,9 @@ function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDe
         if (error instanceof ApiError) await limiter.refused(request, reply);
         throw error;
       }
-      await limiter.admit(request.principal, reply);
+      // A call without credentials (a sign-in link's exchange) counts against its address, like a refused one.
+      if (request.principal.kind === 'anonymous') await limiter.refused(request, reply);
+      else await limiter.admit(request.principal, reply);
     },
     handler: async (request, reply) => {
       const result = await route.handler({

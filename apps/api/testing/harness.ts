@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '#api/app.ts';
 import { signAccessToken } from '#api/auth/accessTokens.ts';
+import { createConsoleLink } from '#api/auth/consoleLinks.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { API_PREFIX, type AppDeps } from '#api/http/appDeps.ts';
@@ -63,6 +64,8 @@ export async function createHarness(
     metricsToken?: string;
     /** Fireblocks custody (against the simulator of `@mountain/testkit/fireblocks`). */
     fireblocks?: FireblocksSettings;
+    /** A built developer console to serve at /console/ (apps/console/dist). */
+    consoleDir?: string;
     /** AWS KMS custody (against the simulator of `@mountain/testkit/awsKms`). */
     awsKms?: AwsKmsSettings;
   } = {},
@@ -87,6 +90,7 @@ export async function createHarness(
     ...(options.cors ? { cors: options.cors } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     custodians,
   };
   const app: FastifyInstance = buildApp(deps, options.logger ? { logger: options.logger } : {});
@@ -145,6 +149,15 @@ export async function createHarness(
       const user = await createUser(database.db, { email: `${role}-${randomBytes(4).toString('hex')}@example.com` });
       await setMembership(database.db, { projectId, userId: user.id, role });
       return { userId: user.id, token: this.token(user.id) };
+    },
+    /** A one-time console sign-in link's code for the user, as `mountain-admin console-link` makes it. */
+    async consoleLinkCode(userId: number, options: { projectId?: number; expiresInSeconds?: number } = {}) {
+      const { code } = await createConsoleLink(database.db, {
+        userId,
+        expiresInSeconds: options.expiresInSeconds ?? 900,
+        ...(options.projectId !== undefined ? { projectId: options.projectId } : {}),
+      });
+      return code;
     },
     token(userId: number, options: { projectId?: number; expiresInSeconds?: number; now?: number } = {}) {
       return signAccessToken(tokenSigningKey, {

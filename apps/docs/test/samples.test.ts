@@ -92,7 +92,8 @@ describe('docs samples', () => {
     await step.prepare?.(c);
     const env = { ...c.env, ...(await step.env?.(c)) };
     const file = writeSample(dir, sample, step.driver);
-    if (!step.serve) return runFile(file, env, sample.lang === 'bash' ? { cwd: REPO_ROOT } : {});
+    // A shell sample may start several admin CLI processes (a few seconds each on a busy machine).
+    if (!step.serve) return runFile(file, env, sample.lang === 'bash' ? { cwd: REPO_ROOT, timeoutMs: 90_000 } : {});
     const port = Number(env.PORT ?? (await freePort()));
     const running = await startFile(file, { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/`);
     try {

@@ -80,11 +80,69 @@ export class MountainClient {
    * get-project-detail: the project the credentials act in, with its mainnet and testnet system wallets.
    * @example
    * ```ts
-   * const { data: { project, mSystemWalletTestnet } } = await client.getProjectDetail();
+   * const { data: { project, mSystemWalletTestnet }, caller } = await client.getProjectDetail();
    * ```
    */
   getProjectDetail(options?: RequestOptions) {
     return this.#call('getProjectDetail', {}, options);
+  }
+
+  /**
+   * get-project-members: the project's users with their role.
+   * @example
+   * ```ts
+   * const { members } = await client.getProjectMembers();
+   * ```
+   */
+  getProjectMembers(options?: RequestOptions) {
+    return this.#call('getProjectMembers', {}, options);
+  }
+
+  /**
+   * rotate-api-key: revoke the project's API key and get a new one, shown this once (admins only). A client made
+   * with the old key is refused from then on: make a new one with the answer.
+   * @example
+   * ```ts
+   * const { apiKey } = await client.rotateApiKey();
+   * const next = new MountainClient({ apiKey });
+   * ```
+   */
+  rotateApiKey(options?: RequestOptions) {
+    return this.#call('rotateApiKey', {}, options);
+  }
+
+  /**
+   * get-statistics: the project's transactions created in each of the last 24 hours, by where they ended.
+   * @example
+   * ```ts
+   * const { statistics } = await client.getStatistics();
+   * for (const { hour, succeeded, failed } of statistics.transactionsPerHour) console.log(hour, succeeded, failed);
+   * ```
+   */
+  getStatistics(options?: RequestOptions) {
+    return this.#call('getStatistics', {}, options);
+  }
+
+  /**
+   * exchange-console-link: trade the code of a one-time console sign-in link (`mountain-admin console-link`) for
+   * an access token. Needs no credentials, so it is called on the class.
+   * @example
+   * ```ts
+   * const { accessToken, projectId } = await MountainClient.exchangeConsoleLink({ code }, { baseUrl });
+   * const client = new MountainClient({ accessToken, ...(projectId ? { projectId } : {}), baseUrl });
+   * ```
+   */
+  static exchangeConsoleLink(
+    body: RequestBody<'exchange-console-link'>,
+    clientOptions: Omit<MountainClientOptions, 'apiKey' | 'accessToken' | 'projectId'> = {},
+    options?: RequestOptions,
+  ): Promise<ResponseBody<'exchange-console-link'>> {
+    // The client's checks need a credential; this call sends none (the link's code is the credential).
+    const parsed = parseOptions({ ...clientOptions, accessToken: '-' });
+    const { authorization: _none, ...headers } = parsed.headers;
+    const config = { ...parsed, headers };
+    const { method, path } = OPERATIONS.exchangeConsoleLink;
+    return sendRequest(config, { method, path, body }, parseRequestOptions(options));
   }
 
   /**

@@ -83,6 +83,10 @@ const post = route('POST');
 export const OPERATIONS = {
   getProjects: get('get-projects', '/project/get-projects'),
   getProjectDetail: get('get-project-detail', '/project/get-project-detail'),
+  getProjectMembers: get('get-project-members', '/project/get-project-members'),
+  rotateApiKey: post('rotate-api-key', '/project/rotate-api-key'),
+  getStatistics: get('get-statistics', '/project/get-statistics'),
+  exchangeConsoleLink: post('exchange-console-link', '/console/exchange-console-link'),
   createSubscription: post('create-subscription', '/event-notifier/create-subscription'),
   getSubscriptions: get('get-subscriptions', '/event-notifier/get-subscriptions'),
   updateSubscriptionWebhook: post('update-subscription-webhook', '/event-notifier/update-subscription-webhook'),

@@ -27,7 +27,7 @@ test('every export has a TSDoc comment with an @example', () => {
 test('every client method has a TSDoc comment with an @example', () => {
   const source = read('./MountainClient.ts');
   for (const method of METHODS) {
-    const doc = docAbove(source, new RegExp(`\\n  ${method}\\(`));
+    const doc = docAbove(source, new RegExp(`\\n  (?:static )?${method}\\(`));
     assert.ok(doc !== undefined, `MountainClient.${method} is declared`);
     assert.match(doc, /^\/\*\*[\s\S]*@example[\s\S]*\*\/\s*$/, `MountainClient.${method} has TSDoc with an @example`);
   }

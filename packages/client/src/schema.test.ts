@@ -31,7 +31,10 @@ describe('generated schema', () => {
     );
     assert.ok(inDocument.length >= 15);
     for (const { name, route } of inDocument) {
-      assert.equal(typeof MountainClient.prototype[name as keyof MountainClient], 'function', `method ${name}`);
+      // An operation that takes no credentials (exchange-console-link) is a static method: no client has to exist.
+      const method =
+        MountainClient.prototype[name as keyof MountainClient] ?? MountainClient[name as keyof typeof MountainClient];
+      assert.equal(typeof method, 'function', `method ${name}`);
       assert.deepEqual(OPERATIONS[name as keyof typeof OPERATIONS], route, `route of ${name}`);
     }
     assert.deepEqual(

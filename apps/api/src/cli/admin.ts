@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CONSOLE_LINK_MAX_SECONDS } from '#api/auth/consoleLinks.ts';
 import { loadConfig } from '#api/config/config.ts';
 import { DatabaseError, UniqueViolationError } from '#api/db/db.ts';
 import { CustodyProvisioningError, SHARED_WALLET_RISK } from '#api/projects/projects.ts';
@@ -38,6 +39,9 @@ Commands:
   issue-token --user <email|id> [--project <id>] [--expires-in 24h]
       Prints an access token and its token id (expiry as 30m, 24h, 7d or seconds; at most 30d). With
       --project the token is limited to that project.
+  console-link --user <email|id> [--project <id>] [--expires-in 15m]
+      Prints a one-time sign-in link to the developer console for the user (good once, for 15 minutes unless
+      --expires-in says otherwise, at most 1h). With --project the console acts in that project only.
   revoke-token --token-id <id>
       Revokes the access token with that id (as issue-token printed it).
   revoke-user-tokens --user <email|id>
@@ -117,6 +121,7 @@ const COMMANDS = [
   'add-member',
   'remove-member',
   'issue-token',
+  'console-link',
   'revoke-token',
   'revoke-user-tokens',
   'set-scan',
@@ -148,7 +153,7 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     ...(command === 'create-project' ? { name: required(values, 'name') } : {}),
     ...(command === 'create-user' && values.name !== undefined ? { name: values.name } : {}),
     allowSharedWallet: values['allow-shared-wallet'] === true,
-    expiresIn: expiresIn(values['expires-in'] ?? '24h'),
+    expiresIn: expiresIn(values['expires-in'] ?? (command === 'console-link' ? '15m' : '24h')),
   };
   const ownerType = oneOf(values['owner-type'], ['dedicated', 'shared'] as const, 'owner-type');
   if (ownerType) input.ownerType = ownerType;
@@ -182,7 +187,10 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     input.email = required(values, 'email');
     if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw new UsageError(`--email is not an email address`);
   }
-  if (['add-member', 'remove-member', 'issue-token', 'revoke-user-tokens'].includes(command)) {
+  if (command === 'console-link' && input.expiresIn > CONSOLE_LINK_MAX_SECONDS) {
+    throw new UsageError('--expires-in: a console link lives at most 1h');
+  }
+  if (['add-member', 'remove-member', 'issue-token', 'console-link', 'revoke-user-tokens'].includes(command)) {
     input.userRef = required(values, 'user');
   }
   if (command === 'set-scan') input.scan = scanInput(values);

@@ -1,11 +1,12 @@
 import type { KeyMode } from '#api/auth/apiKeys.ts';
+import { consoleSignInLink, createConsoleLink } from '#api/auth/consoleLinks.ts';
 import { issueAccessToken, revokeAccessToken, revokeUserTokens } from '#api/auth/revocation.ts';
 import type { Config } from '#api/config/config.ts';
 import type { Db } from '#api/db/db.ts';
 import { setScanEnabled } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { listMembers, listProjects, listUsers } from '#api/projects/listings.ts';
 import { createProject, rotateApiKey } from '#api/projects/projects.ts';
-import { createUser, findUserId, type Role, removeMembership, setMembership } from '#api/projects/users.ts';
+import { createUser, findUserId, isMember, type Role, removeMembership, setMembership } from '#api/projects/users.ts';
 import { remoteCustodians } from '#api/wallets/custodians.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 
@@ -132,6 +133,22 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
           expiresAt: isoSeconds(claims.exp),
           accessToken: token,
         },
+      };
+    }
+    case 'console-link': {
+      const id = await userId();
+      if (input.project !== undefined && !(await isMember(db, input.project, id))) {
+        throw new UsageError(`user ${id} is not a member of project ${input.project}`);
+      }
+      const { code, expiresAt } = await createConsoleLink(db, {
+        userId: id,
+        expiresInSeconds: input.expiresIn,
+        ...(input.project !== undefined ? { projectId: input.project } : {}),
+      });
+      const link = consoleSignInLink(config.consoleUrl, code);
+      return {
+        lines: [`console sign-in link for user ${id} (good once, until ${expiresAt.toISOString()}):`, link],
+        json: { userId: id, projectId: input.project ?? null, expiresAt: expiresAt.toISOString(), link },
       };
     }
     case 'revoke-token': {

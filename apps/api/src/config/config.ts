@@ -61,6 +61,10 @@ export interface Config {
   readonly faultInjection: boolean;
   /** Fireblocks custody (FIREBLOCKS_*), when FIREBLOCKS_API_KEY is set. */
   readonly fireblocks: FireblocksSettings | undefined;
+  /** Where people open the developer console (CONSOLE_URL): what `console-link` prints links to. */
+  readonly consoleUrl: string;
+  /** The built developer console the API serves at /console/ (CONSOLE_DIR, default apps/console/dist). */
+  readonly consoleDir: string;
   /** AWS KMS custody (AWS_REGION, AWS_KMS_ENDPOINT, credentials from the SDK's chain), when AWS_REGION is set. */
   readonly awsKms: AwsKmsSettings | undefined;
 }
@@ -172,6 +176,9 @@ export function loadConfig(env: Env = process.env): Config {
     devKms?.credentials,
   );
 
+  const consoleUrl = env.CONSOLE_URL || `http://${env.API_HOST ?? '127.0.0.1'}:${port}/console/`;
+  if (!/^https?:\/\/[^/]/.test(consoleUrl)) problems.push('CONSOLE_URL must be an http(s) URL');
+
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     env: nodeEnv as Config['env'],
@@ -196,6 +203,8 @@ export function loadConfig(env: Env = process.env): Config {
     metrics,
     faultInjection,
     fireblocks,
+    consoleUrl,
+    consoleDir: path.resolve(REPO_ROOT, env.CONSOLE_DIR || 'apps/console/dist'),
     awsKms,
   });
 }

@@ -52,6 +52,12 @@ export const ERROR_CATALOGUE = {
     description:
       'Only on `POST /webhooks/fireblocks`: the body was not signed by Fireblocks (the key of `FIREBLOCKS_WEBHOOK_PUBLIC_KEY_PATH`). Nothing was changed.',
   },
+  CONSOLE_LINK_REFUSED: {
+    status: 401,
+    message: 'The sign-in link {reason}: ask for a new one (mountain-admin console-link)',
+    description:
+      'Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), or has expired.',
+  },
   ACCESS_TOKEN_EXPIRED: {
     status: 401,
     message: 'The access token has expired',

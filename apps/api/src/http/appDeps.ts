@@ -33,4 +33,6 @@ export interface AppDeps {
   metricsToken?: string;
   /** The custodians this deployment has credentials for (Fireblocks); none when absent. */
   custodians?: RemoteCustodians;
+  /** The built developer console (apps/console/dist), served at /console/; not served when absent or not built. */
+  consoleDir?: string;
 }

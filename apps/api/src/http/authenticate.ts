@@ -10,13 +10,16 @@ export interface RouteAuth {
   roles: readonly Role[];
   /** Only a user access token is accepted (get-projects); the caller need not pick a project. */
   accessTokenOnly?: boolean;
+  /** No credentials at all (exchange-console-link: the link is the credential); each call counts as a sign-in attempt. */
+  anonymous?: boolean;
 }
 
 /** Who is calling, and in which project with which role. */
 export type Principal =
   | { kind: 'apiKey'; apiKeyId: number; projectId: number; role: Role }
   | { kind: 'accessToken'; userId: number; projectId: number; role: Role }
-  | { kind: 'user'; userId: number };
+  | { kind: 'user'; userId: number }
+  | { kind: 'anonymous' };
 
 export interface AuthDeps {
   db: Db;
@@ -30,6 +33,7 @@ export interface AuthDeps {
  * else the user's only project).
  */
 export async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): Promise<Principal> {
+  if (auth.anonymous) return { kind: 'anonymous' };
   const apiKey = header(request, 'x-api-key');
   const authorization = header(request, 'authorization');
   let principal: Principal;
@@ -41,7 +45,7 @@ export async function authenticate(request: FastifyRequest, auth: RouteAuth, dep
   } else {
     throw new ApiError('UNAUTHENTICATED');
   }
-  if (principal.kind !== 'user' && !auth.roles.includes(principal.role)) {
+  if (principal.kind !== 'user' && principal.kind !== 'anonymous' && !auth.roles.includes(principal.role)) {
     throw new ApiError('FORBIDDEN', { roles: auth.roles.join(', ') }, { requiredRoles: [...auth.roles] });
   }
   return principal;

@@ -45,6 +45,8 @@ function credentialKey(principal: Principal): string {
       return `user:${principal.userId}:${principal.projectId}`;
     case 'user':
       return `user:${principal.userId}`;
+    case 'anonymous':
+      return 'anonymous';
   }
 }
 

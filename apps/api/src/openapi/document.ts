@@ -94,12 +94,9 @@ function webhooks(): Json {
 
 /** The error codes an operation can answer, beyond the ones it lists itself. */
 export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
-  const codes = new Set<ErrorCode>([
-    'UNAUTHENTICATED',
-    'INVALID_API_KEY',
-    'INVALID_ACCESS_TOKEN',
-    'ACCESS_TOKEN_EXPIRED',
-  ]);
+  const codes = new Set<ErrorCode>(
+    route.auth.anonymous ? [] : ['UNAUTHENTICATED', 'INVALID_API_KEY', 'INVALID_ACCESS_TOKEN', 'ACCESS_TOKEN_EXPIRED'],
+  );
   if (route.body || route.querystring) codes.add('VALIDATION_FAILED');
   if (route.body)
     for (const c of [
@@ -110,8 +107,9 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
     ] as const)
       codes.add(c);
   if (route.auth.accessTokenOnly) codes.add('ACCESS_TOKEN_REQUIRED');
-  else for (const c of ['PROJECT_REQUIRED', 'INVALID_PROJECT_ID', 'NOT_A_MEMBER'] as const) codes.add(c);
-  if (route.auth.roles.length < ROLES.length) codes.add('FORBIDDEN');
+  else if (!route.auth.anonymous)
+    for (const c of ['PROJECT_REQUIRED', 'INVALID_PROJECT_ID', 'NOT_A_MEMBER'] as const) codes.add(c);
+  if (!route.auth.anonymous && route.auth.roles.length < ROLES.length) codes.add('FORBIDDEN');
   for (const c of route.errors) codes.add(c);
   codes.add('RATE_LIMITED');
   codes.add('INTERNAL_ERROR');
@@ -216,7 +214,7 @@ function operation(route: RouteDefinition): Json {
       schema: rest,
     });
   }
-  if (!route.auth.accessTokenOnly) {
+  if (!route.auth.accessTokenOnly && !route.auth.anonymous) {
     parameters.push({
       name: 'X-Project-Id',
       in: 'header',
@@ -232,7 +230,11 @@ function operation(route: RouteDefinition): Json {
     summary: route.summary,
     description: route.description,
     'x-required-roles': route.auth.accessTokenOnly ? [] : [...route.auth.roles],
-    security: route.auth.accessTokenOnly ? [{ BearerAuth: [] }] : [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
+    security: route.auth.anonymous
+      ? []
+      : route.auth.accessTokenOnly
+        ? [{ BearerAuth: [] }]
+        : [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
       ? {

@@ -1,3 +1,4 @@
+import { CONSOLE_LINK_DEFAULT_SECONDS, createConsoleLink } from '#api/auth/consoleLinks.ts';
 import { issueAccessToken } from '#api/auth/revocation.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WalletKeys } from '#api/wallets/walletKeys.ts';
@@ -9,7 +10,7 @@ export const DEMO_EMAIL = 'demo@mountain.dev';
 /**
  * The demo project of a development platform: created on the first start, owned by demo@mountain.dev.
  * Keys are never stored in clear, so every start issues a fresh API key (the previous one stops working)
- * and a fresh 24-hour access token.
+ * and a fresh 24-hour access token, and a one-time console sign-in link.
  */
 export async function ensureDemoProject(db: Db, keys: WalletKeys, tokenSigningKey: Buffer) {
   let userId = await findUserId(db, DEMO_EMAIL);
@@ -38,5 +39,17 @@ export async function ensureDemoProject(db: Db, keys: WalletKeys, tokenSigningKe
     userId: userId as number,
     expiresInSeconds: 86_400,
   });
-  return { projectId, apiKey, accessToken: token, accessTokenExpiresAt: new Date(claims.exp * 1000) };
+  // A one-time sign-in link to the console for the demo user, in this project.
+  const link = await createConsoleLink(db, {
+    userId: userId as number,
+    projectId,
+    expiresInSeconds: CONSOLE_LINK_DEFAULT_SECONDS,
+  });
+  return {
+    projectId,
+    apiKey,
+    accessToken: token,
+    accessTokenExpiresAt: new Date(claims.exp * 1000),
+    consoleLinkCode: link.code,
+  };
 }

@@ -237,3 +237,12 @@ export async function listProjectsForUser(
     total: rows[0]?.total ?? 0,
   };
 }
+
+/** Whether the project's key is a live or a test one (a rotation keeps it): from its current key's prefix. */
+export async function currentKeyMode(db: Db, projectId: number): Promise<KeyMode> {
+  const { rows } = await db.query<{ masked: string }>(
+    'SELECT masked FROM api_keys WHERE project_id = $1 ORDER BY revoked_at IS NULL DESC, id DESC LIMIT 1',
+    [projectId],
+  );
+  return rows[0]?.masked.startsWith('mtn_live_') ? 'live' : 'test';
+}

@@ -53,3 +53,12 @@ export async function findUserId(db: Db, emailOrId: string): Promise<number | un
   ]);
   return rows[0]?.id;
 }
+
+/** Whether the user is a member of the project, in any role. */
+export async function isMember(db: Db, projectId: number, userId: number): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM memberships WHERE project_id = $1 AND user_id = $2', [
+    projectId,
+    userId,
+  ]);
+  return (rowCount ?? 0) > 0;
+}

@@ -1,4 +1,5 @@
 import type { RouteDefinition } from '#api/http/route.ts';
+import exchangeConsoleLink from './console/exchangeConsoleLink.ts';
 import activateContractFunction from './contract/activateContractFunction.ts';
 import deactivateContractFunction from './contract/deactivateContractFunction.ts';
 import getContractActivatedFunctions from './contract/getContractActivatedFunctions.ts';
@@ -11,7 +12,10 @@ import resendFailedWebhook from './eventNotifier/resendFailedWebhook.ts';
 import rotateSubscriptionWebhookSecret from './eventNotifier/rotateSubscriptionWebhookSecret.ts';
 import updateSubscriptionWebhook from './eventNotifier/updateSubscriptionWebhook.ts';
 import getProjectDetail from './project/getProjectDetail.ts';
+import getProjectMembers from './project/getProjectMembers.ts';
 import getProjects from './project/getProjects.ts';
+import getStatistics from './project/getStatistics.ts';
+import rotateApiKey from './project/rotateApiKey.ts';
 import executeTransaction from './transaction/executeTransaction.ts';
 import getTransaction from './transaction/getTransaction.ts';
 import getTransactions from './transaction/getTransactions.ts';
@@ -28,6 +32,10 @@ import updateWebhookEndpoint from './webhook/updateWebhookEndpoint.ts';
 export const routes = [
   getProjects,
   getProjectDetail,
+  getProjectMembers,
+  rotateApiKey,
+  getStatistics,
+  exchangeConsoleLink,
   createSubscription,
   getSubscriptions,
   updateSubscriptionWebhook,

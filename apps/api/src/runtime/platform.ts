@@ -77,6 +77,7 @@ export async function startRoles(
         cors: config.cors,
         ...(config.metrics.token ? { metricsToken: config.metrics.token } : {}),
         custodians,
+        consoleDir: config.consoleDir,
       },
       options.logger !== undefined ? { logger: options.logger } : {},
     );

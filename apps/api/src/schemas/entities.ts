@@ -88,6 +88,31 @@ export const ProjectDetail = component(
   }),
 );
 
+export const RoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('editor'), Type.Literal('reader')], {
+  description: 'A project role: admin, editor or reader.',
+});
+
+export const Caller = Type.Object(
+  {
+    credential: Type.Union([Type.Literal('apiKey'), Type.Literal('accessToken')], {
+      description: 'How the request was authenticated: the project API key, or a user access token.',
+    }),
+    role: RoleSchema,
+  },
+  { description: 'Who is calling: the credential, and the role it acts with (an API key acts as admin).' },
+);
+
+export const Member = component(
+  'Member',
+  Type.Object({
+    userId: Type.Integer({ minimum: 1 }),
+    email: Type.String(),
+    name: Type.String(),
+    role: RoleSchema,
+    since: Type.String({ format: 'date-time', description: 'When the user joined the project, or took this role.' }),
+  }),
+);
+
 export const PaginationMeta = component(
   'PaginationMeta',
   Type.Object({

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { type LabChain, startLabChain } from '@mountain/testkit/lab/chain.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import type { Hex } from 'viem';
-import { incrementMany, settled } from '#api-testing/transactionFlow.ts';
+import { FINAL, incrementMany, settled } from '#api-testing/transactionFlow.ts';
 import { type KmsPlatform, startKmsPlatform } from './kmsFixture.ts';
 
 /** AWS KMS wallets on interval blocks: many transactions through one key, throttling, and a reorg. */
@@ -34,13 +34,11 @@ describe('AWS KMS wallets on the chain lab', () => {
     const ids = [...first, ...second].map((a) => a.body.transaction.id as string);
     const final = await Promise.all(
       ids.map((id) =>
+        // Final and finalized, or ended otherwise (then the status assertion below names the message).
         waitFor(async () => {
           const tx = await get(id);
-          return tx.status === 'succeeded' && tx.finalized
-            ? tx
-            : tx.status === 'succeeded' || !['broadcast-failed', 'reverted', 'monitor-failed'].includes(tx.status)
-              ? undefined
-              : tx;
+          const done = tx.status === 'succeeded' ? tx.finalized : FINAL.includes(tx.status);
+          return done ? tx : undefined;
         }, 45_000),
       ),
     );

@@ -7,6 +7,7 @@ import type { RouteDefinition } from '#api/http/route.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
 import { setMembership } from '#api/projects/users.ts';
 import { apiKey, bearer, type CallResult, type Harness } from '#api-testing/harness.ts';
+import { CONSOLE_MATRIX_OPERATIONS } from './authMatrixConsole.ts';
 
 const abiEntry = (name: string) => COUNTER_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
 export const INCREMENT = abiEntry('increment');
@@ -61,6 +62,7 @@ export async function createMatrixFixture(h: Harness, counter: string) {
   const memberOfB = await h.user();
   await setMembership(h.db, { projectId: b.project.id, userId: memberOfB.id, role: 'admin' });
   const expiredUser = await h.member(a.project.id, 'admin');
+  const linkOfA = () => h.consoleLinkCode(expiredUser.userId, { projectId: a.project.id });
   return {
     projectA: a.project.id,
     projectB: b.project.id,
@@ -77,6 +79,8 @@ export async function createMatrixFixture(h: Harness, counter: string) {
     subscriptionId: subscribed.body.eventNotifierSubscription.id as string,
     endpointId: endpointCreated.body.webhookEndpoint.id as string,
     endpointsToDelete,
+    /** One-time console links of an admin of A, one per caller of exchange-console-link. */
+    consoleLinkCodes: await Promise.all(Array.from({ length: 20 }, linkOfA)),
   };
 }
 
@@ -125,6 +129,7 @@ let deletions = 0;
 
 /** What each operation is asked, and what a successful answer must show, per operation id. */
 export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
+  ...CONSOLE_MATRIX_OPERATIONS,
   'get-projects': {
     request: () => ({}),
     check(res, f, actingIn) {

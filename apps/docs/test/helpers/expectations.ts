@@ -38,6 +38,7 @@ export const SDK_DOCS = [
   doc('sdks-tools/webhook-sdk/event-structure', 'Webhook event structure', 'Event structure'),
   doc('sdks-tools/webhook-sdk/security', 'Webhook security', 'Security'),
   doc('sdks-tools/webhook-sdk/best-practices', 'Webhook best practices', 'Best practices'),
+  doc('sdks-tools/console', 'Developer console'),
 ];
 
 export const SERVICE_DOCS = [
@@ -85,6 +86,10 @@ export const ROUTES: RouteExpectation[] = [
 export const OPERATION_IDS = [
   'get-projects',
   'get-project-detail',
+  'get-project-members',
+  'rotate-api-key',
+  'get-statistics',
+  'exchange-console-link',
   'create-subscription',
   'get-subscriptions',
   'update-subscription-webhook',

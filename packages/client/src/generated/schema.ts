@@ -31,11 +31,91 @@ export interface paths {
         };
         /**
          * Get your project and its system wallets
-         * @description Returns the project the credentials act in, with its mainnet and testnet system wallets. The API key is masked.
+         * @description Returns the project the credentials act in, with its mainnet and testnet system wallets. The API key is masked. `caller` says how the request was authenticated and with which role, so an app can offer only what the role allows.
          */
         get: operations["get-project-detail"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/project/get-project-members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your project’s members
+         * @description The users of the project with their role, in the order they joined. Members are added and removed with the admin CLI (`mountain-admin add-member`, `remove-member`).
+         */
+        get: operations["get-project-members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/project/rotate-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate your project’s API key
+         * @description Revokes the project’s API key and answers a new one, shown this once. From this answer on, the old key is refused (401 INVALID_API_KEY) on every API process. Admins only.
+         */
+        post: operations["rotate-api-key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/project/get-statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your project’s activity of the last 24 hours
+         * @description Transactions created in each of the last 24 hours (the current hour included, oldest first), counted by where they ended: succeeded, reverted, failed, or still pending. Always 24 entries. The count reads the project’s transactions of that day through an index: its cost follows that day’s activity, never the history.
+         */
+        get: operations["get-statistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/exchange-console-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a console sign-in link for an access token
+         * @description Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in once, within its lifetime (15 minutes unless the command says otherwise). Needs no credentials: each call counts against the caller’s address like a refused authentication.
+         */
+        post: operations["exchange-console-link"];
         delete?: never;
         options?: never;
         head?: never;
@@ -985,6 +1065,21 @@ export interface components {
             mSystemWalletMainnet: components["schemas"]["SystemWallet"];
             mSystemWalletTestnet: components["schemas"]["SystemWallet"];
         };
+        Member: {
+            userId: number;
+            email: string;
+            name: string;
+            /**
+             * @description A project role: admin, editor or reader.
+             * @enum {string}
+             */
+            role: "admin" | "editor" | "reader";
+            /**
+             * Format: date-time
+             * @description When the user joined the project, or took this role.
+             */
+            since: string;
+        };
         PaginationMeta: {
             /** @description The page returned, from 1. */
             pageNumber: number;
@@ -1158,7 +1253,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -1623,11 +1718,28 @@ export interface operations {
                      *           "ownerType": "dedicated",
                      *           "custody": null
                      *         }
+                     *       },
+                     *       "caller": {
+                     *         "credential": "apiKey",
+                     *         "role": "admin"
                      *       }
                      *     }
                      */
                     "application/json": {
                         data: components["schemas"]["ProjectDetail"];
+                        /** @description Who is calling: the credential, and the role it acts with (an API key acts as admin). */
+                        caller: {
+                            /**
+                             * @description How the request was authenticated: the project API key, or a user access token.
+                             * @enum {string}
+                             */
+                            credential: "apiKey" | "accessToken";
+                            /**
+                             * @description A project role: admin, editor or reader.
+                             * @enum {string}
+                             */
+                            role: "admin" | "editor" | "reader";
+                        };
                     };
                 };
             };
@@ -1663,6 +1775,649 @@ export interface operations {
             };
             /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-project-members": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project’s members. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "members": [
+                     *         {
+                     *           "userId": 1,
+                     *           "email": "ada@example.com",
+                     *           "name": "Ada",
+                     *           "role": "admin",
+                     *           "since": "2026-01-01T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "userId": 2,
+                     *           "email": "grace@example.com",
+                     *           "name": "",
+                     *           "role": "reader",
+                     *           "since": "2026-01-02T09:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        members: components["schemas"]["Member"][];
+                    };
+                };
+            };
+            /**
+             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "rotate-api-key": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new API key, in full: store it now. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "apiKey": "mtn_test_4fQ9xZ2mLp7aKd83Jf92LsQ0vX7bN1mC5tR8yW2eZ4hA"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The new key; the only time it is shown. */
+                        apiKey: string;
+                    };
+                };
+            };
+            /**
+             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-statistics": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project’s statistics. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "statistics": {
+                     *         "transactionsPerHour": [
+                     *           {
+                     *             "hour": "2026-01-01T00:00:00.000Z",
+                     *             "succeeded": 0,
+                     *             "reverted": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T01:00:00.000Z",
+                     *             "succeeded": 1,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T02:00:00.000Z",
+                     *             "succeeded": 2,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T03:00:00.000Z",
+                     *             "succeeded": 3,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T04:00:00.000Z",
+                     *             "succeeded": 4,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T05:00:00.000Z",
+                     *             "succeeded": 0,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T06:00:00.000Z",
+                     *             "succeeded": 1,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T07:00:00.000Z",
+                     *             "succeeded": 2,
+                     *             "reverted": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T08:00:00.000Z",
+                     *             "succeeded": 3,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T09:00:00.000Z",
+                     *             "succeeded": 4,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T10:00:00.000Z",
+                     *             "succeeded": 0,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T11:00:00.000Z",
+                     *             "succeeded": 1,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T12:00:00.000Z",
+                     *             "succeeded": 2,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T13:00:00.000Z",
+                     *             "succeeded": 3,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T14:00:00.000Z",
+                     *             "succeeded": 4,
+                     *             "reverted": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T15:00:00.000Z",
+                     *             "succeeded": 0,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T16:00:00.000Z",
+                     *             "succeeded": 1,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T17:00:00.000Z",
+                     *             "succeeded": 2,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T18:00:00.000Z",
+                     *             "succeeded": 3,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T19:00:00.000Z",
+                     *             "succeeded": 4,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T20:00:00.000Z",
+                     *             "succeeded": 0,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T21:00:00.000Z",
+                     *             "succeeded": 1,
+                     *             "reverted": 1,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T22:00:00.000Z",
+                     *             "succeeded": 2,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T23:00:00.000Z",
+                     *             "succeeded": 3,
+                     *             "reverted": 0,
+                     *             "failed": 0,
+                     *             "pending": 2
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        statistics: {
+                            transactionsPerHour: {
+                                /**
+                                 * Format: date-time
+                                 * @description Start of the hour, UTC.
+                                 */
+                                hour: string;
+                                /** @description Created in this hour and succeeded. */
+                                succeeded: number;
+                                /** @description Created in this hour and reverted on chain. */
+                                reverted: number;
+                                /** @description Created in this hour and failed (broadcast-failed or monitor-failed). */
+                                failed: number;
+                                /** @description Created in this hour and not final yet (created, processing or broadcasted). */
+                                pending: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "exchange-console-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "Zb3o0pJ1cI4VQ2l8m0k5rXw7yT9sA6dF1gH3jK5lM7n"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The code of the link: what follows `#code=` in its address (43 characters). */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An access token for the link’s user. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…",
+                     *       "expiresAt": "2026-01-01T12:00:00.000Z",
+                     *       "projectId": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A bearer access token (Authorization: Bearer). */
+                        accessToken: string;
+                        /**
+                         * Format: date-time
+                         * @description When the access token expires.
+                         */
+                        expiresAt: string;
+                        /** @description The project the token is limited to, or null when the user may choose (X-Project-Id). */
+                        projectId: number | null;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CONSOLE_LINK_REFUSED`: Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,10 +1,10 @@
 import Type from 'typebox';
 import { ApiError } from '#api/errors/ApiError.ts';
-import { projectOf } from '#api/http/roles.ts';
+import { projectOf, roleOf } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { getProjectDetail } from '#api/projects/projects.ts';
 import { ROLES } from '#api/projects/users.ts';
-import { ProjectDetail } from '#api/schemas/entities.ts';
+import { Caller, ProjectDetail } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleProject } from '#api/schemas/examples.ts';
 
 export default defineRoute({
@@ -14,12 +14,13 @@ export default defineRoute({
   tag: 'Project',
   summary: 'Get your project and its system wallets',
   description:
-    'Returns the project the credentials act in, with its mainnet and testnet system wallets. The API key is masked.',
+    'Returns the project the credentials act in, with its mainnet and testnet system wallets. The API key is masked. ' +
+    '`caller` says how the request was authenticated and with which role, so an app can offer only what the role allows.',
   auth: { roles: ROLES },
   response: {
     status: 200,
     description: 'The project and its two system wallets.',
-    schema: Type.Object({ data: ProjectDetail }),
+    schema: Type.Object({ data: ProjectDetail, caller: Caller }),
     example: {
       data: {
         project: exampleProject,
@@ -40,6 +41,7 @@ export default defineRoute({
           custody: null,
         },
       },
+      caller: { credential: 'apiKey', role: 'admin' },
     },
   },
   errors: [],
@@ -47,6 +49,7 @@ export default defineRoute({
     const projectId = projectOf(principal);
     const detail = await getProjectDetail(deps.db, projectId);
     if (!detail) throw new ApiError('NOT_FOUND', { resource: 'Project', id: projectId });
-    return { data: detail };
+    const credential = principal.kind === 'apiKey' ? ('apiKey' as const) : ('accessToken' as const);
+    return { data: detail, caller: { credential, role: roleOf(principal) } };
   },
 });

@@ -1,0 +1,26 @@
+// The console talks to the API only through @mountain/public-api-client: what it calls is in the OpenAPI document.
+import { MountainClient } from '@mountain/public-api-client';
+import { createContext, useContext } from 'react';
+import type { Credentials } from '../session/session.ts';
+
+/** The Public API on the console's own origin (the API serves the console: no CORS). */
+export const apiBaseUrl = () => `${window.location.origin}/public-api/v3`;
+
+export function createClient(credentials: Credentials): MountainClient {
+  const common = { baseUrl: apiBaseUrl(), maxRetries: 1, timeout: 20_000 };
+  if (credentials.kind === 'apiKey') return new MountainClient({ ...common, apiKey: credentials.apiKey });
+  return new MountainClient({
+    ...common,
+    accessToken: credentials.accessToken,
+    ...(credentials.projectId !== null ? { projectId: credentials.projectId } : {}),
+  });
+}
+
+export const ClientContext = createContext<MountainClient | null>(null);
+
+/** The signed-in client; only views below the signed-in shell call it. */
+export function useClient(): MountainClient {
+  const client = useContext(ClientContext);
+  if (!client) throw new Error('useClient is used outside the signed-in console');
+  return client;
+}

@@ -1,0 +1,144 @@
+import type { NetworkId } from '@mountain/public-api-client';
+import { type FormEvent, useState } from 'react';
+import { parseAbiItem } from 'viem';
+import { fieldErrorsOf, otherErrors } from '../api/errors.ts';
+import { NETWORK_IDS, NETWORKS } from '../networks/networks.ts';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { Field } from '../ui/Field.tsx';
+import { Modal } from '../ui/Modal.tsx';
+import { useCreateSubscription } from './useSubscriptions.ts';
+
+const FIELDS = [
+  'subscriptionName',
+  'networkId',
+  'address',
+  'formattedAbiEvent',
+  'initialBlockNumber',
+  'scanInterval',
+  'webhookURL',
+  'webhookMaxRetries',
+];
+
+/** Create a subscription; the answer's webhook secret is shown once, here. */
+export function CreateSubscriptionDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => void }) {
+  const [form, setForm] = useState({
+    subscriptionName: '',
+    networkId: 1337 as NetworkId,
+    address: '',
+    formattedAbiEvent: '',
+    initialBlockNumber: '0',
+    scanInterval: '5',
+    webhookURL: '',
+    webhookMaxRetries: '5',
+  });
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const [secret, setSecret] = useState<string | null>(null);
+  const create = useCreateSubscription();
+  const apiErrors = fieldErrorsOf(create.error);
+  const errors = { ...apiErrors, ...localErrors };
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [name]: name === 'networkId' ? Number(event.target.value) : event.target.value }));
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const problems: Record<string, string> = {};
+    if (form.subscriptionName.trim() === '') problems.subscriptionName = 'Give the subscription a name';
+    if (!/^0x[0-9a-fA-F]{40}$/.test(form.address.trim()))
+      problems.address = 'An address is 0x followed by 40 hex digits';
+    try {
+      if (parseAbiItem(form.formattedAbiEvent.trim()).type !== 'event')
+        problems.formattedAbiEvent = 'This is not an event';
+    } catch {
+      problems.formattedAbiEvent =
+        'Write the event as a signature: event Transfer(address indexed from, address indexed to, uint256 value)';
+    }
+    if (!/^\d+$/.test(form.initialBlockNumber)) problems.initialBlockNumber = 'A block number, 0 or more';
+    if (!/^\d+$/.test(form.scanInterval) || Number(form.scanInterval) < 5) problems.scanInterval = 'At least 5 seconds';
+    if (!/^\d+$/.test(form.webhookMaxRetries)) problems.webhookMaxRetries = 'A number of retries, 0 or more';
+    setLocalErrors(problems);
+    if (Object.keys(problems).length > 0) return;
+    const { eventNotifierSubscription } = await create.mutateAsync({
+      subscriptionName: form.subscriptionName.trim(),
+      networkId: form.networkId,
+      address: form.address.trim(),
+      formattedAbiEvent: form.formattedAbiEvent.trim(),
+      initialBlockNumber: Number(form.initialBlockNumber),
+      scanInterval: Number(form.scanInterval),
+      webhookMaxRetries: Number(form.webhookMaxRetries),
+      ...(form.webhookURL.trim() ? { webhookURL: form.webhookURL.trim() } : {}),
+    });
+    setSecret(eventNotifierSubscription.webhookSecret);
+  };
+  const close = () => {
+    setSecret(null);
+    create.reset();
+    onClose();
+  };
+  const unplaced = otherErrors(apiErrors, FIELDS);
+  return (
+    <Modal title="Create a subscription" isOpen={isOpen} onClose={close}>
+      {secret ? (
+        <div className="notice success" aria-live="polite">
+          <p>Created. Its webhook secret, shown this once (verify each webhook's signature with it):</p>
+          <code>{secret}</code>
+          <p>
+            <button type="button" onClick={close}>
+              Done
+            </button>
+          </p>
+        </div>
+      ) : (
+        <form onSubmit={(event) => submit(event).catch(() => {})} noValidate>
+          {create.isError && Object.keys(apiErrors).length === 0 && <ErrorNotice error={create.error} />}
+          {unplaced.length > 0 && (
+            <div className="notice error" role="alert">
+              {unplaced.join('; ')}
+            </div>
+          )}
+          <Field label="Name" error={errors.subscriptionName}>
+            <input value={form.subscriptionName} onChange={set('subscriptionName')} />
+          </Field>
+          <Field label="Network" error={errors.networkId}>
+            <select value={form.networkId} onChange={set('networkId')}>
+              {NETWORK_IDS.map((id) => (
+                <option key={id} value={id}>
+                  {NETWORKS[id].name} ({id})
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Contract address" error={errors.address}>
+            <input value={form.address} onChange={set('address')} spellCheck={false} autoComplete="off" />
+          </Field>
+          <Field
+            label="Event"
+            hint="event Transfer(address indexed from, address indexed to, uint256 value)"
+            error={errors.formattedAbiEvent}
+          >
+            <input value={form.formattedAbiEvent} onChange={set('formattedAbiEvent')} spellCheck={false} />
+          </Field>
+          <Field label="From block" error={errors.initialBlockNumber}>
+            <input value={form.initialBlockNumber} onChange={set('initialBlockNumber')} inputMode="numeric" />
+          </Field>
+          <Field label="Scan every (seconds)" error={errors.scanInterval}>
+            <input value={form.scanInterval} onChange={set('scanInterval')} inputMode="numeric" />
+          </Field>
+          <Field label="Webhook URL" hint="Optional: where each event is sent, signed." error={errors.webhookURL}>
+            <input value={form.webhookURL} onChange={set('webhookURL')} type="url" spellCheck={false} />
+          </Field>
+          <Field label="Webhook retries" error={errors.webhookMaxRetries}>
+            <input value={form.webhookMaxRetries} onChange={set('webhookMaxRetries')} inputMode="numeric" />
+          </Field>
+          <div className="row">
+            <button type="submit" className="primary" disabled={create.isPending}>
+              Create
+            </button>
+            <button type="button" onClick={close}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,101 @@
+import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
+import { messageOf } from '../api/errors.ts';
+import { networkName } from '../networks/networks.ts';
+import { useCanWrite } from '../project/useProject.ts';
+import { Empty } from '../ui/Empty.tsx';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { formatTime } from '../ui/format.ts';
+import { Loading } from '../ui/Loading.tsx';
+import { StatusBadge } from '../ui/StatusBadge.tsx';
+import { CreateSubscriptionDialog } from './CreateSubscriptionDialog.tsx';
+import { useSubscriptions, useUpdateWebhook } from './useSubscriptions.ts';
+
+export function EventsView() {
+  const subscriptions = useSubscriptions();
+  const update = useUpdateWebhook();
+  const canWrite = useCanWrite();
+  const [creating, setCreating] = useState(false);
+  const list = subscriptions.data?.eventNotifierSubscriptions;
+  return (
+    <>
+      <h1>Event notifier</h1>
+      {canWrite && (
+        <div className="toolbar">
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            Create a subscription
+          </button>
+        </div>
+      )}
+      {subscriptions.isPending && <Loading what="subscriptions" />}
+      {subscriptions.isError && <ErrorNotice error={subscriptions.error} onRetry={() => subscriptions.refetch()} />}
+      {update.isError && (
+        <div className="notice error" role="alert">
+          {messageOf(update.error)}
+        </div>
+      )}
+      {list && list.length === 0 && (
+        <Empty>No subscription yet: one scans a contract's event and sends each to a webhook.</Empty>
+      )}
+      {list && list.length > 0 && (
+        <div className="table-scroll">
+          <table>
+            <caption className="visually-hidden">Subscriptions</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Event</th>
+                <th scope="col">Scan</th>
+                <th scope="col">Webhook</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <Link to="/events/$subscriptionId" params={{ subscriptionId: s.id }}>
+                      {s.subscriptionName}
+                    </Link>
+                    <div className="muted">{networkName(s.networkId)}</div>
+                  </td>
+                  <td className="mono">{s.formattedAbiEvent}</td>
+                  <td>
+                    <StatusBadge status={s.scanStatus} />
+                    <div className="muted">
+                      {s.scanEnabled ? `block ${s.lastScannedBlock ?? '—'}, ${formatTime(s.lastScannedAt)}` : 'stopped'}
+                    </div>
+                    {s.lastScanFailureMessage && <div className="field-error">{s.lastScanFailureMessage}</div>}
+                  </td>
+                  <td>
+                    {s.webhookURL ? (
+                      <span className="mono">{s.webhookURL}</span>
+                    ) : (
+                      <span className="muted">no URL</span>
+                    )}
+                    <div className="muted">{s.webhookEnabled ? 'enabled' : 'disabled'}</div>
+                  </td>
+                  <td>
+                    {canWrite && s.webhookURL && (
+                      <button
+                        type="button"
+                        disabled={update.isPending}
+                        onClick={() => update.mutate({ id: s.id, webhookEnabled: !s.webhookEnabled })}
+                        aria-label={`${s.webhookEnabled ? 'Disable' : 'Enable'} the webhook of ${s.subscriptionName}`}
+                      >
+                        {s.webhookEnabled ? 'Disable webhook' : 'Enable webhook'}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {canWrite && <CreateSubscriptionDialog isOpen={creating} onClose={() => setCreating(false)} />}
+    </>
+  );
+}

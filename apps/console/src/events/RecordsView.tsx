@@ -1,0 +1,109 @@
+import { getRouteApi } from '@tanstack/react-router';
+import { useState } from 'react';
+import { messageOf } from '../api/errors.ts';
+import { useCanWrite } from '../project/useProject.ts';
+import { Empty } from '../ui/Empty.tsx';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { formatTime, shortHex } from '../ui/format.ts';
+import { Loading } from '../ui/Loading.tsx';
+import { StatusBadge } from '../ui/StatusBadge.tsx';
+import { useRecords, useResendFailed, useSubscriptions } from './useSubscriptions.ts';
+
+const recordsRoute = getRouteApi('/_console/events/$subscriptionId');
+
+/** A subscription's records: the decoded events and their delivery, with resend of the failed ones (and force). */
+export function RecordsView() {
+  const { subscriptionId } = recordsRoute.useParams();
+  const [page, setPage] = useState(1);
+  const records = useRecords(subscriptionId, page);
+  const subscription = useSubscriptions().data?.eventNotifierSubscriptions.find((s) => s.id === subscriptionId);
+  const resend = useResendFailed(subscriptionId);
+  const canWrite = useCanWrite();
+  const [force, setForce] = useState(false);
+  const meta = records.data?.meta;
+  return (
+    <>
+      <h1>{subscription ? `Records of ${subscription.subscriptionName}` : 'Records'}</h1>
+      {subscription && <p className="mono">{subscription.formattedAbiEvent}</p>}
+      {canWrite && (
+        <div className="toolbar">
+          <label className="row">
+            <input type="checkbox" checked={force} onChange={(event) => setForce(event.target.checked)} />
+            Force (even with the webhook disabled or its retries used up)
+          </label>
+          <button type="button" onClick={() => resend.mutate(force)} disabled={resend.isPending}>
+            Resend failed webhooks
+          </button>
+        </div>
+      )}
+      {resend.isSuccess && (
+        <p className="notice success" aria-live="polite">
+          {resend.data.record.requeuedCount} failed record(s) queued again.
+        </p>
+      )}
+      {resend.isError && (
+        <div className="notice error" role="alert">
+          {messageOf(resend.error)}
+        </div>
+      )}
+      {records.isPending && <Loading what="records" />}
+      {records.isError && <ErrorNotice error={records.error} onRetry={() => records.refetch()} />}
+      {records.data && records.data.eventNotifierRecords.length === 0 && (
+        <Empty>No event found yet. Scanning goes on every scan interval.</Empty>
+      )}
+      {records.data && records.data.eventNotifierRecords.length > 0 && (
+        <div className="table-scroll">
+          <table>
+            <caption className="visually-hidden">Records</caption>
+            <thead>
+              <tr>
+                <th scope="col">Block</th>
+                <th scope="col">Transaction</th>
+                <th scope="col">Event</th>
+                <th scope="col">Delivery</th>
+              </tr>
+            </thead>
+            <tbody>
+              {records.data.eventNotifierRecords.map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    {r.blockNumber}
+                    <div className="muted">{formatTime(r.blockTimestamp)}</div>
+                  </td>
+                  <td className="mono">
+                    {shortHex(r.transactionHash)} #{r.logIndex}
+                  </td>
+                  <td>
+                    <pre className="mono">{JSON.stringify(r.decodedLog, null, 2)}</pre>
+                  </td>
+                  <td>
+                    <StatusBadge status={r.status} />
+                    {r.removed && <div className="field-error">removed by a reorg</div>}
+                    {r.lastNotificationFailureMessage && (
+                      <div className="field-error">
+                        {r.notificationFailureCount} failure(s): {r.lastNotificationFailureMessage}
+                      </div>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {meta && meta.totalPage > 1 && (
+        <nav aria-label="Pages" className="row">
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous page
+          </button>
+          <span>
+            Page {meta.pageNumber} of {meta.totalPage}
+          </span>
+          <button type="button" disabled={page >= meta.totalPage} onClick={() => setPage(page + 1)}>
+            Next page
+          </button>
+        </nav>
+      )}
+    </>
+  );
+}

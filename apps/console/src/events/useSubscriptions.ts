@@ -1,0 +1,49 @@
+import type { RequestBody } from '@mountain/public-api-client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useClient } from '../api/client.ts';
+
+export function useSubscriptions() {
+  const client = useClient();
+  return useQuery({
+    queryKey: ['subscriptions'],
+    queryFn: ({ signal }) => client.getSubscriptions({ signal }),
+    // Scanning moves on its own: the list's scan status and last block follow it while the tab is visible.
+    refetchInterval: 5_000,
+  });
+}
+
+export function useCreateSubscription() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'create-subscription'>) => client.createSubscription(body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['subscriptions'] }),
+  });
+}
+
+export function useUpdateWebhook() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'update-subscription-webhook'>) => client.updateSubscriptionWebhook(body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['subscriptions'] }),
+  });
+}
+
+export function useRecords(subscriptionId: string, page: number) {
+  const client = useClient();
+  return useQuery({
+    queryKey: ['records', subscriptionId, page],
+    queryFn: ({ signal }) => client.getRecords({ subscriptionId, page, perPage: 50 }, { signal }),
+    refetchInterval: 5_000,
+  });
+}
+
+export function useResendFailed(subscriptionId: string) {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (force: boolean) => client.resendFailedWebhook({ subscriptionId, force }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['records', subscriptionId] }),
+  });
+}

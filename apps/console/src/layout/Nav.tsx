@@ -1,0 +1,26 @@
+import { Link } from '@tanstack/react-router';
+
+/** The console's areas. The Webhooks area joins this list with the API's project webhooks. */
+const AREAS = [
+  { to: '/', label: 'Overview' },
+  { to: '/project', label: 'Project' },
+  { to: '/contracts', label: 'Contracts' },
+  { to: '/transactions', label: 'Transactions' },
+  { to: '/events', label: 'Event notifier' },
+] as const;
+
+export function Nav() {
+  return (
+    <nav className="nav" aria-label="Console">
+      <ul>
+        {AREAS.map((area) => (
+          <li key={area.to}>
+            <Link to={area.to} activeOptions={{ exact: area.to === '/' }}>
+              {area.label}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,42 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useClient } from '../api/client.ts';
+import { session } from '../session/session.ts';
+
+export const projectKey = ['project-detail'] as const;
+
+/** The project, its two wallets, and who is calling with which role. */
+export function useProjectDetail() {
+  const client = useClient();
+  return useQuery({ queryKey: projectKey, queryFn: ({ signal }) => client.getProjectDetail({ signal }) });
+}
+
+/** Whether the caller may change things (admin, editor): readers are shown no write controls. */
+export function useCanWrite(): boolean {
+  const role = useProjectDetail().data?.caller.role;
+  return role === 'admin' || role === 'editor';
+}
+
+export function useIsAdmin(): boolean {
+  return useProjectDetail().data?.caller.role === 'admin';
+}
+
+export function useMembers() {
+  const client = useClient();
+  return useQuery({ queryKey: ['project-members'], queryFn: ({ signal }) => client.getProjectMembers({ signal }) });
+}
+
+/**
+ * Rotates the project's API key. Signed in with that key, the console moves on to the new one at once (the shell then
+ * reloads what it shows with it); signed in as a user, only the masked key changes.
+ */
+export function useRotateApiKey() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => client.rotateApiKey(),
+    onSuccess: async ({ apiKey }) => {
+      if (session.get()?.kind === 'apiKey') session.signIn({ kind: 'apiKey', apiKey });
+      else await queryClient.invalidateQueries({ queryKey: projectKey });
+    },
+  });
+}

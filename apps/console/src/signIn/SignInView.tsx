@@ -1,0 +1,83 @@
+import { useNavigate } from '@tanstack/react-router';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { Field } from '../ui/Field.tsx';
+import { useApiKeySignIn, useLinkSignIn } from './useSignIn.ts';
+
+/** The code of a sign-in link, from the address's fragment (`#code=…`), which no server ever sees. */
+function takeCodeFromAddress(): string | undefined {
+  const code = new URLSearchParams(window.location.hash.slice(1)).get('code') ?? undefined;
+  // Out of the address at once: not in the history, not in a bookmark, not on the screen.
+  if (code !== undefined) window.history.replaceState(null, '', window.location.pathname);
+  return code;
+}
+
+export function SignInView() {
+  const navigate = useNavigate();
+  const [apiKey, setApiKey] = useState('');
+  const [keyError, setKeyError] = useState<string | undefined>();
+  const byKey = useApiKeySignIn();
+  const byLink = useLinkSignIn();
+  const started = useRef(false);
+  useEffect(() => {
+    const signInWithLink = () => {
+      const code = takeCodeFromAddress();
+      if (code)
+        byLink.mutateAsync(code).then(
+          () => navigate({ to: '/' }),
+          () => {},
+        );
+    };
+    // At once (only once, even under StrictMode's double effects: a link signs in only once), and when a link is
+    // opened in a tab already on this page (only the fragment changes: no new page load).
+    if (!started.current) {
+      started.current = true;
+      signInWithLink();
+    }
+    window.addEventListener('hashchange', signInWithLink);
+    return () => window.removeEventListener('hashchange', signInWithLink);
+  }, [byLink.mutateAsync, navigate]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!/^mtn_(test|live)_[0-9A-Za-z]{44}$/.test(apiKey.trim())) {
+      setKeyError('A project API key starts with mtn_test_ or mtn_live_ followed by 44 letters and digits');
+      return;
+    }
+    setKeyError(undefined);
+    await byKey.mutateAsync(apiKey);
+    await navigate({ to: '/' });
+  };
+  return (
+    <main className="signin">
+      <h1>Sign in to the Mountain console</h1>
+      {byLink.isPending && (
+        <p aria-live="polite" className="notice">
+          Signing you in with your link…
+        </p>
+      )}
+      {byLink.isError && <ErrorNotice title="This sign-in link cannot be used." error={byLink.error} />}
+      <form onSubmit={(event) => submit(event).catch(() => {})} noValidate className="card">
+        <Field
+          label="Project API key"
+          hint="Kept in this tab only, until you sign out or close it."
+          error={keyError ?? (byKey.isError ? byKey.error.message : undefined)}
+        >
+          <input
+            type="password"
+            value={apiKey}
+            onChange={(event) => setApiKey(event.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        </Field>
+        <button type="submit" className="primary" disabled={byKey.isPending}>
+          Sign in
+        </button>
+      </form>
+      <p className="muted">
+        Or sign in as a user with a one-time link: <code>mountain-admin console-link --user you@example.com</code>.
+      </p>
+    </main>
+  );
+}

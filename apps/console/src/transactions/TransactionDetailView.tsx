@@ -1,0 +1,59 @@
+import { getRouteApi } from '@tanstack/react-router';
+import { networkName } from '../networks/networks.ts';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { formatTime } from '../ui/format.ts';
+import { Loading } from '../ui/Loading.tsx';
+import { StatusBadge } from '../ui/StatusBadge.tsx';
+import { Timeline } from './Timeline.tsx';
+import { useTransaction } from './useTransactions.ts';
+
+const transactionRoute = getRouteApi('/_console/transactions/$transactionId');
+
+export function TransactionDetailView() {
+  const { transactionId } = transactionRoute.useParams();
+  const query = useTransaction(transactionId);
+  const t = query.data?.transaction;
+  return (
+    <>
+      <h1>Transaction</h1>
+      <p className="mono">{transactionId}</p>
+      {query.isPending && <Loading what="the transaction" />}
+      {query.isError && <ErrorNotice error={query.error} onRetry={() => query.refetch()} />}
+      {t && (
+        <div className="grid-2">
+          <section className="card" aria-labelledby="tx-facts">
+            <h2 id="tx-facts">
+              Status <StatusBadge status={t.status} />
+            </h2>
+            <dl className="facts">
+              <dt>Network</dt>
+              <dd>{networkName(t.networkId)}</dd>
+              <dt>Function id</dt>
+              <dd>{t.contractActivatedFunctionId}</dd>
+              <dt>Arguments</dt>
+              <dd className="mono">{JSON.stringify(t.functionArgs)}</dd>
+              <dt>Idempotency key</dt>
+              <dd className="mono">{t.idempotencyKey}</dd>
+              <dt>Nonce</dt>
+              <dd>{t.nonce ?? '—'}</dd>
+              <dt>Gas used</dt>
+              <dd>{t.gasUsed ?? '—'}</dd>
+              <dt>Updated</dt>
+              <dd>{formatTime(t.updatedAt)}</dd>
+              {t.errorMessage && (
+                <>
+                  <dt>Error</dt>
+                  <dd className="field-error">{t.errorMessage}</dd>
+                </>
+              )}
+            </dl>
+          </section>
+          <section className="card" aria-labelledby="tx-lifecycle">
+            <h2 id="tx-lifecycle">Lifecycle</h2>
+            <Timeline transaction={t} />
+          </section>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,102 @@
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { networkName } from '../networks/networks.ts';
+import { Empty } from '../ui/Empty.tsx';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { formatTime, shortHex } from '../ui/format.ts';
+import { Loading } from '../ui/Loading.tsx';
+import { StatusBadge } from '../ui/StatusBadge.tsx';
+import { isStatusFilter, STATUS_FILTERS } from './statuses.ts';
+import { useTransactions } from './useTransactions.ts';
+
+const transactionsRoute = getRouteApi('/_console/transactions');
+
+export function TransactionsView() {
+  const { status, page } = transactionsRoute.useSearch();
+  const navigate = useNavigate({ from: '/transactions' });
+  const transactions = useTransactions(status, page);
+  const meta = transactions.data?.meta;
+  const go = (next: { status?: string; page?: number }) => {
+    const chosen = next.status === undefined ? status : next.status;
+    return navigate({ search: { ...(isStatusFilter(chosen) ? { status: chosen } : {}), page: next.page ?? 1 } });
+  };
+  return (
+    <>
+      <h1>Transactions</h1>
+      <div className="toolbar">
+        <div className="field">
+          <label htmlFor="status-filter">Status</label>
+          <select
+            id="status-filter"
+            value={status ?? ''}
+            onChange={(event) => go({ status: event.target.value, page: 1 })}
+          >
+            <option value="">All statuses</option>
+            {STATUS_FILTERS.map((s) => (
+              <option key={s} value={s}>
+                {s === 'failed' ? 'failed (any failure)' : s}
+              </option>
+            ))}
+          </select>
+        </div>
+        {transactions.isFetching && !transactions.isPending && (
+          <span className="muted" aria-live="polite">
+            Refreshing…
+          </span>
+        )}
+      </div>
+      {transactions.isPending && <Loading what="transactions" />}
+      {transactions.isError && <ErrorNotice error={transactions.error} onRetry={() => transactions.refetch()} />}
+      {transactions.data && transactions.data.data.transactions.length === 0 && (
+        <Empty>
+          {status ? `No ${status} transaction.` : 'No transaction yet: execute an activated function of a contract.'}
+        </Empty>
+      )}
+      {transactions.data && transactions.data.data.transactions.length > 0 && (
+        <div className="table-scroll">
+          <table>
+            <caption className="visually-hidden">Transactions, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Transaction</th>
+                <th scope="col">Status</th>
+                <th scope="col">Network</th>
+                <th scope="col">Hash</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {transactions.data.data.transactions.map((t) => (
+                <tr key={t.id}>
+                  <td>
+                    <Link to="/transactions/$transactionId" params={{ transactionId: t.id }} className="mono">
+                      {shortHex(t.id, 4)}
+                    </Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={t.status} />
+                  </td>
+                  <td>{networkName(t.networkId)}</td>
+                  <td className="mono">{t.transactionHash ? shortHex(t.transactionHash) : '—'}</td>
+                  <td>{formatTime(t.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {meta && meta.totalPage > 1 && (
+        <nav aria-label="Pages" className="row" style={{ marginTop: '1rem' }}>
+          <button type="button" disabled={page <= 1} onClick={() => go({ page: page - 1 })}>
+            Previous page
+          </button>
+          <span>
+            Page {meta.pageNumber} of {meta.totalPage} ({meta.totalItems} transactions)
+          </span>
+          <button type="button" disabled={page >= meta.totalPage} onClick={() => go({ page: page + 1 })}>
+            Next page
+          </button>
+        </nav>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,16 @@
+/** The status filter's values: every stored status, and `failed` for the three failure statuses. */
+export const STATUS_FILTERS = [
+  'created',
+  'processing',
+  'broadcasted',
+  'succeeded',
+  'reverted',
+  'broadcast-failed',
+  'monitor-failed',
+  'failed',
+] as const;
+
+export type StatusFilter = (typeof STATUS_FILTERS)[number];
+
+export const isStatusFilter = (value: unknown): value is StatusFilter =>
+  typeof value === 'string' && (STATUS_FILTERS as readonly string[]).includes(value);

@@ -1,0 +1,47 @@
+import { FINAL_TRANSACTION_STATUSES, type QueryParams, type Transaction } from '@mountain/public-api-client';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useClient } from '../api/client.ts';
+
+/** How often a list or a transaction that is not final yet is asked for again, while the tab is visible. */
+export const REFRESH_MS = 2_000;
+
+const isFinal = (t: Transaction) => (FINAL_TRANSACTION_STATUSES as readonly string[]).includes(t.status);
+
+export type TransactionFilter = QueryParams<'get-transactions'>['status'];
+
+/**
+ * One page of transactions. Refreshed while any of them is unfinished; TanStack Query pauses the refresh while the
+ * tab is hidden (refetchIntervalInBackground is off).
+ */
+export function useTransactions(status: TransactionFilter | undefined, page: number, perPage = 20) {
+  const client = useClient();
+  return useQuery({
+    queryKey: ['transactions', status ?? 'all', page, perPage],
+    queryFn: ({ signal }) => client.getTransactions({ page, perPage, ...(status ? { status } : {}) }, { signal }),
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => (query.state.data?.data.transactions.some((t) => !isFinal(t)) ? REFRESH_MS : false),
+  });
+}
+
+/** One transaction, refreshed until it is final and finalized (a mined one may still be reorged until then). */
+export function useTransaction(transactionId: string) {
+  const client = useClient();
+  return useQuery({
+    queryKey: ['transaction', transactionId],
+    queryFn: ({ signal }) => client.getTransaction({ transactionId }, { signal }),
+    refetchInterval: (query) => {
+      const t = query.state.data?.transaction;
+      return t && isFinal(t) && (t.finalized || t.status !== 'succeeded') ? false : REFRESH_MS;
+    },
+  });
+}
+
+export function useExecuteTransaction() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { contractActivatedFunctionId: number; functionArgs: string[]; idempotencyKey: string }) =>
+      client.executeTransaction(body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['transactions'] }),
+  });
+}
