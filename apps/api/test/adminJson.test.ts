@@ -72,6 +72,11 @@ describe('admin CLI as a tool: mountain-admin, --json, list commands', () => {
     assert.match(issued.expiresAt, ISO);
     const claims = JSON.parse(Buffer.from(issued.accessToken.split('.')[1], 'base64url').toString());
     assert.equal(claims.jti, issued.tokenId);
+    const link = run('console-link', '--user', 'tool@example.com', '--project', String(projectId));
+    assert.deepEqual(Object.keys(link), ['userId', 'projectId', 'expiresAt', 'link']);
+    assert.deepEqual([link.userId, link.projectId], [user.id, projectId]);
+    assert.match(link.expiresAt, ISO);
+    assert.match(link.link, /\/sign-in#code=[A-Za-z0-9_-]+$/);
 
     const { projects } = run('list-projects');
     const listed = projects.find((p: { id: number }) => p.id === projectId);
