@@ -172,6 +172,7 @@ export const transactionSteps: Record<string, Step> = {
       for (const k of Object.keys(shown)) assert.ok(k in detail.mSystemWalletTestnet, k);
       const wallet = { ...detail.mSystemWalletTestnet, ...shown };
       c.h.validator.assertResponse('get-project-detail', 200, {
+        ...c.values.projectDetail,
         data: { ...detail, mSystemWalletMainnet: wallet, mSystemWalletTestnet: wallet },
       });
       assert.equal(shown.custody.provider, 'fireblocks');
@@ -186,6 +187,7 @@ export const transactionSteps: Record<string, Step> = {
       for (const k of Object.keys(shown)) assert.ok(k in detail.mSystemWalletTestnet, k);
       const wallet = { ...detail.mSystemWalletTestnet, ...shown };
       c.h.validator.assertResponse('get-project-detail', 200, {
+        ...c.values.projectDetail,
         data: { ...detail, mSystemWalletMainnet: wallet, mSystemWalletTestnet: wallet },
       });
       assert.equal(shown.custody.provider, 'aws-kms');
