@@ -1,5 +1,4 @@
 import { HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
-import type { WebhookSecrets } from './secret.ts';
 import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
 import type { WebhookRequestHeaders } from './verify.ts';
 
@@ -113,7 +112,7 @@ const FASTIFY_OPTIONS = [...HANDLER_OPTIONS, 'path'] as const;
  * ```
  */
 export function createFastifyPlugin<Req extends FastifyRequestLike = FastifyRequestLike, T = WebhookEvent>(
-  secret: WebhookSecrets,
+  secret: string,
   onEvent: WebhookEventHandler<Req, T>,
   options?: FastifyPluginOptions,
 ): (instance: FastifyInstanceLike) => Promise<void> {

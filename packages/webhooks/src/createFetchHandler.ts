@@ -7,7 +7,6 @@ import {
   methodNotAllowed,
   setupHandler,
 } from './handleDelivery.ts';
-import type { WebhookSecrets } from './secret.ts';
 import type { WebhookEvent, WebhookEventHandler } from './types.ts';
 
 /** Reads a Fetch body as bytes, stopping (and cancelling the stream) once it exceeds `limit`. */
@@ -68,7 +67,7 @@ function toResponse(result: DeliveryResult): Response {
  * ```
  */
 export function createFetchHandler<T = WebhookEvent>(
-  secret: WebhookSecrets,
+  secret: string,
   onEvent: WebhookEventHandler<Request, T>,
   options?: ReportingHandlerOptions,
 ): (request: Request) => Promise<Response> {

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkOnError, errorResult, HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
 import { readNodeBody, writeNodeResult } from './nodeIo.ts';
-import type { WebhookSecrets } from './secret.ts';
 import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
 
 /**
@@ -61,7 +60,7 @@ export function report(onError: ((error: Error) => void) | undefined, error: unk
  * ```
  */
 export function createNodeHandler<T = WebhookEvent>(
-  secret: WebhookSecrets,
+  secret: string,
   onEvent: WebhookEventHandler<IncomingMessage, T>,
   options?: ReportingHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {

@@ -275,8 +275,7 @@ describe('webhook connections', () => {
         /^Connection failed: localhost resolves to a loopback address, which this deployment does not call$/,
       );
       assert.equal(r.deliveries.length, 0);
-      const allowed = await attempt('loopback');
-      assert.deepEqual([allowed.ok, allowed.status, allowed.outcome], [true, 200, 'delivered']);
+      assert.deepEqual(await attempt('loopback'), { ok: true, status: 200 });
       assert.equal(r.deliveries.length, 1);
     } finally {
       await r.close();
