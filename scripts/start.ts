@@ -8,6 +8,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { AnvilNotFound, anvilBinary, startAnvil } from '@mountain/testkit/anvil.ts';
+import { bundledEntry } from '@mountain/testkit/devBundle.js';
 import { consoleSignInLink } from '../apps/api/src/auth/consoleLinks.ts';
 import { ConfigError, loadConfig, parsePort, REPO_ROOT } from '../apps/api/src/config/config.ts';
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
@@ -125,12 +126,17 @@ async function start(): Promise<void> {
   ensureConsoleBuilt(path.join(REPO_ROOT, 'apps/console'), log);
   const consoleLink = consoleSignInLink(config.consoleUrl, demo.consoleLinkCode);
   const env = { ...process.env, API_PORT: String(config.port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
+  // Each part runs a bundle of its sources, made again when they changed (a third of tsx's start-up time).
+  const [main, serve] = await Promise.all([
+    bundledEntry('apps/api/src/main.ts'),
+    bundledEntry('apps/docs/scripts/serve.ts'),
+  ]);
   const part = (name: string, args: string[], readyLine: string) =>
     supervise({ name, args, readyLine, env, cwd: REPO_ROOT, log, onSpawn: (pid) => state.record(name, pid) });
   const parts = [
-    part('worker', ['apps/api/src/main.ts', '--role', 'worker'], 'mountain worker running'),
-    part('api', ['apps/api/src/main.ts', '--role', 'api'], 'mountain api running'),
-    part('docs', ['apps/docs/scripts/serve.ts', docsBuild, String(docsPort)], 'docs running at'),
+    part('worker', [...main, '--role', 'worker'], 'mountain worker running'),
+    part('api', [...main, '--role', 'api'], 'mountain api running'),
+    part('docs', [...serve, docsBuild, String(docsPort)], 'docs running at'),
   ];
   shutdown.add('api, worker and docs', () => Promise.all(parts.map((p) => p.stop())).then(() => {}));
   await Promise.all(parts.map((p) => p.ready));

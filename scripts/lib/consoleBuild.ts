@@ -14,13 +14,17 @@ function newestMtime(target: string): number {
   return newest;
 }
 
+/** Whether the console's `dist/` is newer than every source file. */
+export function consoleIsBuilt(consoleDir: string): boolean {
+  const index = path.join(consoleDir, 'dist', 'index.html');
+  const built = existsSync(index) ? statSync(index).mtimeMs : 0;
+  return built > Math.max(...SOURCES.map((s) => newestMtime(path.join(consoleDir, s))));
+}
+
 /** Builds the developer console unless `dist/` is newer than every source file. Returns the dist folder. */
 export function ensureConsoleBuilt(consoleDir: string, log: (line: string) => void): string {
   const dist = path.join(consoleDir, 'dist');
-  const index = path.join(dist, 'index.html');
-  const built = existsSync(index) ? statSync(index).mtimeMs : 0;
-  const sources = Math.max(...SOURCES.map((s) => newestMtime(path.join(consoleDir, s))));
-  if (built > sources) return dist;
+  if (consoleIsBuilt(consoleDir)) return dist;
   log('Building the developer console (first start, or it changed)…');
   const result = spawnSync('npm', ['run', '-s', 'build'], { cwd: consoleDir, stdio: ['ignore', 'ignore', 'inherit'] });
   if (result.status !== 0) {

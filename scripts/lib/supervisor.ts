@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 export interface PartOptions {
   /** Prefixes its output lines: `[api] …`. */
   name: string;
-  /** Arguments of `node --import tsx`. */
+  /** Arguments of `node`: the part's entry as a bundle (@mountain/testkit/devBundle.js `bundledEntry`), then its own. */
   args: string[];
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -50,7 +50,7 @@ export function supervise(options: PartOptions): Part {
 
   const launch = () => {
     const startedAt = Date.now();
-    const spawned = spawn(process.execPath, ['--import', 'tsx', ...options.args], {
+    const spawned = spawn(process.execPath, options.args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

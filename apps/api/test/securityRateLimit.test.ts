@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { bundledEntry } from '@mountain/testkit/devBundle.js';
 import { freePort } from '@mountain/testkit/ports.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '#api/app.ts';
@@ -209,7 +210,7 @@ describe('rate limits shared by several API processes on one database', () => {
 /** `main.ts --role api` as its own process, configured by the environment as in production. */
 async function spawnApi(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts', '--role', 'api'], {
+  const child = spawn(process.execPath, [...(await bundledEntry('apps/api/src/main.ts')), '--role', 'api'], {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', API_PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

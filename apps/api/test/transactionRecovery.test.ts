@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { bundledEntry } from '@mountain/testkit/devBundle.js';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
@@ -44,7 +45,7 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
 
   /** A `--role worker` process on the test database, as production runs it. */
   async function spawnWorker(): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--role', 'worker'], {
+    const child = spawn(process.execPath, [...(await bundledEntry('apps/api/src/main.ts')), '--role', 'worker'], {
       cwd: API_DIR,
       stdio: ['ignore', 'ignore', 'pipe'],
       env: {

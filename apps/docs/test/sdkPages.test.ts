@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import * as client from '@mountain/public-api-client';
 import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
+import { tsImport } from 'tsx/esm/api';
 import { DOCS_ROOT, pages } from './helpers/samples.ts';
 
 const OPENAPI_FILE = createRequire(import.meta.url).resolve('@mountain/openapi/public-api-v3.json');
@@ -28,7 +29,8 @@ describe('SDK pages describe exactly the public API', () => {
       const manifest = JSON.parse(readFileSync(path.join(REPO_ROOT, dir, 'package.json'), 'utf8'));
       for (const subpath of Object.keys(manifest.exports)) {
         const specifier = `${name}${subpath.slice(1)}`;
-        for (const exported of Object.keys(await import(specifier))) found.set(exported, specifier);
+        // tsImport: the packages' entry points are TypeScript, and this file may run bundled, without tsx's hooks.
+        for (const exported of Object.keys(await tsImport(specifier, import.meta.url))) found.set(exported, specifier);
       }
     }
     return found;
@@ -64,7 +66,7 @@ describe('SDK pages describe exactly the public API', () => {
     for (const block of sdkPages.matchAll(/import \{([^}]+)\} from '(@mountain\/[\w-]+)'/g)) {
       for (const item of (block[1] as string).split(',')) {
         const name = item.trim().replace(/^type /, '');
-        const module = name && (await import(block[2] as string));
+        const module = name && (await tsImport(block[2] as string, import.meta.url));
         if (name && !(name in module) && !typeExports(block[2] as string).includes(name)) unknown.push(name);
       }
     }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { bundledEntry } from '@mountain/testkit/devBundle.js';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { REPO_ROOT } from '#api/config/config.ts';
@@ -52,7 +53,7 @@ export interface ClusterOptions {
   anvilArgs?: string[];
   /**
    * How each process starts, before `--role <role>`: node with these arguments in `cwd` (a production build, as the
-   * container image runs it). The TypeScript sources through tsx in the repository unless given.
+   * container image runs it). A bundle of the repository's sources (@mountain/testkit/devBundle.js) unless given.
    */
   command?: { cwd: string; args: string[] };
 }
@@ -201,7 +202,7 @@ async function launch(
   role: ProcessRole,
   env: Record<string, string>,
   port: number | undefined,
-  command: ClusterOptions['command'] = { cwd: REPO_ROOT, args: ['--import', 'tsx', 'apps/api/src/main.ts'] },
+  command?: ClusterOptions['command'],
 ): Promise<ClusterProcess> {
   const url = port === undefined ? undefined : `http://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
@@ -209,10 +210,11 @@ async function launch(
   let stderr = '';
   const gone = () => !child || child.exitCode !== null || child.signalCode !== null;
 
+  const { cwd, args } = command ?? { cwd: REPO_ROOT, args: await bundledEntry('apps/api/src/main.ts') };
   const spawnIt = async () => {
     stderr = '';
-    const spawned = spawn(process.execPath, [...command.args, '--role', role], {
-      cwd: command.cwd,
+    const spawned = spawn(process.execPath, [...args, '--role', role], {
+      cwd,
       env: { ...process.env, ...env, ...(port === undefined ? {} : { API_PORT: String(port) }) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

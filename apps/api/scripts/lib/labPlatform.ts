@@ -10,6 +10,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type KmsSimulator, startKmsSimulator } from '@mountain/testkit/awsKms/startKmsSimulator.ts';
+import { bundledEntry } from '@mountain/testkit/devBundle.js';
 import {
   type FireblocksSimulator,
   startFireblocksSimulator,
@@ -255,8 +256,9 @@ export async function startLabPlatform(options: {
       },
       async startWorker() {
         if (worker) return;
-        const child = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'labWorker.ts'), {
-          execArgv: ['--import', 'tsx'],
+        const bundle = await bundledEntry(path.join(path.dirname(fileURLToPath(import.meta.url)), 'labWorker.ts'));
+        const child = fork(bundle.at(-1) as string, {
+          execArgv: bundle.slice(0, -1),
           stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         });
         worker = child;

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { bundledEntry } from '@mountain/testkit/devBundle.js';
 import { REPO_ROOT } from '#api/config/config.ts';
 
 export interface WorkerProcess {
@@ -14,7 +15,7 @@ export interface WorkerProcess {
  * `env` adds to the environment (DATABASE_URL, RPC_URL_1337, MASTER_KEY, …).
  */
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/api/src/main.ts', '--role', 'worker'], {
+  const child = spawn(process.execPath, [...(await bundledEntry('apps/api/src/main.ts')), '--role', 'worker'], {
     cwd: REPO_ROOT,
     env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
