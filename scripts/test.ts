@@ -25,9 +25,36 @@ function testFiles(): string[] {
     }
   };
   for (const dir of ['apps', 'packages', 'scripts']) walk(path.join(ROOT, dir));
-  return found.sort().filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+  const chosen = found.sort().filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+  // The longest files start first, so that none of them is left to run alone at the end (two run at a time).
+  const rank = (f: string) => (SLOWEST.includes(f) ? SLOWEST.indexOf(f) : SLOWEST.length);
+  return chosen.sort((a, b) => rank(a) - rank(b));
 }
 
+/** The test files that take longest (30–110 s each on a 2-core machine), longest first. */
+const SLOWEST = [
+  'apps/api/test/transactionsCanonical.test.ts',
+  'apps/api/test/faults.test.ts',
+  'apps/api/test/admin.test.ts',
+  'apps/api/test/adminJson.test.ts',
+  'apps/docs/test/site.test.ts',
+  'scripts/image.test.ts',
+  'apps/api/test/custody/fireblocksOutage.test.ts',
+  'apps/api/test/custody/kmsOutage.test.ts',
+  'apps/api/test/tokenRevocation.test.ts',
+  'scripts/start.test.ts',
+  'apps/api/test/eventNotifier/reorgsLive.test.ts',
+  'apps/api/test/eventNotifier/workers.test.ts',
+  'apps/api/test/eventNotifier/backfill.test.ts',
+  'apps/docs/test/samples.test.ts',
+  'apps/console/test/console.test.ts',
+];
+
+const stale = SLOWEST.filter((f) => !existsSync(path.join(ROOT, f)));
+if (stale.length > 0) {
+  console.error(`✖ scripts/test.ts lists test files that do not exist: ${stale.join(', ')}`);
+  process.exit(1);
+}
 const files = testFiles();
 
 interface Step {

@@ -6,8 +6,8 @@
 //
 // - The repository's own code is in the bundle (its packages too, `@mountain/*`, and `#api/*` imports); every other
 //   package is imported from node_modules as tsx would have.
-// - `import.meta.url` keeps its meaning: each source file's own URL is written in its place, so paths a module finds
-//   next to itself (migrations, fixtures, the repository's root) are the same as from the sources.
+// - `import.meta.url` (and `.dirname`, `.filename`) keeps its meaning: each source file's own is written in its
+//   place, so what a module finds next to itself (migrations, fixtures, the repository's root) is found as before.
 // - Source maps are linked, so a stack trace names the TypeScript line (Node's --enable-source-maps).
 // Plain JavaScript, so the bin can use it before any TypeScript runs.
 import { randomBytes } from 'node:crypto';
@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** Bumped when the way bundles are made changes, so bundles made before are made again. */
-const FORMAT = 1;
+const FORMAT = 2;
 
 /**
  * The esbuild options shared by every bundle: ESM for Node 20, the repository's code in, the rest external.
@@ -33,10 +33,6 @@ export function bundleOptions() {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'warning',
-    // CommonJS dependencies bundled in (none today) and code that calls require() find it in ESM too.
-    banner: {
-      js: "import { createRequire as __mountainRequire } from 'node:module'; const require = __mountainRequire(import.meta.url);",
-    },
     plugins: [
       {
         name: 'mountain-sources',
@@ -46,11 +42,16 @@ export function bundleOptions() {
               ? undefined
               : { path: args.path, external: true },
           );
-          build.onLoad({ filter: /\.(c|m)?tsx?$/ }, async (args) => {
+          build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
             const source = await readFile(args.path, 'utf8');
+            const extension = path.extname(args.path).replace(/^\.[cm]?/, '');
+            const meta = { url: pathToFileURL(args.path).href, dirname: path.dirname(args.path), filename: args.path };
             return {
-              contents: source.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
-              loader: args.path.endsWith('x') ? 'tsx' : 'ts',
+              // A pattern, not the words themselves, so that this file can be bundled too.
+              contents: source.replace(/\bimport\.meta\.(url|dirname|filename)\b/g, (_, key) =>
+                JSON.stringify(meta[key]),
+              ),
+              loader: /** @type {'js' | 'jsx' | 'ts' | 'tsx'} */ (extension),
             };
           });
         },

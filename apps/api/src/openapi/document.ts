@@ -240,7 +240,9 @@ export function buildOpenApiDocument(routes: RouteDefinition[]): Json {
   for (const route of routes) {
     paths[route.url] = { ...paths[route.url], [route.method.toLowerCase()]: operation(route) };
   }
-  const schemas = Object.fromEntries([...components()].map(([name, schema]) => [name, refify(schema, schema)]));
+  // By name, not in the order the modules that declare them were loaded: the document is the same however it is run.
+  const named = [...components()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const schemas = Object.fromEntries(named.map(([name, schema]) => [name, refify(schema, schema)]));
   // The error codes are a closed set: the catalogue's.
   const error = schemas.Error as { properties: Json };
   error.properties.code = { ...(error.properties.code as Json), enum: Object.keys(ERROR_CATALOGUE) };

@@ -483,130 +483,65 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /**
-         * @description Chain id of a supported network: 1 (Ethereum, mainnet), 137 (Polygon, mainnet), 42161 (Arbitrum One, mainnet), 11155111 (Ethereum Sepolia, testnet), 80002 (Polygon Amoy, testnet), 421614 (Arbitrum Sepolia, testnet), 1337 (Local development chain (anvil), testnet).
-         * @example 1337
-         * @enum {integer}
-         */
-        NetworkId: 1 | 137 | 42161 | 11155111 | 80002 | 421614 | 1337;
-        Project: {
-            /**
-             * @description Project id.
-             * @example 1
-             */
+        Contract: {
             id: number;
-            /** @description Name of the project. */
-            projectName: string;
-            /** @description The project API key, masked. The full key is shown only once, when it is issued. */
-            apiKey: string;
-        };
-        /** @description Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic. */
-        WalletCustody: {
-            /**
-             * @description The custodian that keeps the key.
-             * @enum {string}
-             */
-            provider: "fireblocks";
-            /** @description The Fireblocks vault account that holds the wallet. */
-            vaultAccountId: string;
-        };
-        /** @description The AWS KMS key of an aws-kms wallet. */
-        KmsWalletCustody: {
-            /**
-             * @description The key service that keeps the key.
-             * @constant
-             */
-            provider: "aws-kms";
-            /** @description The ARN of the AWS KMS key that signs for the wallet. */
-            keyArn: string;
-            /** @description The key id (the last part of the ARN). */
-            keyId: string;
-        };
-        SystemWallet: {
-            /** @description Wallet id. */
-            id: number;
-            /** @description Checksummed address that signs the project’s transactions. */
+            projectId: number;
+            networkId: components["schemas"]["NetworkId"];
+            /** @description Checksummed contract address. */
             address: string;
-            /**
-             * @description Custody: derived from the deployment mnemonic, held by Fireblocks, or a key in AWS KMS that never leaves it (the platform asks KMS for each signature).
-             * @enum {string}
-             */
-            type: "fireblocks" | "from-mnemonic" | "aws-kms";
-            /**
-             * @description The networks this wallet signs for.
-             * @enum {string}
-             */
-            networkType: "mainnet" | "testnet";
-            /**
-             * @description dedicated: this project’s own wallet; shared: a platform wallet used by many projects.
-             * @enum {string}
-             */
-            ownerType: "shared" | "dedicated";
-            custody: (components["schemas"]["WalletCustody"] | components["schemas"]["KmsWalletCustody"]) | null;
+            /** @description How the contract came to the project, e.g. `imported`. */
+            type: string;
+            /** @description Human-readable ABI, one entry per string. */
+            formattedAbi: string[];
         };
-        ProjectDetail: {
-            project: components["schemas"]["Project"];
-            mSystemWalletMainnet: components["schemas"]["SystemWallet"];
-            mSystemWalletTestnet: components["schemas"]["SystemWallet"];
+        ContractActivatedFunction: {
+            id: number;
+            contractId: number;
+            /** @description Human-readable ABI of the function. */
+            formattedAbiFunction: string;
         };
-        Member: {
-            userId: number;
-            email: string;
-            name: string;
+        Error: {
+            /** @description The HTTP status. */
+            statusCode: number;
+            /** @description The HTTP reason phrase. */
+            error: string;
             /**
-             * @description A project role: admin, editor or reader.
+             * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            role: "admin" | "editor" | "reader";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            /** @description What went wrong, for a person. */
+            message: string;
+            /** @description Each wrong field (validation errors). */
+            details?: {
+                /** @description Where: `body.…`, `querystring.…` or `headers.…`. */
+                field: string;
+                message: string;
+            }[];
+            /** @description The roles that may call the operation (403). */
+            requiredRoles?: string[];
+        };
+        /** @description An event a subscription found. `webhook-id` is the record id, the same on every retry and resend. */
+        EventNotifierEvent: {
+            /** @constant */
+            type: "event_notifier.event";
             /**
              * Format: date-time
-             * @description When the user joined the project, or took this role.
+             * @description When the event was recorded (the record’s `createdAt`).
              */
-            since: string;
+            timestamp: string;
+            data: components["schemas"]["WebhookEventData"];
         };
-        PaginationMeta: {
-            /** @description The page returned, from 1. */
-            pageNumber: number;
-            /** @description Items per page. */
-            perPage: number;
-            /** @description Number of pages. */
-            totalPage: number;
-            /** @description Number of items over all pages. */
-            totalItems: number;
-        };
-        EventNotifierSubscription: {
+        /** @description A reorg took back the block of an event whose webhook was sent (or being sent): `data` is that event’s, unchanged. It has its own `webhook-id`, and is sent after the event’s webhook. */
+        EventNotifierEventRemoved: {
+            /** @constant */
+            type: "event_notifier.event.removed";
             /**
-             * Format: uuid
-             * @description Subscription id.
+             * Format: date-time
+             * @description When the platform saw the block leave the canonical chain.
              */
-            id: string;
-            projectId: number;
-            subscriptionName: string;
-            networkId: components["schemas"]["NetworkId"];
-            /** @description Checksummed address of the contract whose events are scanned. */
-            address: string;
-            /** @description Human-readable ABI of the event, e.g. `event Transfer(…)`. */
-            formattedAbiEvent: string;
-            scanEnabled: boolean;
-            initialBlockNumber: number;
-            /** @description Seconds between scans. */
-            scanInterval: number;
-            /** @description Blocks on top of an event’s block before it is recorded (the network’s depth unless chosen). */
-            confirmations: number;
-            webhookEnabled: boolean;
-            webhookURL: string | null;
-            webhookMaxRetries: number;
-            /** @description Secret that signs webhooks (`whsec_…`). In full only in the create answer; masked elsewhere. */
-            webhookSecret: string;
-            /**
-             * @description idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed.
-             * @enum {string}
-             */
-            scanStatus: "idle" | "scanning" | "failed";
-            lastScannedBlock: number | null;
-            lastScannedAt: string | null;
-            lastScanFailureMessage: string | null;
-            nextScanAt: string | null;
+            timestamp: string;
+            data: components["schemas"]["WebhookEventData"];
         };
         EventNotifierRecord: {
             /**
@@ -660,33 +595,120 @@ export interface components {
              */
             updatedAt: string;
         };
-        Contract: {
-            id: number;
-            projectId: number;
-            networkId: components["schemas"]["NetworkId"];
-            /** @description Checksummed contract address. */
-            address: string;
-            /** @description How the contract came to the project, e.g. `imported`. */
-            type: string;
-            /** @description Human-readable ABI, one entry per string. */
-            formattedAbi: string[];
-        };
-        ContractActivatedFunction: {
-            id: number;
-            contractId: number;
-            /** @description Human-readable ABI of the function. */
-            formattedAbiFunction: string;
-        };
-        /** @description For a wallet kept by a custodian that signs and broadcasts itself (Fireblocks): its view of the transaction. null for wallets the platform signs for. */
-        TransactionCustody: {
+        EventNotifierSubscription: {
             /**
-             * @description The custodian that signs and broadcasts it.
+             * Format: uuid
+             * @description Subscription id.
+             */
+            id: string;
+            projectId: number;
+            subscriptionName: string;
+            networkId: components["schemas"]["NetworkId"];
+            /** @description Checksummed address of the contract whose events are scanned. */
+            address: string;
+            /** @description Human-readable ABI of the event, e.g. `event Transfer(…)`. */
+            formattedAbiEvent: string;
+            scanEnabled: boolean;
+            initialBlockNumber: number;
+            /** @description Seconds between scans. */
+            scanInterval: number;
+            /** @description Blocks on top of an event’s block before it is recorded (the network’s depth unless chosen). */
+            confirmations: number;
+            webhookEnabled: boolean;
+            webhookURL: string | null;
+            webhookMaxRetries: number;
+            /** @description Secret that signs webhooks (`whsec_…`). In full only in the create answer; masked elsewhere. */
+            webhookSecret: string;
+            /**
+             * @description idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed.
              * @enum {string}
              */
-            provider: "fireblocks";
-            id: string | null;
-            status: string | null;
-            subStatus: string | null;
+            scanStatus: "idle" | "scanning" | "failed";
+            lastScannedBlock: number | null;
+            lastScannedAt: string | null;
+            lastScanFailureMessage: string | null;
+            nextScanAt: string | null;
+        };
+        /** @description The AWS KMS key of an aws-kms wallet. */
+        KmsWalletCustody: {
+            /**
+             * @description The key service that keeps the key.
+             * @constant
+             */
+            provider: "aws-kms";
+            /** @description The ARN of the AWS KMS key that signs for the wallet. */
+            keyArn: string;
+            /** @description The key id (the last part of the ARN). */
+            keyId: string;
+        };
+        Member: {
+            userId: number;
+            email: string;
+            name: string;
+            /**
+             * @description A project role: admin, editor or reader.
+             * @enum {string}
+             */
+            role: "admin" | "editor" | "reader";
+            /**
+             * Format: date-time
+             * @description When the user joined the project, or took this role.
+             */
+            since: string;
+        };
+        /**
+         * @description Chain id of a supported network: 1 (Ethereum, mainnet), 137 (Polygon, mainnet), 42161 (Arbitrum One, mainnet), 11155111 (Ethereum Sepolia, testnet), 80002 (Polygon Amoy, testnet), 421614 (Arbitrum Sepolia, testnet), 1337 (Local development chain (anvil), testnet).
+         * @example 1337
+         * @enum {integer}
+         */
+        NetworkId: 1 | 137 | 42161 | 11155111 | 80002 | 421614 | 1337;
+        PaginationMeta: {
+            /** @description The page returned, from 1. */
+            pageNumber: number;
+            /** @description Items per page. */
+            perPage: number;
+            /** @description Number of pages. */
+            totalPage: number;
+            /** @description Number of items over all pages. */
+            totalItems: number;
+        };
+        Project: {
+            /**
+             * @description Project id.
+             * @example 1
+             */
+            id: number;
+            /** @description Name of the project. */
+            projectName: string;
+            /** @description The project API key, masked. The full key is shown only once, when it is issued. */
+            apiKey: string;
+        };
+        ProjectDetail: {
+            project: components["schemas"]["Project"];
+            mSystemWalletMainnet: components["schemas"]["SystemWallet"];
+            mSystemWalletTestnet: components["schemas"]["SystemWallet"];
+        };
+        SystemWallet: {
+            /** @description Wallet id. */
+            id: number;
+            /** @description Checksummed address that signs the project’s transactions. */
+            address: string;
+            /**
+             * @description Custody: derived from the deployment mnemonic, held by Fireblocks, or a key in AWS KMS that never leaves it (the platform asks KMS for each signature).
+             * @enum {string}
+             */
+            type: "fireblocks" | "from-mnemonic" | "aws-kms";
+            /**
+             * @description The networks this wallet signs for.
+             * @enum {string}
+             */
+            networkType: "mainnet" | "testnet";
+            /**
+             * @description dedicated: this project’s own wallet; shared: a platform wallet used by many projects.
+             * @enum {string}
+             */
+            ownerType: "shared" | "dedicated";
+            custody: (components["schemas"]["WalletCustody"] | components["schemas"]["KmsWalletCustody"]) | null;
         };
         Transaction: {
             /**
@@ -728,26 +750,26 @@ export interface components {
              */
             updatedAt: string;
         };
-        Error: {
-            /** @description The HTTP status. */
-            statusCode: number;
-            /** @description The HTTP reason phrase. */
-            error: string;
+        /** @description For a wallet kept by a custodian that signs and broadcasts itself (Fireblocks): its view of the transaction. null for wallets the platform signs for. */
+        TransactionCustody: {
             /**
-             * @description Stable error code from the error catalogue.
+             * @description The custodian that signs and broadcasts it.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
-            /** @description What went wrong, for a person. */
-            message: string;
-            /** @description Each wrong field (validation errors). */
-            details?: {
-                /** @description Where: `body.…`, `querystring.…` or `headers.…`. */
-                field: string;
-                message: string;
-            }[];
-            /** @description The roles that may call the operation (403). */
-            requiredRoles?: string[];
+            provider: "fireblocks";
+            id: string | null;
+            status: string | null;
+            subStatus: string | null;
+        };
+        /** @description Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic. */
+        WalletCustody: {
+            /**
+             * @description The custodian that keeps the key.
+             * @enum {string}
+             */
+            provider: "fireblocks";
+            /** @description The Fireblocks vault account that holds the wallet. */
+            vaultAccountId: string;
         };
         WebhookEventData: {
             /**
@@ -790,28 +812,6 @@ export interface components {
             transactionHash: string;
             transactionIndex: number;
             logIndex: number;
-        };
-        /** @description An event a subscription found. `webhook-id` is the record id, the same on every retry and resend. */
-        EventNotifierEvent: {
-            /** @constant */
-            type: "event_notifier.event";
-            /**
-             * Format: date-time
-             * @description When the event was recorded (the record’s `createdAt`).
-             */
-            timestamp: string;
-            data: components["schemas"]["WebhookEventData"];
-        };
-        /** @description A reorg took back the block of an event whose webhook was sent (or being sent): `data` is that event’s, unchanged. It has its own `webhook-id`, and is sent after the event’s webhook. */
-        EventNotifierEventRemoved: {
-            /** @constant */
-            type: "event_notifier.event.removed";
-            /**
-             * Format: date-time
-             * @description When the platform saw the block leave the canonical chain.
-             */
-            timestamp: string;
-            data: components["schemas"]["WebhookEventData"];
         };
         WebhookResendSummary: {
             /** Format: uuid */
