@@ -3,7 +3,7 @@
 // files run bundled (@mountain/testkit/devBundle.js: a third of the start-up time of each test process through tsx);
 // MOUNTAIN_TEST_TSX=1 runs their sources through tsx instead.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleOptions } from '@mountain/testkit/devBundle.js';
@@ -98,14 +98,10 @@ if (files.some(needsDocs) && existsSync(path.join(ROOT, 'apps/docs/docusaurus.co
   steps.push({ title: 'docs build', command: 'npm', args: ['run', '-s', 'build', '-w', '@mountain/docs'] });
 }
 if (only.length === 0) {
-  // Each workspace's own typecheck script (the apps, slowest, first), then the root's scripts.
-  const { workspaces } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { workspaces: string[] };
-  for (const workspace of [...workspaces].reverse()) {
-    const manifest = JSON.parse(readFileSync(path.join(ROOT, workspace, 'package.json'), 'utf8'));
-    if (!manifest.scripts?.typecheck) continue;
-    steps.push({ title: `typecheck ${workspace}`, command: 'npm', args: ['run', '-s', 'typecheck', '-w', workspace] });
+  // The Node side in one program (tsconfig.node.json), then the docs site's and the console's React sources.
+  for (const project of ['tsconfig.node.json', 'apps/docs', 'apps/console']) {
+    steps.push({ title: `typecheck ${project}`, command: 'npx', args: ['tsc', '-p', project] });
   }
-  steps.push({ title: 'typecheck scripts', command: 'npx', args: ['tsc', '-p', 'scripts'] });
   steps.push({ title: 'lint', command: 'npx', args: ['biome', 'check', '.'] });
 }
 // The console's tests, and the image's (the platform image holds the console), need the console built.

@@ -1,4 +1,4 @@
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from '@mountain/testkit/browser.ts';
 import type { Page } from 'playwright-core';
 
