@@ -17,11 +17,10 @@ import { createShutdown, exitOnSignals } from '../apps/api/src/runtime/shutdown.
 import { DEV_AWS_KMS_FILE, hasOwnAwsKms } from '../apps/api/src/wallets/awsKms/devSimulator.ts';
 import { DEV_FIREBLOCKS_FILE } from '../apps/api/src/wallets/fireblocks/devSimulator.ts';
 import { loadWalletKeys } from '../apps/api/src/wallets/walletKeys.ts';
-import { ensureConsoleBuilt } from './lib/consoleBuild.ts';
 import { startDevAwsKms } from './lib/devAwsKms.ts';
 import { startDevFireblocks } from './lib/devFireblocks.ts';
-import { ensureDocsBuilt } from './lib/docsBuild.ts';
 import { keepPostgres } from './lib/postgresKeeper.ts';
+import { ensureConsoleBuilt, ensureDocsBuilt } from './lib/siteBuilds.ts';
 import { supervise } from './lib/supervisor.ts';
 import { refuseBusyPorts, refuseRunningPostgres, StartRefused, takeOver } from './lib/takeOver.ts';
 
@@ -122,8 +121,8 @@ async function start(): Promise<void> {
     config.tokenSigningKey,
   ).finally(() => database.stop());
 
-  const docsBuild = ensureDocsBuilt(path.join(REPO_ROOT, 'apps/docs'), log);
-  ensureConsoleBuilt(path.join(REPO_ROOT, 'apps/console'), log);
+  const docsBuild = ensureDocsBuilt(REPO_ROOT, log);
+  ensureConsoleBuilt(REPO_ROOT, log);
   const consoleLink = consoleSignInLink(config.consoleUrl, demo.consoleLinkCode);
   const env = { ...process.env, API_PORT: String(config.port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
   // Each part runs a bundle of its sources, made again when they changed (a third of tsx's start-up time).

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleOptions } from '@mountain/testkit/devBundle.js';
 import { freePort } from '@mountain/testkit/ports.ts';
 import pg from 'pg';
-import { consoleIsBuilt } from './lib/consoleBuild.ts';
+import { consoleIsBuilt } from './lib/siteBuilds.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);
@@ -106,7 +106,7 @@ if (only.length === 0) {
 }
 // The console's tests, and the image's (the platform image holds the console), need the console built.
 const needsConsole = (f: string) => f.startsWith('apps/console/') || f === 'scripts/image.test.ts';
-if (files.some(needsConsole) && !consoleIsBuilt(path.join(ROOT, 'apps/console'))) {
+if (files.some(needsConsole) && !consoleIsBuilt(ROOT)) {
   steps.push({ title: 'console build', command: 'npm', args: ['run', '-s', 'build', '-w', '@mountain/console'] });
 }
 await runSteps(steps);

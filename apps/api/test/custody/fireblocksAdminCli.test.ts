@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { ADMIN_BIN } from '../helpers/adminCli.ts';
+import { adminCliBeside } from '../helpers/adminCli.ts';
 import { type FireblocksPlatform, LOCAL_ASSET, startFireblocksPlatform } from './fireblocksFixture.ts';
-
-const run = promisify(execFile);
 
 describe('mountain-admin with Fireblocks configured', () => {
   let f: FireblocksPlatform;
@@ -16,30 +12,17 @@ describe('mountain-admin with Fireblocks configured', () => {
     await f?.stop();
   });
 
-  // Not spawnSync: the simulator answers from this process while the command runs.
-  const admin = (...args: string[]) =>
-    run(ADMIN_BIN, args, {
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        DATABASE_URL: f.h.databaseUrl,
-        MASTER_KEY: f.h.masterKey.toString('base64'),
-        TOKEN_SIGNING_KEY: f.h.tokenSigningKey.toString('base64'),
-        RPC_URL_1337: f.anvil.url,
-        FIREBLOCKS_API_KEY: f.settings.apiKey,
-        FIREBLOCKS_SECRET_KEY: f.settings.secretKey,
-        FIREBLOCKS_BASE_URL: f.settings.baseUrl,
-        FIREBLOCKS_ASSET_ID_1337: LOCAL_ASSET,
-        DEPLOYMENT_NAME: 'cli',
-      },
-    }).then(
-      ({ stdout, stderr }) => ({ code: 0, out: stdout, err: stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({
-        code: error.code,
-        out: error.stdout,
-        err: error.stderr,
-      }),
-    );
+  const admin = adminCliBeside(
+    () => f.h,
+    () => f.anvil.url,
+    () => ({
+      FIREBLOCKS_API_KEY: f.settings.apiKey,
+      FIREBLOCKS_SECRET_KEY: f.settings.secretKey,
+      FIREBLOCKS_BASE_URL: f.settings.baseUrl,
+      FIREBLOCKS_ASSET_ID_1337: LOCAL_ASSET,
+      DEPLOYMENT_NAME: 'cli',
+    }),
+  );
 
   it('create-project --wallet-type fireblocks makes the vault account; list-projects shows its id', async () => {
     const created = await admin('create-project', '--name', 'Vaulted', '--wallet-type', 'fireblocks', '--json');

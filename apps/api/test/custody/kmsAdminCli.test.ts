@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { ADMIN_BIN } from '../helpers/adminCli.ts';
+import { adminCliBeside } from '../helpers/adminCli.ts';
 import { type KmsPlatform, startKmsPlatform } from './kmsFixture.ts';
-
-const run = promisify(execFile);
 
 describe('mountain-admin with AWS KMS configured through the AWS SDK’s environment', () => {
   let f: KmsPlatform;
@@ -16,32 +12,20 @@ describe('mountain-admin with AWS KMS configured through the AWS SDK’s environ
     await f?.stop();
   });
 
-  // Not spawnSync: the simulator answers from this process while the command runs. The credentials reach the
-  // command as the SDK's own chain reads them, from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
-  const admin = (...args: string[]) =>
-    run(ADMIN_BIN, args, {
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        DATABASE_URL: f.h.databaseUrl,
-        MASTER_KEY: f.h.masterKey.toString('base64'),
-        TOKEN_SIGNING_KEY: f.h.tokenSigningKey.toString('base64'),
-        RPC_URL_1337: f.anvil.url,
-        AWS_REGION: f.sim.region,
-        AWS_KMS_ENDPOINT: f.sim.url,
-        AWS_ACCESS_KEY_ID: f.user.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: f.user.secretAccessKey,
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        DEPLOYMENT_NAME: 'cli',
-      },
-    }).then(
-      ({ stdout, stderr }) => ({ code: 0, out: stdout, err: stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({
-        code: error.code,
-        out: error.stdout,
-        err: error.stderr,
-      }),
-    );
+  // The credentials reach the command as the SDK's own chain reads them, from AWS_ACCESS_KEY_ID and
+  // AWS_SECRET_ACCESS_KEY.
+  const admin = adminCliBeside(
+    () => f.h,
+    () => f.anvil.url,
+    () => ({
+      AWS_REGION: f.sim.region,
+      AWS_KMS_ENDPOINT: f.sim.url,
+      AWS_ACCESS_KEY_ID: f.user.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: f.user.secretAccessKey,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      DEPLOYMENT_NAME: 'cli',
+    }),
+  );
 
   it('create-project --wallet-type aws-kms makes the keys; list-projects shows their ARNs', async () => {
     const created = await admin('create-project', '--name', 'Keyed', '--wallet-type', 'aws-kms', '--json');

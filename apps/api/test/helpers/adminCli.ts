@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { REPO_ROOT } from '#api/config/config.ts';
+import type { Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from './eventNotifier.ts';
 
 /** The `mountain-admin` command as npm links it (the `bin` of @mountain/api). */
@@ -17,6 +18,28 @@ export function adminCli(env: () => Record<string, string>) {
     });
     return { code: result.status, out: result.stdout, err: result.stderr };
   };
+}
+
+/**
+ * The same, without blocking this process while the command runs: for tests whose simulators (Fireblocks, AWS KMS)
+ * answer the command from here. `env()` adds to the harness's database, keys and chain 1337 at `rpcUrl`.
+ */
+export function adminCliBeside(h: () => Harness, rpcUrl: () => string, env: () => Record<string, string>) {
+  return (...args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const environment = {
+        ...process.env,
+        NODE_ENV: 'development',
+        DATABASE_URL: h().databaseUrl,
+        MASTER_KEY: h().masterKey.toString('base64'),
+        TOKEN_SIGNING_KEY: h().tokenSigningKey.toString('base64'),
+        RPC_URL_1337: rpcUrl(),
+        ...env(),
+      };
+      execFile(ADMIN_BIN, args, { env: environment }, (error, out, err) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err }),
+      );
+    });
 }
 
 /** Creates a subscription (Transfer events of a fixed address on 1337) in the project of `key`; returns its id. */

@@ -6,7 +6,7 @@ import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createPublicClient, http, parseAbi } from 'viem';
 import { DOCS_TOKEN_ADDRESS } from '../helpers/docsToken.ts';
 import { jsonDocuments } from '../helpers/samples.ts';
-import { answer, type Json, lines, ok, RECIPIENT, type Step, sameShape } from './context.ts';
+import { answer, type Context, type Json, lines, ok, RECIPIENT, type Step, sameShape } from './context.ts';
 
 export const transactionSteps: Record<string, Step> = {
   'import-contract': {
@@ -166,30 +166,13 @@ export const transactionSteps: Record<string, Step> = {
   // whole, completed with the fields it abridges, matches the OpenAPI document).
   'fireblocks-wallet': {
     kind: 'shape',
-    check: (code, c) => {
-      const shown = JSON.parse(code);
-      const detail = c.values.projectDetail.data;
-      for (const k of Object.keys(shown)) assert.ok(k in detail.mSystemWalletTestnet, k);
-      const wallet = { ...detail.mSystemWalletTestnet, ...shown };
-      c.h.validator.assertResponse('get-project-detail', 200, {
-        ...c.values.projectDetail,
-        data: { ...detail, mSystemWalletMainnet: wallet, mSystemWalletTestnet: wallet },
-      });
-      assert.equal(shown.custody.provider, 'fireblocks');
-    },
+    check: (code, c) => assert.equal(custodianWallet(code, c).custody.provider, 'fireblocks'),
   },
   // The AWS KMS page's wallet, checked the same way.
   'kms-wallet': {
     kind: 'shape',
     check: (code, c) => {
-      const shown = JSON.parse(code);
-      const detail = c.values.projectDetail.data;
-      for (const k of Object.keys(shown)) assert.ok(k in detail.mSystemWalletTestnet, k);
-      const wallet = { ...detail.mSystemWalletTestnet, ...shown };
-      c.h.validator.assertResponse('get-project-detail', 200, {
-        ...c.values.projectDetail,
-        data: { ...detail, mSystemWalletMainnet: wallet, mSystemWalletTestnet: wallet },
-      });
+      const shown = custodianWallet(code, c);
       assert.equal(shown.custody.provider, 'aws-kms');
       assert.ok(shown.custody.keyArn.endsWith(`:key/${shown.custody.keyId}`));
     },
@@ -244,3 +227,19 @@ export const transactionSteps: Record<string, Step> = {
     },
   },
 };
+
+/**
+ * A custodian's wallet as a docs page shows it: every field one of the real answer's, and the real project detail with
+ * that wallet in place of both still valid against the OpenAPI document. Returns the wallet shown.
+ */
+function custodianWallet(code: string, c: Context): Json {
+  const shown = JSON.parse(code);
+  const detail = c.values.projectDetail.data;
+  for (const k of Object.keys(shown)) assert.ok(k in detail.mSystemWalletTestnet, k);
+  const wallet = { ...detail.mSystemWalletTestnet, ...shown };
+  c.h.validator.assertResponse('get-project-detail', 200, {
+    ...c.values.projectDetail,
+    data: { ...detail, mSystemWalletMainnet: wallet, mSystemWalletTestnet: wallet },
+  });
+  return shown;
+}
