@@ -129,15 +129,34 @@ describe('webhook attempt log', () => {
   });
 
   it('bad filters: 400 naming the field; another project’s endpoint is a 404', async () => {
-    const badCursor = await h.call('get-webhook-attempts', { headers, query: { cursor: 'nope' } });
-    assert.equal(badCursor.status, 400);
-    assert.equal(badCursor.body.details[0].field, 'query.cursor');
+    // Not a cursor, one of the other list, and ones forged in the cursor's form with what the database refuses.
+    const attemptsCursor = Buffer.from('2026-11-20T10:15:30.000000Z|7').toString('base64url');
+    const messagesCursor = Buffer.from('2026-11-20T10:15:30.000000Z|0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f');
+    const forged = (text: string) => Buffer.from(text).toString('base64url');
+    const badCursors: [string, string][] = [
+      ['get-webhook-attempts', 'nope'],
+      ['get-webhook-attempts', messagesCursor.toString('base64url')],
+      ['get-webhook-messages', attemptsCursor],
+      ['get-webhook-attempts', forged('2026-13-45T99:99:99Z|7')],
+      ['get-webhook-attempts', forged('0000-01-01T00:00:00Z|7')],
+      ['get-webhook-attempts', forged('2026-11-20T10:15:30Z|99999999999999999999')],
+      ['get-webhook-messages', forged('2026-02-30T10:15:30Z|0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f')],
+      ['get-webhook-messages', forged('2026-11-20T10:15:30Z|0b9e8d7c-6a5b')],
+    ];
+    for (const [operationId, cursor] of badCursors) {
+      const bad = await h.call(operationId, { headers, query: { endpointId, cursor } });
+      assert.equal(bad.status, 400, `${operationId} ${cursor}: ${JSON.stringify(bad.body)}`);
+      assert.deepEqual(
+        bad.body.details.map((d: { field: string }) => d.field),
+        ['querystring.cursor'],
+      );
+    }
     const badLimit = await h.call('get-webhook-attempts', { headers, query: { limit: '101' } });
     assert.equal(badLimit.status, 400);
     assert.match(badLimit.body.details[0].field, /limit/);
     const noSource = await h.call('get-webhook-messages', { headers, query: {} });
     assert.equal(noSource.status, 400);
-    assert.equal(noSource.body.details[0].field, 'query.endpointId');
+    assert.equal(noSource.body.details[0].field, 'querystring.endpointId');
     const other = await h.project('Other');
     const foreign = await h.call('get-webhook-messages', { headers: apiKey(other.apiKey), query: { endpointId } });
     assert.equal(foreign.status, 404);

@@ -4,7 +4,7 @@ import type { WebhookEventType } from '#api/webhooks/eventTypes.ts';
 type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 import type { Db } from '#api/db/db.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { CURSOR_IDS, decodeCursor, encodeCursor } from './cursor.ts';
 
 export interface AttemptFilter {
   endpointId?: string | undefined;
@@ -34,7 +34,7 @@ interface AttemptRow {
 
 /** One page of the project's attempts, newest first, and the cursor of the next page (null on the last). */
 export async function listAttempts(db: Db, projectId: number, filter: AttemptFilter) {
-  const cursor = decodeCursor(filter.cursor);
+  const cursor = decodeCursor(filter.cursor, CURSOR_IDS.attempt);
   const where = ['project_id = $1'];
   const params: unknown[] = [projectId];
   const add = (clause: string, value: unknown) => {

@@ -1,7 +1,7 @@
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
 import type { WebhookEventType } from '#api/webhooks/eventTypes.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { CURSOR_IDS, decodeCursor, encodeCursor } from './cursor.ts';
 
 export interface MessageFilter {
   endpointId?: string | undefined;
@@ -32,7 +32,7 @@ const MICROSECONDS = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
  * subscription is a 404.
  */
 export async function listMessages(db: Db, projectId: number, filter: MessageFilter) {
-  const cursor = decodeCursor(filter.cursor);
+  const cursor = decodeCursor(filter.cursor, CURSOR_IDS.message);
   const params: unknown[] = [];
   const where: string[] = [];
   const add = (clause: string, value: unknown) => {
@@ -59,9 +59,9 @@ export async function listMessages(db: Db, projectId: number, filter: MessageFil
   } else {
     throw new ApiError(
       'VALIDATION_FAILED',
-      { summary: 'query.endpointId or query.subscriptionId is required' },
+      { summary: 'querystring.endpointId or querystring.subscriptionId is required' },
       {
-        details: [{ field: 'query.endpointId', message: 'or query.subscriptionId is required' }],
+        details: [{ field: 'querystring.endpointId', message: 'or querystring.subscriptionId is required' }],
       },
     );
   }
