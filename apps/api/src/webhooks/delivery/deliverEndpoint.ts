@@ -124,11 +124,18 @@ async function recordOutcomes(
       result.retryAfterMs,
     );
     failed.push({ id: c.message_id, final, delay });
-    if (final) report.failed++;
-    else report.retrying++;
   });
-  report.delivered += delivered.length;
   await deps.db.transaction(async (client) => {
+    // The endpoint's row before its deliveries' rows, in the order delete-webhook-endpoint takes them (it deletes
+    // the endpoint, then its deliveries by cascade): the other order deadlocks with a deletion. Deleted meanwhile:
+    // its deliveries went with it, and there is nothing to record.
+    const live = await client.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE', [endpoint.id]);
+    if (live.rows.length === 0) return;
+    report.delivered += delivered.length;
+    for (const f of failed) {
+      if (f.final) report.failed++;
+      else report.retrying++;
+    }
     if (delivered.length > 0) {
       await client.query(
         `UPDATE webhook_deliveries

@@ -167,12 +167,19 @@ export async function updateEndpoint(
 }
 
 /** Deletes the endpoint, its messages' deliveries with it. */
+/**
+ * Deletes the endpoint, its deliveries (by cascade) and its attempt log. The endpoint's row is locked first, as a
+ * delivery's outcome is recorded (see deliverEndpoint.ts), so the two wait for each other instead of deadlocking.
+ */
 export async function deleteEndpoint(db: Db, projectId: number, id: string): Promise<void> {
-  const { rowCount } = await db.query('DELETE FROM webhook_endpoints WHERE id = $1 AND project_id = $2', [
-    id,
-    projectId,
-  ]);
-  if (!rowCount) throw new ApiError('NOT_FOUND', { resource: 'Webhook endpoint', id });
+  await db.transaction(async (client) => {
+    const { rowCount } = await client.query('DELETE FROM webhook_endpoints WHERE id = $1 AND project_id = $2', [
+      id,
+      projectId,
+    ]);
+    if (!rowCount) throw new ApiError('NOT_FOUND', { resource: 'Webhook endpoint', id });
+    await client.query('DELETE FROM webhook_attempts WHERE endpoint_id = $1 AND project_id = $2', [id, projectId]);
+  });
 }
 
 /**
