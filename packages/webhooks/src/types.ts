@@ -165,20 +165,34 @@ export interface TransactionEvent {
 }
 
 /**
- * Another endpoint of the project was disabled after its attempts failed for too long.
+ * Another endpoint of the project (`data.endpoint`), or a subscription's own webhook (`data.subscription`), was
+ * disabled after its attempts failed for too long.
  *
  * @example
  * ```ts
  * import type { EndpointDisabledEvent } from '@mountain/webhook-sdk';
  *
- * const alert = (e: EndpointDisabledEvent) => console.warn(`${e.data.endpoint.url}: ${e.data.endpoint.disabledReason}`);
+ * const alert = ({ data }: EndpointDisabledEvent) =>
+ *   'endpoint' in data
+ *     ? console.warn(`${data.endpoint.url}: ${data.endpoint.disabledReason}`)
+ *     : console.warn(`${data.subscription.webhookURL}: ${data.subscription.disabledReason}`);
  * ```
  */
 export interface EndpointDisabledEvent {
   type: 'endpoint.disabled';
-  /** ISO 8601 time the endpoint was disabled. */
+  /** ISO 8601 time the endpoint or the subscription's webhook was disabled. */
   timestamp: string;
-  data: { endpoint: { id: string; url: string; disabledReason: string; disabledAt: string; failingSince: string } };
+  data:
+    | { endpoint: { id: string; url: string; disabledReason: string; disabledAt: string; failingSince: string } }
+    | {
+        subscription: {
+          id: string;
+          webhookURL: string;
+          disabledReason: string;
+          disabledAt: string;
+          failingSince: string;
+        };
+      };
 }
 
 /**

@@ -25,6 +25,11 @@ export interface SubscriptionRow {
   /** During a rotation's grace period: the previous secret, which signs too until it expires. */
   previous_webhook_secret: Buffer | null;
   previous_webhook_secret_expires_at: Date | null;
+  /** The first failed attempt since the last delivered one; NULL while attempts succeed. */
+  webhook_failing_since: Date | null;
+  /** Why and when the platform disabled the webhook (every attempt failed too long); NULL otherwise. */
+  webhook_disabled_reason: string | null;
+  webhook_disabled_at: Date | null;
   scan_status: 'idle' | 'scanning' | 'failed';
   last_scanned_block: number | null;
   /** The finalized block as of the last look for reorgs; NULL before the first. */

@@ -88,7 +88,11 @@ function webhooks(): Json {
     ...Object.fromEntries(
       TRANSACTION_WEBHOOKS.map(({ type, schema, description }) => [type, hook(schema, description, ENDPOINT_HOOK)]),
     ),
-    'endpoint.disabled': hook(EndpointDisabledWebhook, 'Another endpoint of the project was disabled', ENDPOINT_HOOK),
+    'endpoint.disabled': hook(
+      EndpointDisabledWebhook,
+      'Another endpoint of the project, or a subscription’s own webhook, was disabled',
+      ENDPOINT_HOOK,
+    ),
   };
 }
 

@@ -59,27 +59,47 @@ export const EndpointDisabledWebhook = component(
   Type.Object(
     {
       type: Type.Literal('endpoint.disabled'),
-      timestamp: DateTime('When the endpoint was disabled.'),
-      data: Type.Object(
-        {
-          endpoint: Type.Object(
+      timestamp: DateTime('When the endpoint or the subscription’s webhook was disabled.'),
+      data: Type.Union(
+        [
+          Type.Object(
             {
-              id: UuidSchema('The endpoint disabled.'),
-              url: Type.String(),
-              disabledReason: Type.String(),
-              disabledAt: DateTime('When it was disabled.'),
-              failingSince: DateTime('Its first failed attempt since the last delivered one.'),
+              endpoint: Type.Object(
+                {
+                  id: UuidSchema('The endpoint disabled.'),
+                  url: Type.String(),
+                  disabledReason: Type.String(),
+                  disabledAt: DateTime('When it was disabled.'),
+                  failingSince: DateTime('Its first failed attempt since the last delivered one.'),
+                },
+                { additionalProperties: false },
+              ),
             },
             { additionalProperties: false },
           ),
-        },
-        { additionalProperties: false },
+          Type.Object(
+            {
+              subscription: Type.Object(
+                {
+                  id: UuidSchema('The subscription whose own webhook was disabled.'),
+                  webhookURL: Type.String(),
+                  disabledReason: Type.String(),
+                  disabledAt: DateTime('When it was disabled.'),
+                  failingSince: DateTime('Its first failed attempt since the last delivered one.'),
+                },
+                { additionalProperties: false },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ],
+        { description: '`endpoint` for an endpoint disabled, `subscription` for a subscription’s own webhook.' },
       ),
     },
     {
       additionalProperties: false,
       description:
-        'Another endpoint of the project was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`.',
+        'Another endpoint of the project, or a subscription’s own webhook, was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`.',
     },
   ),
 );

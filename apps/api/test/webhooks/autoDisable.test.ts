@@ -1,12 +1,18 @@
-// Auto-disable: an endpoint whose every attempt has failed for WEBHOOK_DISABLE_AFTER_HOURS is disabled with its
-// reason and time, the project's endpoints that take endpoint.disabled are told, messages created meanwhile are kept
-// failed, and a replay after re-enabling sends them. The clock is the endpoint's failure streak, moved back here.
+// Auto-disable: an endpoint, or a subscription's own webhook, whose every attempt has failed for
+// WEBHOOK_DISABLE_AFTER_HOURS is disabled with its reason and time, the project's endpoints that take
+// endpoint.disabled are told, messages waiting or created meanwhile are kept failed, and a replay (or resend) after
+// re-enabling sends them. The clock is the failure streak, moved back here.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { deployEmitter } from '@mountain/testkit/eventEmitter.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { eventually, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
+import { type AnyWebhookEvent, verify } from '@mountain/webhook-sdk';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
+import { FAST_SETTINGS, startTestWorker, transferSubscription } from '../helpers/eventNotifier.ts';
 
 describe('auto-disable after sustained failure', () => {
   let h: Harness;
@@ -120,5 +126,109 @@ describe('auto-disable after sustained failure', () => {
     } finally {
       await flaky.close();
     }
+  });
+});
+
+describe('auto-disable of a subscription’s own webhook', () => {
+  let anvil: AnvilHandle;
+  let h: Harness;
+  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  let failing: Awaited<ReturnType<typeof startReceiver>>;
+  let watcher: Awaited<ReturnType<typeof startReceiver>>;
+  let headers: Record<string, string>;
+
+  before(async () => {
+    anvil = await startAnvil({ port: await freePort() });
+    h = await createHarness({ rpcUrls: { 1337: anvil.url } });
+    h.deps.eventNotifier = FAST_SETTINGS;
+    failing = await startReceiver(() => ({ status: 500 }));
+    watcher = await startReceiver();
+    headers = apiKey((await h.project('Disable a subscription’s webhook')).apiKey);
+    worker = await startTestWorker(h);
+  });
+  after(async () => {
+    await worker?.stop();
+    await h?.close();
+    await failing?.close();
+    await watcher?.close();
+    await anvil?.stop();
+  });
+
+  const subscriptionOf = async (id: string) =>
+    (await h.call('get-subscriptions', { headers })).body.eventNotifierSubscriptions.find(
+      (s: { id: string }) => s.id === id,
+    );
+  const recordsOf = async (subscriptionId: string) =>
+    (await h.call('get-records', { headers, body: { subscriptionId } })).body.eventNotifierRecords as {
+      status: string;
+    }[];
+
+  it('disables it, says why and when, fails what waits, tells the endpoints; enabling clears it, a resend delivers', async () => {
+    const told = await h.call('create-webhook-endpoint', {
+      headers,
+      body: { url: watcher.url, eventTypes: ['endpoint.disabled'] },
+    });
+    assert.equal(told.status, 201, JSON.stringify(told.body));
+    const emitter = await deployEmitter(anvil.url);
+    await emitter.emitTransfer(1n);
+    const created = await h.call('create-subscription', {
+      headers,
+      body: { ...transferSubscription(emitter.address), webhookURL: failing.url, webhookMaxRetries: 20 },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.eventNotifierSubscription.id as string;
+
+    const streak = await eventually(async () => {
+      const s = await subscriptionOf(id);
+      return s.webhookFailingSince ? s : undefined;
+    });
+    assert.equal(streak.webhookEnabled, true, 'a failure streak alone disables nothing');
+    assert.equal(streak.webhookDisabledReason, null);
+
+    // 121 hours later (the streak moved back), the next failed attempt disables the webhook.
+    await h.db.query(
+      `UPDATE event_notifier_subscriptions SET webhook_failing_since = now() - interval '121 hours' WHERE id = $1`,
+      [id],
+    );
+    const disabled = await eventually(async () => {
+      const s = await subscriptionOf(id);
+      return s.webhookEnabled ? undefined : s;
+    });
+    assert.match(disabled.webhookDisabledReason, /^Every attempt failed for 120 hours, since \d{4}-\d\d-\d\dT/);
+    assert.ok(Date.parse(disabled.webhookDisabledAt) <= Date.now());
+    assert.deepEqual(
+      (await recordsOf(id)).map((r) => r.status),
+      ['failed'],
+      'the record that waited for a retry is kept, failed',
+    );
+
+    await watcher.waitFor(() => watcher.deliveries.length === 1, 20_000, 'the endpoint.disabled notice');
+    const delivery = watcher.deliveries[0] as (typeof watcher.deliveries)[number];
+    const notice = await verify<AnyWebhookEvent>(delivery.body, delivery.headers, told.body.webhookEndpoint.secret);
+    h.validator.assertWebhook(notice);
+    assert.equal(notice.type, 'endpoint.disabled');
+    assert.deepEqual(notice.data, {
+      subscription: {
+        id,
+        webhookURL: failing.url,
+        disabledReason: disabled.webhookDisabledReason,
+        disabledAt: disabled.webhookDisabledAt,
+        failingSince: disabled.webhookFailingSince,
+      },
+    });
+
+    // Enabled again: the reason and the streak are cleared; the failed record is sent by a resend, now received.
+    failing.respondWith(() => ({ status: 200 }));
+    const enabled = await h.call('update-subscription-webhook', { headers, body: { id, webhookEnabled: true } });
+    assert.equal(enabled.status, 200, JSON.stringify(enabled.body));
+    const view = enabled.body.eventNotifierSubscription;
+    assert.deepEqual(
+      [view.webhookEnabled, view.webhookDisabledReason, view.webhookDisabledAt, view.webhookFailingSince],
+      [true, null, null, null],
+    );
+    const resent = await h.call('resend-failed-webhook', { headers, body: { subscriptionId: id } });
+    assert.equal(resent.status, 200, JSON.stringify(resent.body));
+    await eventually(async () => ((await recordsOf(id)).every((r) => r.status === 'notified') ? true : undefined));
+    assert.equal((await subscriptionOf(id)).webhookFailingSince, null, 'a delivered attempt ends the streak');
   });
 });

@@ -958,7 +958,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * Another endpoint of the project was disabled
+         * Another endpoint of the project, or a subscription’s own webhook, was disabled
          * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
          */
         post: {
@@ -1114,6 +1114,9 @@ export interface components {
             webhookMaxRetries: number;
             /** @description Secret that signs webhooks (`whsec_…`). In full only in the create answer; masked elsewhere. */
             webhookSecret: string;
+            webhookDisabledReason: string | null;
+            webhookDisabledAt: string | null;
+            webhookFailingSince: string | null;
             /**
              * @description idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed.
              * @enum {string}
@@ -1427,15 +1430,16 @@ export interface components {
             timestamp: string;
             data: components["schemas"]["TransactionEventData"];
         };
-        /** @description Another endpoint of the project was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. */
+        /** @description Another endpoint of the project, or a subscription’s own webhook, was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. */
         EndpointDisabledEvent: {
             /** @constant */
             type: "endpoint.disabled";
             /**
              * Format: date-time
-             * @description When the endpoint was disabled.
+             * @description When the endpoint or the subscription’s webhook was disabled.
              */
             timestamp: string;
+            /** @description `endpoint` for an endpoint disabled, `subscription` for a subscription’s own webhook. */
             data: {
                 endpoint: {
                     /**
@@ -1444,6 +1448,26 @@ export interface components {
                      */
                     id: string;
                     url: string;
+                    disabledReason: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was disabled.
+                     */
+                    disabledAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Its first failed attempt since the last delivered one.
+                     */
+                    failingSince: string;
+                };
+            } | {
+                subscription: {
+                    /**
+                     * Format: uuid
+                     * @description The subscription whose own webhook was disabled.
+                     */
+                    id: string;
+                    webhookURL: string;
                     disabledReason: string;
                     /**
                      * Format: date-time
@@ -2533,6 +2557,9 @@ export interface operations {
                      *         "webhookURL": "https://example.com/webhooks/mountain",
                      *         "webhookMaxRetries": 5,
                      *         "webhookSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
                      *         "scanStatus": "idle",
                      *         "lastScannedBlock": null,
                      *         "lastScannedAt": null,
@@ -2703,6 +2730,9 @@ export interface operations {
                      *           "webhookURL": "https://example.com/webhooks/mountain",
                      *           "webhookMaxRetries": 5,
                      *           "webhookSecret": "whsec_****************",
+                     *           "webhookDisabledReason": null,
+                     *           "webhookDisabledAt": null,
+                     *           "webhookFailingSince": null,
                      *           "scanStatus": "idle",
                      *           "lastScannedBlock": 1520,
                      *           "lastScannedAt": "2026-11-20T10:15:30.000Z",
@@ -2861,6 +2891,9 @@ export interface operations {
                      *         "webhookURL": "https://example.com/webhooks/mountain",
                      *         "webhookMaxRetries": 8,
                      *         "webhookSecret": "whsec_****************",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
                      *         "scanStatus": "idle",
                      *         "lastScannedBlock": 1520,
                      *         "lastScannedAt": "2026-11-20T10:15:30.000Z",
@@ -5998,6 +6031,9 @@ export interface operations {
                      *         "webhookURL": "https://example.com/webhooks/mountain",
                      *         "webhookMaxRetries": 5,
                      *         "webhookSecret": "whsec_3q2+7wLk0v0tS8yO5zH1mR4cX9bN6aP2",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
                      *         "scanStatus": "idle",
                      *         "lastScannedBlock": 1520,
                      *         "lastScannedAt": "2026-11-20T10:15:30.000Z",

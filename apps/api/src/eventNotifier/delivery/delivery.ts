@@ -4,6 +4,7 @@ import { type RecordRow, type SubscriptionRow, signingSecretsOfSubscription } fr
 import { deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
+import { disableSubscriptionWebhookIfFailingTooLong } from '#api/webhooks/delivery/autoDisable.ts';
 import { recordAttempts } from '#api/webhooks/log/recordAttempts.ts';
 import { recordEvent } from './recordEvent.ts';
 import { type AttemptResult, countRefusedWebhook, retryDelayMs, sendWebhook } from './webhookSender.ts';
@@ -56,8 +57,10 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
   const leaseMs = deliveryLeaseMs(deps.settings);
   const batchSize = deps.settings.deliveryConcurrency * 2;
 
+  // Set once every attempt has failed for WEBHOOK_DISABLE_AFTER_HOURS: the lanes stop.
+  let disabled = false;
   const drain = async (concurrency: number) => {
-    while (!deps.signal?.aborted) {
+    while (!deps.signal?.aborted && !disabled) {
       const claimed = await deps.db.query<RecordRow>('SELECT * FROM event_notifier_claim_due($1, $2, $3, $4)', [
         subscriptionId,
         subscription.webhook_enabled,
@@ -92,6 +95,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
           result: results[i] as AttemptResult,
         })),
       );
+      if (await trackFailures(deps, subscriptionId, results, attemptedAt)) disabled = true;
     }
   };
   // Lanes, each claiming its own batches: one lane's database round trips overlap the other's HTTP requests.
@@ -105,8 +109,37 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
     [subscriptionId, subscription.webhook_enabled],
   );
   const at = next.rows[0]?.at;
-  if (at) await deps.queue(deps.db.pool, subscriptionId, { runAt: at });
+  if (at && !disabled) await deps.queue(deps.db.pool, subscriptionId, { runAt: at });
   return report;
+}
+
+/**
+ * The webhook's failure streak: any delivered attempt ends it; otherwise it starts with this batch's first attempt,
+ * and once it is WEBHOOK_DISABLE_AFTER_HOURS old the webhook is disabled. True when it was.
+ */
+async function trackFailures(
+  deps: DeliveryDeps,
+  subscriptionId: string,
+  results: AttemptResult[],
+  attemptedAt: Date,
+): Promise<boolean> {
+  // The row is written only when the streak starts or ends: a healthy webhook's batches leave it alone.
+  if (results.some((r) => r.ok)) {
+    await deps.db.query(
+      `UPDATE event_notifier_subscriptions SET webhook_failing_since = NULL
+        WHERE id = $1 AND webhook_failing_since IS NOT NULL`,
+      [subscriptionId],
+    );
+    return false;
+  }
+  return deps.db.transaction(async (client) => {
+    await client.query(
+      `UPDATE event_notifier_subscriptions SET webhook_failing_since = $2
+        WHERE id = $1 AND webhook_failing_since IS NULL`,
+      [subscriptionId, attemptedAt],
+    );
+    return disableSubscriptionWebhookIfFailingTooLong(client, subscriptionId, deps.settings.webhookDisableAfterHours);
+  });
 }
 
 function refused(reason: string): Promise<AttemptResult> {
