@@ -31,14 +31,15 @@ describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, (
       bodyLimit: env.h.deps.bodyLimit,
     };
     for (const op of env.operations) {
-      const cases = generateCases(op, options);
+      const own = { ...options, operationFixtures: env.operationFixtures[op.operationId] };
+      const cases = generateCases(op, own);
       const named = new Set(cases.flatMap((c) => c.fields ?? []));
       const expected = [
         ...Object.keys(op.body?.properties ?? {}).map((p) => `body.${p}`),
         ...op.query.map((p) => `querystring.${p.name}`),
       ];
       for (const field of expected) assert.ok(named.has(field), `${op.operationId}: no invalid case for ${field}`);
-      const again = generateCases(op, options);
+      const again = generateCases(op, own);
       assert.deepEqual(
         again.map((c) => [c.what, c.target]),
         cases.map((c) => [c.what, c.target]),
@@ -59,7 +60,11 @@ describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, (
       assert.ok(result.byKind.invalid + result.byKind.edge >= runs / 2, 'mostly invalid and edge-case requests');
       // A sign-in link's code is a secret no generator can guess: valid-looking codes are refused (401), never 5xx.
       // Each rotate-api-key that succeeds revokes the key the next request carries: the first success is the proof.
+      // A delete-webhook-endpoint that succeeds deletes the endpoint the next ones name, and any case made of the
+      // realistic body may be the first: the proof is that the doomed endpoint is gone.
       if (operationId === 'rotate-api-key') assert.ok(result.answers['2xx'] > 0, 'a rotation succeeded');
+      else if (operationId === 'delete-webhook-endpoint')
+        assert.equal(await doomedEndpoints(env), 0, 'a deletion succeeded');
       else if (result.byKind.valid >= 3 && operationId !== 'exchange-console-link')
         assert.ok(result.validSucceeded > 0, 'realistic valid requests still succeed');
       if (operationId === 'execute-transaction' && result.validSucceeded > 0)
@@ -72,6 +77,12 @@ describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, (
     console.log(`seed ${seed}, ${runs} per operation\n${formatReport(results)}`);
   });
 });
+
+/** How many of the environment's endpoints made to be deleted are left. */
+async function doomedEndpoints(env: FuzzEnvironment): Promise<number> {
+  const { rows } = await env.h.db.query("SELECT 1 FROM webhook_endpoints WHERE description = 'Fuzz, doomed'");
+  return rows.length;
+}
 
 /** The environment with the credentials of a fresh project's API key and admin. */
 async function ownProject(env: FuzzEnvironment): Promise<FuzzEnvironment> {

@@ -35,6 +35,19 @@ const CONSOLE_OPERATIONS = {
   'exchange-console-link': 'POST /console/exchange-console-link',
 };
 
+/** The operations added beside the specification's (DESIGN §7). */
+const ADDED_OPERATIONS = {
+  'create-webhook-endpoint': 'POST /webhook/create-webhook-endpoint',
+  'get-webhook-endpoints': 'GET /webhook/get-webhook-endpoints',
+  'update-webhook-endpoint': 'POST /webhook/update-webhook-endpoint',
+  'delete-webhook-endpoint': 'POST /webhook/delete-webhook-endpoint',
+  'rotate-webhook-endpoint-secret': 'POST /webhook/rotate-webhook-endpoint-secret',
+  'get-webhook-messages': 'GET /webhook/get-webhook-messages',
+  'get-webhook-attempts': 'GET /webhook/get-webhook-attempts',
+  'replay-webhook-messages': 'POST /webhook/replay-webhook-messages',
+  'rotate-subscription-webhook-secret': 'POST /event-notifier/rotate-subscription-webhook-secret',
+};
+
 const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
 const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([p, methods]) =>
   Object.entries(methods).map(([method, op]) => ({ path: p, method: method.toUpperCase(), op })),
@@ -65,15 +78,15 @@ describe('OpenAPI document', () => {
     assert.equal(document.openapi, '3.1.0');
   });
 
-  it('declares exactly the 15 operations of the spec and the console’s, at their paths', () => {
+  it('declares exactly the 15 operations of the spec, the console’s and the webhooks’, at their paths', () => {
     const found = Object.fromEntries(operations.map(({ path: p, method, op }) => [op.operationId, `${method} ${p}`]));
-    assert.deepEqual(found, { ...SPEC_OPERATIONS, ...CONSOLE_OPERATIONS });
+    assert.deepEqual(found, { ...SPEC_OPERATIONS, ...CONSOLE_OPERATIONS, ...ADDED_OPERATIONS });
   });
 
   it('describes every operation fully: tag, summary, description, roles, security, examples, errors', () => {
     for (const { op } of operations) {
       const id = op.operationId;
-      assert.ok(['Project', 'Event Notifier', 'Contract', 'Transaction'].includes(op.tags[0]), id);
+      assert.ok(['Project', 'Event Notifier', 'Contract', 'Transaction', 'Webhook'].includes(op.tags[0]), id);
       assert.ok(op.summary && op.description.length > 20, `${id} summary/description`);
       assert.ok(Array.isArray(op['x-required-roles']), `${id} x-required-roles`);
       // Only the exchange of a console sign-in link needs no credentials: the link is one.
@@ -96,6 +109,12 @@ describe('OpenAPI document', () => {
       'create-subscription',
       'update-subscription-webhook',
       'resend-failed-webhook',
+      'create-webhook-endpoint',
+      'update-webhook-endpoint',
+      'delete-webhook-endpoint',
+      'rotate-webhook-endpoint-secret',
+      'replay-webhook-messages',
+      'rotate-subscription-webhook-secret',
     ];
     for (const [id, value] of Object.entries(roles)) {
       if (id === 'get-projects') assert.equal(value, '', 'get-projects is access-token only');
@@ -162,9 +181,19 @@ describe('OpenAPI document', () => {
     assert.deepEqual(schemas.Error.properties.code.enum, Object.keys(ERROR_CATALOGUE));
   });
 
-  it('describes both webhooks, and a server entry for a deployment of one’s own', () => {
+  it('describes every webhook, and a server entry for a deployment of one’s own', () => {
     const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
-    assert.deepEqual(Object.keys(document.webhooks), ['event_notifier.event', 'event_notifier.event.removed']);
+    assert.deepEqual(Object.keys(document.webhooks), [
+      'event_notifier.event',
+      'event_notifier.event.removed',
+      'transaction.broadcasted',
+      'transaction.succeeded',
+      'transaction.reverted',
+      'transaction.failed',
+      'transaction.reorged',
+      'transaction.finalized',
+      'endpoint.disabled',
+    ]);
     for (const hook of Object.values(document.webhooks) as { post: { parameters: { name: string }[] } }[]) {
       assert.deepEqual(
         hook.post.parameters.map((p) => p.name),

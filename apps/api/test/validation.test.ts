@@ -235,6 +235,18 @@ const CASES: [string, string, { body?: unknown; query?: Record<string, string> }
     { body: { ...subscription, subscriptionName: 'Trans\u0000fers' } },
     'body.subscriptionName',
   ],
+  [
+    'replay-webhook-messages',
+    'since in the year 0000',
+    { body: { endpointId: UUID, since: '0000-01-01T00:00:00Z' } },
+    'body.since',
+  ],
+  [
+    'get-webhook-attempts',
+    'until with a UTC offset of 16 hours',
+    { query: { until: '2026-11-20T10:15:30+16:00' } },
+    'querystring.until',
+  ],
 ];
 
 describe('validation of every rule of SPEC §5', () => {
@@ -272,6 +284,14 @@ describe('validation of every rule of SPEC §5', () => {
       body: { ...subscription, webhookMaxRetries: 0, webhookURL: 'https://example.com/hook' },
     });
     assert.notEqual(res.status, 400, JSON.stringify(res.body));
+  });
+
+  it('accepts the other forms of an RFC 3339 time: offsets to ±15:59, lower case, a space for the T, the year 0001', async () => {
+    const res = await h.call('get-webhook-attempts', {
+      headers: apiKey(key),
+      query: { since: '0001-01-01t00:00:00.123456789-15:59', until: '2026-11-20 10:15:30+1559' },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
   });
 
   it('get-projects pages default to 1 and 20', async () => {

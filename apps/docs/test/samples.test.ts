@@ -20,9 +20,16 @@ import { eventSteps } from './samples/events.ts';
 import { gettingStartedSteps } from './samples/gettingStarted.ts';
 import { managementSteps } from './samples/management.ts';
 import { transactionSteps } from './samples/transactions.ts';
+import { webhookEndpointSteps } from './samples/webhookEndpoints.ts';
 
 /** One step per tagged block, in the order of a reader's journey (later steps use what earlier ones returned). */
-const steps: Record<string, Step> = { ...gettingStartedSteps, ...transactionSteps, ...eventSteps, ...managementSteps };
+const steps: Record<string, Step> = {
+  ...gettingStartedSteps,
+  ...transactionSteps,
+  ...eventSteps,
+  ...managementSteps,
+  ...webhookEndpointSteps,
+};
 
 describe('docs samples', () => {
   const c = { env: {}, values: {} } as Context;

@@ -88,7 +88,14 @@ describe('SDK pages describe exactly the public API', () => {
     for (const [, method, verb, route] of rows) {
       assert.equal(`${verb} ${route}`, operations.get(kebab(method as string)), `${method}()`);
     }
-    const helpers = new Set(['constructor', 'baseUrl', 'iterateTransactions', 'waitForTransaction']);
+    const helpers = new Set([
+      'constructor',
+      'baseUrl',
+      'iterateTransactions',
+      'iterateWebhookMessages',
+      'iterateWebhookAttempts',
+      'waitForTransaction',
+    ]);
     const methods = Object.getOwnPropertyNames(client.MountainClient.prototype).filter((m) => !helpers.has(m));
     assert.deepEqual(rows.map((r) => r[1]).sort(), methods.sort());
     // exchange-console-link is a static method (it needs no credentials, so no client instance).

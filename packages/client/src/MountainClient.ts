@@ -299,6 +299,141 @@ export class MountainClient {
   }
 
   /**
+   * create-webhook-endpoint: a URL that receives the project's webhooks of the chosen event types. The answer is
+   * the only one with the full `secret`.
+   * @example
+   * ```ts
+   * const { webhookEndpoint } = await client.createWebhookEndpoint({ url: 'https://example.com/hooks', eventTypes: ['transaction.succeeded'] });
+   * ```
+   */
+  createWebhookEndpoint(body: RequestBody<'create-webhook-endpoint'>, options?: RequestOptions) {
+    return this.#call('createWebhookEndpoint', { body }, options);
+  }
+
+  /**
+   * get-webhook-endpoints: every webhook endpoint of the project, secrets masked.
+   * @example
+   * ```ts
+   * const { webhookEndpoints } = await client.getWebhookEndpoints();
+   * ```
+   */
+  getWebhookEndpoints(options?: RequestOptions) {
+    return this.#call('getWebhookEndpoints', {}, options);
+  }
+
+  /**
+   * update-webhook-endpoint: change the URL, event types, subscriptions, description or `enabled`.
+   * @example
+   * ```ts
+   * const { webhookEndpoint } = await client.updateWebhookEndpoint({ id, enabled: true });
+   * ```
+   */
+  updateWebhookEndpoint(body: RequestBody<'update-webhook-endpoint'>, options?: RequestOptions) {
+    return this.#call('updateWebhookEndpoint', { body }, options);
+  }
+
+  /**
+   * delete-webhook-endpoint: nothing more is sent to the endpoint.
+   * @example
+   * ```ts
+   * const { message } = await client.deleteWebhookEndpoint({ id });
+   * ```
+   */
+  deleteWebhookEndpoint(body: RequestBody<'delete-webhook-endpoint'>, options?: RequestOptions) {
+    return this.#call('deleteWebhookEndpoint', { body }, options);
+  }
+
+  /**
+   * rotate-webhook-endpoint-secret: a new secret signs at once; the previous one signs beside it for the grace
+   * period (24 hours unless `gracePeriodSeconds` says).
+   * @example
+   * ```ts
+   * const { webhookEndpoint } = await client.rotateWebhookEndpointSecret({ id, gracePeriodSeconds: 3600 });
+   * ```
+   */
+  rotateWebhookEndpointSecret(body: RequestBody<'rotate-webhook-endpoint-secret'>, options?: RequestOptions) {
+    return this.#call('rotateWebhookEndpointSecret', { body }, options);
+  }
+
+  /**
+   * get-webhook-messages: one page of the messages of an endpoint or a subscription, newest first.
+   * @example
+   * ```ts
+   * const { webhookMessages, nextCursor } = await client.getWebhookMessages({ endpointId, status: 'failed' });
+   * ```
+   */
+  getWebhookMessages(query: QueryParams<'get-webhook-messages'>, options?: RequestOptions) {
+    return this.#call('getWebhookMessages', { query }, options);
+  }
+
+  /**
+   * Every message matching `query`, fetching page after page (by `nextCursor`) as you iterate.
+   * @example
+   * ```ts
+   * for await (const message of client.iterateWebhookMessages({ endpointId })) console.log(message.webhookId);
+   * ```
+   */
+  async *iterateWebhookMessages(query: QueryParams<'get-webhook-messages'>, options?: RequestOptions) {
+    let cursor: string | undefined;
+    do {
+      const page = await this.getWebhookMessages({ ...query, ...(cursor ? { cursor } : {}) }, options);
+      yield* page.webhookMessages;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /**
+   * get-webhook-attempts: one page of the attempt log, newest first.
+   * @example
+   * ```ts
+   * const { webhookAttempts, nextCursor } = await client.getWebhookAttempts({ outcome: 'failed', since: '2026-11-20T00:00:00Z' });
+   * ```
+   */
+  getWebhookAttempts(query: QueryParams<'get-webhook-attempts'> = {}, options?: RequestOptions) {
+    return this.#call('getWebhookAttempts', { query }, options);
+  }
+
+  /**
+   * Every attempt matching `query`, fetching page after page (by `nextCursor`) as you iterate.
+   * @example
+   * ```ts
+   * for await (const attempt of client.iterateWebhookAttempts({ endpointId, outcome: 'failed' })) console.log(attempt.httpStatus);
+   * ```
+   */
+  async *iterateWebhookAttempts(query: QueryParams<'get-webhook-attempts'> = {}, options?: RequestOptions) {
+    let cursor: string | undefined;
+    do {
+      const page = await this.getWebhookAttempts({ ...query, ...(cursor ? { cursor } : {}) }, options);
+      yield* page.webhookAttempts;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /**
+   * replay-webhook-messages: send again the failed (or all) messages of an endpoint or subscription in a window,
+   * with their original webhook-id; asking twice does not send twice.
+   * @example
+   * ```ts
+   * const { queuedCount } = await client.replayWebhookMessages({ endpointId, since: '2026-11-20T08:00:00Z' });
+   * ```
+   */
+  replayWebhookMessages(body: RequestBody<'replay-webhook-messages'>, options?: RequestOptions) {
+    return this.#call('replayWebhookMessages', { body }, options);
+  }
+
+  /**
+   * rotate-subscription-webhook-secret: a new webhookSecret signs at once; the previous one signs beside it for the
+   * grace period (24 hours unless `gracePeriodSeconds` says).
+   * @example
+   * ```ts
+   * const { eventNotifierSubscription } = await client.rotateSubscriptionWebhookSecret({ id: subscriptionId });
+   * ```
+   */
+  rotateSubscriptionWebhookSecret(body: RequestBody<'rotate-subscription-webhook-secret'>, options?: RequestOptions) {
+    return this.#call('rotateSubscriptionWebhookSecret', { body }, options);
+  }
+
+  /**
    * Every transaction of the project (optionally of one status), fetching page after page as you iterate.
    * @example
    * ```ts

@@ -100,6 +100,18 @@ export const OPERATIONS = {
   executeTransaction: post('execute-transaction', '/transaction/execute-transaction'),
   getTransaction: get('get-transaction', '/transaction/get-transaction'),
   getTransactions: get('get-transactions', '/transaction/get-transactions'),
+  createWebhookEndpoint: post('create-webhook-endpoint', '/webhook/create-webhook-endpoint'),
+  getWebhookEndpoints: get('get-webhook-endpoints', '/webhook/get-webhook-endpoints'),
+  updateWebhookEndpoint: post('update-webhook-endpoint', '/webhook/update-webhook-endpoint'),
+  deleteWebhookEndpoint: post('delete-webhook-endpoint', '/webhook/delete-webhook-endpoint'),
+  rotateWebhookEndpointSecret: post('rotate-webhook-endpoint-secret', '/webhook/rotate-webhook-endpoint-secret'),
+  getWebhookMessages: get('get-webhook-messages', '/webhook/get-webhook-messages'),
+  getWebhookAttempts: get('get-webhook-attempts', '/webhook/get-webhook-attempts'),
+  replayWebhookMessages: post('replay-webhook-messages', '/webhook/replay-webhook-messages'),
+  rotateSubscriptionWebhookSecret: post(
+    'rotate-subscription-webhook-secret',
+    '/event-notifier/rotate-subscription-webhook-secret',
+  ),
 } as const satisfies { [Name in MethodName]: OperationRoute & { operationId: OperationIdOf<Name> } };
 
 type OperationIdOf<Name extends MethodName> = {

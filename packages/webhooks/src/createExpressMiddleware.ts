@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
 import { readNodeBody, writeNodeResult } from './nodeIo.ts';
+import type { WebhookSecrets } from './secret.ts';
 import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
 
 /** The fields Express body parsers leave on a request, read to find the raw body. */
@@ -57,7 +58,7 @@ function rawBodyOf(req: IncomingMessage & ParsedRequest): string | Uint8Array | 
  * ```
  */
 export function createExpressMiddleware<Req extends IncomingMessage = IncomingMessage, T = WebhookEvent>(
-  secret: string,
+  secret: WebhookSecrets,
   onEvent: WebhookEventHandler<Req, T>,
   options?: HandlerOptions,
 ): (req: Req, res: ServerResponse, next: (error?: unknown) => void) => void {

@@ -1,4 +1,5 @@
 import { HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
+import type { WebhookSecrets } from './secret.ts';
 import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
 import type { WebhookRequestHeaders } from './verify.ts';
 
@@ -112,7 +113,7 @@ const FASTIFY_OPTIONS = [...HANDLER_OPTIONS, 'path'] as const;
  * ```
  */
 export function createFastifyPlugin<Req extends FastifyRequestLike = FastifyRequestLike, T = WebhookEvent>(
-  secret: string,
+  secret: WebhookSecrets,
   onEvent: WebhookEventHandler<Req, T>,
   options?: FastifyPluginOptions,
 ): (instance: FastifyInstanceLike) => Promise<void> {

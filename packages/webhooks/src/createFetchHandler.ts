@@ -7,6 +7,7 @@ import {
   methodNotAllowed,
   setupHandler,
 } from './handleDelivery.ts';
+import type { WebhookSecrets } from './secret.ts';
 import type { WebhookEvent, WebhookEventHandler } from './types.ts';
 
 /** Reads a Fetch body as bytes, stopping (and cancelling the stream) once it exceeds `limit`. */
@@ -67,7 +68,7 @@ function toResponse(result: DeliveryResult): Response {
  * ```
  */
 export function createFetchHandler<T = WebhookEvent>(
-  secret: string,
+  secret: WebhookSecrets,
   onEvent: WebhookEventHandler<Request, T>,
   options?: ReportingHandlerOptions,
 ): (request: Request) => Promise<Response> {

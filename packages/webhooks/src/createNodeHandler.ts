@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkOnError, errorResult, HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
 import { readNodeBody, writeNodeResult } from './nodeIo.ts';
+import type { WebhookSecrets } from './secret.ts';
 import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
 
 /**
@@ -60,7 +61,7 @@ export function report(onError: ((error: Error) => void) | undefined, error: unk
  * ```
  */
 export function createNodeHandler<T = WebhookEvent>(
-  secret: string,
+  secret: WebhookSecrets,
   onEvent: WebhookEventHandler<IncomingMessage, T>,
   options?: ReportingHandlerOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {

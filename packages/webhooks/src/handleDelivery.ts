@@ -1,6 +1,6 @@
 import { WebhookHandlerError, WebhookVerificationError } from './errors.ts';
 import { assertFunction, assertKnownOptions, assertNonNegative } from './options.ts';
-import { parseSecret } from './secret.ts';
+import { parseSecrets, type WebhookSecrets } from './secret.ts';
 import type { ErrorBody, HandlerOptions, WebhookEventHandler } from './types.ts';
 import { checkVerifyOptions, VERIFY_OPTIONS, verifyDelivery, type WebhookRequestHeaders } from './verify.ts';
 
@@ -39,7 +39,7 @@ export function methodNotAllowed(): DeliveryResult {
 
 /** A handler's checked configuration: built once when the handler is created, so mistakes throw at start-up. */
 export interface HandlerSetup<Req> {
-  key: Uint8Array<ArrayBuffer>;
+  keys: Uint8Array<ArrayBuffer>[];
   onEvent: WebhookEventHandler<Req, unknown>;
   options: HandlerOptions;
   maxBodyBytes: number;
@@ -47,7 +47,7 @@ export interface HandlerSetup<Req> {
 
 export function setupHandler<Req>(
   where: string,
-  secret: string,
+  secret: WebhookSecrets,
   onEvent: WebhookEventHandler<Req, never>,
   options: object | undefined,
   allowed: readonly string[],
@@ -59,7 +59,7 @@ export function setupHandler<Req>(
   if (typeof onEvent !== 'function') throw new TypeError(`${where}: onEvent must be a function`);
   return {
     // A bad secret is the receiver's configuration, not the sender's fault: fail now, not with a 400 per request.
-    key: parseSecret(secret),
+    keys: parseSecrets(secret),
     onEvent: onEvent as WebhookEventHandler<Req, unknown>,
     options: handlerOptions,
     maxBodyBytes: handlerOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -89,7 +89,7 @@ export async function handleDelivery<Req>(
   }
   let delivery: Awaited<ReturnType<typeof verifyDelivery<unknown>>>;
   try {
-    delivery = await verifyDelivery<unknown>(input.body, input.headers, setup.key, setup.options);
+    delivery = await verifyDelivery<unknown>(input.body, input.headers, setup.keys, setup.options);
   } catch (error) {
     if (error instanceof WebhookVerificationError) return errorResult(400, error.code, error.message);
     throw error;

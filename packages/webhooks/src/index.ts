@@ -22,14 +22,19 @@ export {
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
 } from './errors.ts';
-export { generateSecret } from './secret.ts';
+export { generateSecret, type WebhookSecrets } from './secret.ts';
 export { type SignedHeaders, type SignParams, sign } from './sign.ts';
 export type {
+  AnyWebhookEvent,
+  EndpointDisabledEvent,
   ErrorBody,
   EventNotifierEvent,
   EventNotifierEventData,
   EventNotifierEventRemoved,
   HandlerOptions,
+  TransactionEvent,
+  TransactionEventData,
+  TransactionEventTransaction,
   WebhookContext,
   WebhookEvent,
   WebhookEventHandler,

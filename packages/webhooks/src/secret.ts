@@ -14,6 +14,26 @@ export function parseSecret(secret: unknown): Uint8Array<ArrayBuffer> {
 }
 
 /**
+ * The secret a receiver verifies with, or several while a rotation rolls out (a delivery verifies when a signature
+ * matches any of them).
+ *
+ * @example
+ * ```ts
+ * import type { WebhookSecrets } from '@mountain/webhook-sdk';
+ *
+ * const secrets: WebhookSecrets = [process.env.NEW_SECRET ?? '', process.env.OLD_SECRET ?? ''].filter(Boolean);
+ * ```
+ */
+export type WebhookSecrets = string | readonly string[];
+
+/** The keys of one secret or several; an empty list is a configuration mistake. */
+export function parseSecrets(secret: unknown): Uint8Array<ArrayBuffer>[] {
+  if (!Array.isArray(secret)) return [parseSecret(secret)];
+  if (secret.length === 0) throw new InvalidSecretError('the list of secrets is empty');
+  return secret.map((s: unknown) => parseSecret(s));
+}
+
+/**
  * Creates a new random secret: `whsec_` and the base64 of 32 random bytes from the platform's CSPRNG.
  *
  * @returns A secret such as `whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6eDGZ0b1pHU=`.

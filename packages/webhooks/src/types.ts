@@ -80,6 +80,122 @@ export interface EventNotifierEventRemoved {
 }
 
 /**
+ * A transaction as `get-transaction` answers it, at the moment of the change a transaction webhook tells.
+ *
+ * @example
+ * ```ts
+ * import type { TransactionEventTransaction } from '@mountain/webhook-sdk';
+ *
+ * const mined = (t: TransactionEventTransaction) => t.blockNumber !== null;
+ * ```
+ */
+export interface TransactionEventTransaction {
+  id: string;
+  projectId: number;
+  contractActivatedFunctionId: number;
+  mSystemWalletId: number;
+  networkId: number;
+  functionArgs: string[];
+  /** The fine-grained status the change left the transaction in. */
+  status: 'created' | 'processing' | 'broadcasted' | 'succeeded' | 'broadcast-failed' | 'monitor-failed' | 'reverted';
+  transactionHash: string | null;
+  nonce: number | null;
+  gasPrice: string | null;
+  gasLimit: string | null;
+  gasUsed: string | null;
+  blockNumber: number | null;
+  /** Blocks on top of the including block when the webhook was sent; `null` until mined. */
+  confirmations: number | null;
+  finalized: boolean;
+  errorMessage: string | null;
+  idempotencyKey: string;
+  custody: { provider: string; id: string | null; status: string | null; subStatus: string | null } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The `data` of a transaction webhook. Webhooks are not promised in order: keep the highest `sequence` you have
+ * processed per transaction id and drop a webhook whose `sequence` is lower (it is stale).
+ *
+ * @example
+ * ```ts
+ * import type { TransactionEventData } from '@mountain/webhook-sdk';
+ *
+ * const latest = new Map<string, number>();
+ * function isStale({ transaction, sequence }: TransactionEventData): boolean {
+ *   if ((latest.get(transaction.id) ?? -1) >= sequence) return true;
+ *   latest.set(transaction.id, sequence);
+ *   return false;
+ * }
+ * ```
+ */
+export interface TransactionEventData {
+  transaction: TransactionEventTransaction;
+  /** The status before the change (for `transaction.finalized`, the status it was final in). */
+  previousStatus: string;
+  /** Increases with every change of one transaction: a lower one than you have seen is stale. */
+  sequence: number;
+}
+
+/**
+ * A transaction's status change, its block leaving the chain, or its finality, sent to the project's webhook
+ * endpoints that take the type.
+ *
+ * @example
+ * ```ts
+ * import type { TransactionEvent } from '@mountain/webhook-sdk';
+ *
+ * function onTransaction(event: TransactionEvent): void {
+ *   console.log(event.type, event.data.transaction.id, event.data.transaction.status);
+ * }
+ * ```
+ */
+export interface TransactionEvent {
+  type:
+    | 'transaction.broadcasted'
+    | 'transaction.succeeded'
+    | 'transaction.reverted'
+    | 'transaction.failed'
+    | 'transaction.reorged'
+    | 'transaction.finalized';
+  /** ISO 8601 time of the change. */
+  timestamp: string;
+  data: TransactionEventData;
+}
+
+/**
+ * Another endpoint of the project (`data.endpoint`), or a subscription's own webhook (`data.subscription`), was
+ * disabled after its attempts failed for too long.
+ *
+ * @example
+ * ```ts
+ * import type { EndpointDisabledEvent } from '@mountain/webhook-sdk';
+ *
+ * const alert = ({ data }: EndpointDisabledEvent) =>
+ *   'endpoint' in data
+ *     ? console.warn(`${data.endpoint.url}: ${data.endpoint.disabledReason}`)
+ *     : console.warn(`${data.subscription.webhookURL}: ${data.subscription.disabledReason}`);
+ * ```
+ */
+export interface EndpointDisabledEvent {
+  type: 'endpoint.disabled';
+  /** ISO 8601 time the endpoint or the subscription's webhook was disabled. */
+  timestamp: string;
+  data:
+    | { endpoint: { id: string; url: string; disabledReason: string; disabledAt: string; failingSince: string } }
+    | {
+        subscription: {
+          id: string;
+          webhookURL: string;
+          disabledReason: string;
+          disabledAt: string;
+          failingSince: string;
+        };
+      };
+}
+
+/**
  * Every webhook payload Mountain sends, discriminated by `type`; switch on `type` so types added later are
  * ignored safely.
  *
@@ -100,6 +216,20 @@ export interface EventNotifierEventRemoved {
  * ```
  */
 export type WebhookEvent = EventNotifierEvent | EventNotifierEventRemoved;
+
+/**
+ * Every payload a project's webhook endpoint may receive: the event notifier's, the transaction events and
+ * `endpoint.disabled`. Pass it as the type parameter of {@link verify} or a handler for an endpoint's receiver.
+ *
+ * @example
+ * ```ts
+ * import { type AnyWebhookEvent, verify } from '@mountain/webhook-sdk';
+ *
+ * const event = await verify<AnyWebhookEvent>(rawBody, headers, secret);
+ * if (event.type === 'transaction.succeeded') console.log(event.data.transaction.transactionHash);
+ * ```
+ */
+export type AnyWebhookEvent = WebhookEvent | TransactionEvent | EndpointDisabledEvent;
 
 /**
  * What a ready-made handler passes to your event handler beside the event.

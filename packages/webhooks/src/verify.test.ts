@@ -255,3 +255,30 @@ describe('verify: programmer errors are TypeErrors, not verification failures', 
     });
   });
 });
+
+describe('verify through a secret rotation', () => {
+  const NEW_SECRET = 'whsec_bmV3IHNlY3JldCBvZiB0aGUgcm90YXRpb24gdGVzdHM=';
+
+  test('signed with both during the grace period: a receiver knowing only the old, or only the new, verifies', async () => {
+    const headers = await headersFor(body, NOW, [NEW_SECRET, SECRET]);
+    assert.equal(headers['webhook-signature'].split(' ').length, 2);
+    assert.deepEqual(await verify(body, headers, SECRET, clock), sampleEvent());
+    assert.deepEqual(await verify(body, headers, NEW_SECRET, clock), sampleEvent());
+    await rejectsWith(verify(body, headers, OTHER_SECRET, clock), NoMatchingSignatureError, 'NO_MATCHING_SIGNATURE');
+  });
+
+  test('a receiver rolling out the new secret may list both: either signature verifies', async () => {
+    const before = await headersFor(body, NOW, SECRET);
+    const after = await headersFor(body, NOW, NEW_SECRET);
+    for (const headers of [before, after]) {
+      assert.deepEqual(await verify(body, headers, [NEW_SECRET, SECRET], clock), sampleEvent());
+    }
+    await rejectsWith(
+      verify(body, before, [NEW_SECRET, OTHER_SECRET], clock),
+      NoMatchingSignatureError,
+      'NO_MATCHING_SIGNATURE',
+    );
+    await assert.rejects(verify(body, before, [], clock), InvalidSecretError);
+    await assert.rejects(verify(body, before, [SECRET, 'not-a-secret'], clock), InvalidSecretError);
+  });
+});

@@ -9,7 +9,7 @@ import {
   type WebhookHeaderName,
 } from './errors.ts';
 import { assertFunction, assertKnownOptions, assertNonNegative } from './options.ts';
-import { hmacSha256Base64, parseSecret } from './secret.ts';
+import { hmacSha256Base64, parseSecrets, type WebhookSecrets } from './secret.ts';
 import { signedContent } from './sign.ts';
 import type { WebhookEvent } from './types.ts';
 
@@ -119,7 +119,7 @@ function parsePayload<T>(rawBody: string | Uint8Array): T {
 export async function verifyDelivery<T>(
   rawBody: string | Uint8Array,
   headers: WebhookRequestHeaders,
-  key: Uint8Array<ArrayBuffer>,
+  keys: readonly Uint8Array<ArrayBuffer>[],
   options: VerifyOptions | undefined,
 ): Promise<VerifiedDelivery<T>> {
   if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
@@ -142,9 +142,12 @@ export async function verifyDelivery<T>(
   if (now - timestamp > tolerance) throw new TimestampTooOldError(timestamp, now, tolerance);
   if (timestamp - now > tolerance) throw new TimestampTooNewError(timestamp, now, tolerance);
 
-  const expected = await hmacSha256Base64(key, signedContent(id, timestamp, rawBody));
-  // Any valid entry is enough: during a secret rotation the sender signs with the old and the new secret.
-  if (!v1Signatures(signatureHeader).some((signature) => timingSafeEqual(signature, expected))) {
+  const content = signedContent(id, timestamp, rawBody);
+  const expected = await Promise.all(keys.map((key) => hmacSha256Base64(key, content)));
+  // Any valid entry for any known secret is enough: during a rotation the sender signs with the old and the new
+  // secret, and a receiver rolling out the new one may know both.
+  const signatures = v1Signatures(signatureHeader);
+  if (!signatures.some((signature) => expected.some((e) => timingSafeEqual(signature, e)))) {
     throw new NoMatchingSignatureError();
   }
   return { payload: parsePayload<T>(rawBody), id, timestamp };
@@ -158,7 +161,8 @@ export async function verifyDelivery<T>(
  *
  * @param rawBody The raw request body.
  * @param headers The request headers: `Headers`, Node's `req.headers`, or a plain object in any case.
- * @param secret The subscription's `webhookSecret` (`whsec_…`).
+ * @param secret The subscription's `webhookSecret` or the endpoint's `secret` (`whsec_…`), or several while you
+ *   roll out a rotated secret: any of them verifies.
  * @param options `tolerance` in seconds (default 300) and a `now` clock; unknown options throw.
  * @returns The payload, typed as {@link WebhookEvent} unless you pass another type.
  * @throws A {@link WebhookVerificationError} subclass per failure: {@link MissingHeaderError},
@@ -181,11 +185,11 @@ export async function verifyDelivery<T>(
 export async function verify<T = WebhookEvent>(
   rawBody: string | Uint8Array,
   headers: WebhookRequestHeaders,
-  secret: string,
+  secret: WebhookSecrets,
   options?: VerifyOptions,
 ): Promise<T> {
   assertKnownOptions(options, VERIFY_OPTIONS, 'verify');
   checkVerifyOptions(options, 'verify');
-  const key = parseSecret(secret);
-  return (await verifyDelivery<T>(rawBody, headers, key, options)).payload;
+  const keys = parseSecrets(secret);
+  return (await verifyDelivery<T>(rawBody, headers, keys, options)).payload;
 }

@@ -307,6 +307,14 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
       1,
       100,
     ),
+    maxWebhookEndpointsPerProject: int(
+      'MAX_WEBHOOK_ENDPOINTS_PER_PROJECT',
+      defaults.maxWebhookEndpointsPerProject,
+      1,
+      10_000,
+    ),
+    webhookDisableAfterHours: int('WEBHOOK_DISABLE_AFTER_HOURS', defaults.webhookDisableAfterHours, 1, 8_760),
+    webhookLogRetentionDays: int('WEBHOOK_LOG_RETENTION_DAYS', defaults.webhookLogRetentionDays, 1, 3_650),
   });
 }
 

@@ -95,6 +95,12 @@ export const ERROR_CATALOGUE = {
     description:
       'The project has as many subscriptions as the deployment allows (MAX_SUBSCRIPTIONS_PER_PROJECT, 100 by default); delete or reuse one, or ask the operator for a higher limit.',
   },
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: {
+    status: 409,
+    message: 'Project {projectId} has {limit} webhook endpoints, the most this deployment allows per project',
+    description:
+      'The project has as many webhook endpoints as the deployment allows (MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, 50 by default); delete or reuse one (an endpoint takes several event types), or ask the operator for a higher limit.',
+  },
   FUNCTION_NOT_IN_ABI: {
     status: 422,
     message: 'Function {signature} is not in the ABI of contract {contractId}',

@@ -22,6 +22,14 @@ export interface SubscriptionRow {
   webhook_max_retries: number;
   webhook_secret: Buffer;
   webhook_secret_masked: string;
+  /** During a rotation's grace period: the previous secret, which signs too until it expires. */
+  previous_webhook_secret: Buffer | null;
+  previous_webhook_secret_expires_at: Date | null;
+  /** The first failed attempt since the last delivered one; NULL while attempts succeed. */
+  webhook_failing_since: Date | null;
+  /** Why and when the platform disabled the webhook (every attempt failed too long); NULL otherwise. */
+  webhook_disabled_reason: string | null;
+  webhook_disabled_at: Date | null;
   scan_status: 'idle' | 'scanning' | 'failed';
   last_scanned_block: number | null;
   /** The finalized block as of the last look for reorgs; NULL before the first. */
@@ -63,4 +71,17 @@ export const secretContext = (id: string) => `event-notifier-subscription:${id}`
 
 export function webhookSecretOf(masterKey: Buffer, row: SubscriptionRow): string {
   return open(masterKey, row.webhook_secret, secretContext(row.id));
+}
+
+/** The secrets that sign the subscription's webhooks at `now`: the current one, and the previous one in its grace. */
+export function signingSecretsOfSubscription(masterKey: Buffer, row: SubscriptionRow, now = new Date()): string[] {
+  const secrets = [webhookSecretOf(masterKey, row)];
+  if (
+    row.previous_webhook_secret &&
+    row.previous_webhook_secret_expires_at &&
+    row.previous_webhook_secret_expires_at > now
+  ) {
+    secrets.push(open(masterKey, row.previous_webhook_secret, secretContext(row.id)));
+  }
+  return secrets;
 }

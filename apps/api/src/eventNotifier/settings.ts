@@ -44,6 +44,12 @@ export interface EventNotifierSettings {
   readonly maxConcurrentScansPerProject: number;
   /** Deliveries (each with up to `deliveryConcurrency` webhooks in flight) of one project that run at once. */
   readonly maxConcurrentDeliveriesPerProject: number;
+  /** Webhook endpoints a project may have at once. */
+  readonly maxWebhookEndpointsPerProject: number;
+  /** An endpoint whose every attempt has failed for this long is disabled. */
+  readonly webhookDisableAfterHours: number;
+  /** Days the attempt log keeps an attempt. */
+  readonly webhookLogRetentionDays: number;
 }
 
 /** How long a delivery attempt holds the records it claimed: its timeout, and a margin for recording the outcome. */
@@ -75,5 +81,8 @@ export function defaultEventNotifierSettings(
     maxSubscriptionsPerProject: 100,
     maxConcurrentScansPerProject: 2,
     maxConcurrentDeliveriesPerProject: 4,
+    maxWebhookEndpointsPerProject: 50,
+    webhookDisableAfterHours: 120,
+    webhookLogRetentionDays: 30,
   });
 }

@@ -4,7 +4,7 @@ import type { ErrorCode } from '#api/errors/catalogue.ts';
 import type { AppDeps } from './appDeps.ts';
 import type { Principal, RouteAuth } from './authenticate.ts';
 
-export type Tag = 'Project' | 'Event Notifier' | 'Contract' | 'Transaction';
+export type Tag = 'Project' | 'Event Notifier' | 'Contract' | 'Transaction' | 'Webhook';
 
 export interface HandlerContext<B, Q> {
   body: B;

@@ -13,12 +13,21 @@ function createAjv(coerceTypes: boolean): Ajv {
   addFormats(ajv);
   // Narrower than ajv-formats where its form would reach code that cannot take it: a `uuid` is the plain
   // 8-4-4-4-12 form (not `urn:uuid:…`, which PostgreSQL refuses), and a `uri` must also be one the WHATWG URL
-  // parser takes (`http://` or a port above 65535 pass the RFC 3986 pattern but not `new URL`).
+  // parser takes (`http://` or a port above 65535 pass the RFC 3986 pattern but not `new URL`), and a `date-time` one
+  // PostgreSQL takes: RFC 3339 allows the year 0000 and UTC offsets up to ±23:59, PostgreSQL neither.
   ajv.addFormat('uuid', /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i);
   const uri = fullFormats.uri as (text: string) => boolean;
   ajv.addFormat('uri', (text: string) => uri(text) && URL.canParse(text));
+  const dateTime = fullFormats['date-time'] as { validate: (text: string) => boolean };
+  ajv.addFormat('date-time', (text: string) => dateTime.validate(text) && storableTime(text));
   ajv.addKeyword({ keyword: 'example' });
   return ajv;
+}
+
+/** Not the year 0000, and a UTC offset under 16 hours: what PostgreSQL's `timestamptz` takes of RFC 3339. */
+function storableTime(text: string): boolean {
+  const offset = /[+-](\d\d)(?::?\d\d)?$/.exec(text);
+  return !text.startsWith('0000') && (offset === null || Number(offset[1]) < 16);
 }
 
 // Both packages are CommonJS with a `default` export property; this form works under Node ESM and TypeScript.

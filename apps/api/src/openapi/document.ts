@@ -5,6 +5,7 @@ import { API_PREFIX } from '#api/http/appDeps.ts';
 import type { RouteDefinition, Tag } from '#api/http/route.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { componentName, components } from '#api/schemas/components.ts';
+import { EndpointDisabledWebhook, TRANSACTION_WEBHOOKS } from '#api/schemas/transactionWebhooks.ts';
 import { EventNotifierEventRemovedWebhook, EventNotifierEventWebhook } from '#api/schemas/webhooks.ts';
 
 export const GENERATED_MARK =
@@ -15,6 +16,11 @@ const TAGS: { name: Tag; description: string }[] = [
   { name: 'Event Notifier', description: 'Subscriptions that scan contract events and deliver signed webhooks.' },
   { name: 'Contract', description: 'Import contracts and choose which functions transactions may call.' },
   { name: 'Transaction', description: 'Execute activated functions on chain and follow each transaction.' },
+  {
+    name: 'Webhook',
+    description:
+      'Endpoints of a project that receive signed webhooks of the event types they choose: transaction status changes and the event notifier’s events.',
+  },
 ];
 
 type Json = Record<string, unknown>;
@@ -63,11 +69,14 @@ function webhooks(): Json {
     header('webhook-timestamp', 'When this attempt was signed, in Unix seconds.'),
     header('webhook-signature', 'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`.'),
   ];
-  const hook = (schema: unknown, summary: string) => ({
+  const SUBSCRIPTION_HOOK =
+    'Sent to the subscription’s `webhookURL`, and to the project’s webhook endpoints that take the type. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times (an endpoint: 10 times).';
+  const ENDPOINT_HOOK =
+    'Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.';
+  const hook = (schema: unknown, summary: string, description = SUBSCRIPTION_HOOK) => ({
     post: {
       summary,
-      description:
-        'Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.',
+      description,
       parameters,
       requestBody: { required: true, content: { 'application/json': { schema: refify(schema) } } },
       responses: { '2XX': { description: 'Acknowledged.' } },
@@ -76,6 +85,14 @@ function webhooks(): Json {
   return {
     'event_notifier.event': hook(EventNotifierEventWebhook, 'An event a subscription found'),
     'event_notifier.event.removed': hook(EventNotifierEventRemovedWebhook, 'A reorg took an event back'),
+    ...Object.fromEntries(
+      TRANSACTION_WEBHOOKS.map(({ type, schema, description }) => [type, hook(schema, description, ENDPOINT_HOOK)]),
+    ),
+    'endpoint.disabled': hook(
+      EndpointDisabledWebhook,
+      'Another endpoint of the project, or a subscription’s own webhook, was disabled',
+      ENDPOINT_HOOK,
+    ),
   };
 }
 
@@ -108,9 +125,10 @@ function exampleError(code: ErrorCode, route: RouteDefinition): Json {
   const params: Record<string, string | number> = {
     roles: route.auth.roles.join(', '),
     projectId: 42,
-    resource: route.tag === 'Event Notifier' ? 'Subscription' : route.tag,
+    resource:
+      route.tag === 'Event Notifier' ? 'Subscription' : route.tag === 'Webhook' ? 'Webhook endpoint' : route.tag,
     id: route.tag === 'Contract' ? 7 : '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f',
-    limit: code === 'SUBSCRIPTION_LIMIT_REACHED' ? 100 : 65536,
+    limit: code === 'SUBSCRIPTION_LIMIT_REACHED' ? 100 : code === 'WEBHOOK_ENDPOINT_LIMIT_REACHED' ? 50 : 65536,
     contentType: 'text/plain',
     requestId: 'req-9f2c',
     operationId: route.operationId,

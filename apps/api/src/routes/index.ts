@@ -9,6 +9,7 @@ import createSubscription from './eventNotifier/createSubscription.ts';
 import getRecords from './eventNotifier/getRecords.ts';
 import getSubscriptions from './eventNotifier/getSubscriptions.ts';
 import resendFailedWebhook from './eventNotifier/resendFailedWebhook.ts';
+import rotateSubscriptionWebhookSecret from './eventNotifier/rotateSubscriptionWebhookSecret.ts';
 import updateSubscriptionWebhook from './eventNotifier/updateSubscriptionWebhook.ts';
 import getProjectDetail from './project/getProjectDetail.ts';
 import getProjectMembers from './project/getProjectMembers.ts';
@@ -18,8 +19,16 @@ import rotateApiKey from './project/rotateApiKey.ts';
 import executeTransaction from './transaction/executeTransaction.ts';
 import getTransaction from './transaction/getTransaction.ts';
 import getTransactions from './transaction/getTransactions.ts';
+import createWebhookEndpoint from './webhook/createWebhookEndpoint.ts';
+import deleteWebhookEndpoint from './webhook/deleteWebhookEndpoint.ts';
+import getWebhookAttempts from './webhook/getWebhookAttempts.ts';
+import getWebhookEndpoints from './webhook/getWebhookEndpoints.ts';
+import getWebhookMessages from './webhook/getWebhookMessages.ts';
+import replayWebhookMessages from './webhook/replayWebhookMessages.ts';
+import rotateWebhookEndpointSecret from './webhook/rotateWebhookEndpointSecret.ts';
+import updateWebhookEndpoint from './webhook/updateWebhookEndpoint.ts';
 
-/** The 19 operations of the Public API v3, in the order the reference shows them. */
+/** The operations of the Public API v3, in the order the reference shows them. */
 export const routes = [
   getProjects,
   getProjectDetail,
@@ -40,4 +49,13 @@ export const routes = [
   executeTransaction,
   getTransaction,
   getTransactions,
+  createWebhookEndpoint,
+  getWebhookEndpoints,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  rotateWebhookEndpointSecret,
+  getWebhookMessages,
+  getWebhookAttempts,
+  replayWebhookMessages,
+  rotateSubscriptionWebhookSecret,
 ] as unknown as RouteDefinition[];

@@ -149,6 +149,16 @@ export const EventNotifierSubscription = component(
     webhookSecret: Type.String({
       description: 'Secret that signs webhooks (`whsec_…`). In full only in the create answer; masked elsewhere.',
     }),
+    webhookDisabledReason: nullable(
+      Type.String({
+        description:
+          'Why the platform disabled the webhook (every attempt failed for `WEBHOOK_DISABLE_AFTER_HOURS`); `null` otherwise. Enabling it again clears it.',
+      }),
+    ),
+    webhookDisabledAt: nullable(DateTime('When the platform disabled the webhook.')),
+    webhookFailingSince: nullable(
+      DateTime('The first failed attempt since the last delivered one; `null` while attempts succeed.'),
+    ),
     scanStatus: ScanStatus,
     lastScannedBlock: nullable(Type.Integer()),
     lastScannedAt: nullable(DateTime('When the last scan finished.')),

@@ -45,6 +45,17 @@ export async function createMatrixFixture(h: Harness, counter: string) {
   });
   assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
 
+  const endpoint = () =>
+    h.call('create-webhook-endpoint', {
+      headers: headersA,
+      body: { url: 'https://example.com/hooks/a', eventTypes: ['transaction.succeeded'], description: 'Endpoint of A' },
+    });
+  const endpointCreated = await endpoint();
+  assert.equal(endpointCreated.status, 201, JSON.stringify(endpointCreated.body));
+  // One endpoint for each caller of delete-webhook-endpoint: a caller allowed in A deletes one.
+  const endpointsToDelete: string[] = [];
+  for (let i = 0; i < 16; i++) endpointsToDelete.push((await endpoint()).body.webhookEndpoint.id);
+
   const tokens: Record<'reader' | 'editor' | 'admin', string> = { reader: '', editor: '', admin: '' };
   for (const role of ['reader', 'editor', 'admin'] as const) tokens[role] = (await h.member(a.project.id, role)).token;
   const outsider = await h.user();
@@ -66,6 +77,8 @@ export async function createMatrixFixture(h: Harness, counter: string) {
     functionId,
     transactionId: executed.body.transaction.id as string,
     subscriptionId: subscribed.body.eventNotifierSubscription.id as string,
+    endpointId: endpointCreated.body.webhookEndpoint.id as string,
+    endpointsToDelete,
     /** One-time console links of an admin of A, one per caller of exchange-console-link. */
     consoleLinkCodes: await Promise.all(Array.from({ length: 20 }, linkOfA)),
   };
@@ -101,8 +114,8 @@ export function assertNotFoundFromB(res: CallResult, f: MatrixFixture, sentId: s
 export function assertNothingOfA(body: unknown, f: MatrixFixture, sentId?: string | number): void {
   const text = JSON.stringify(body);
   const strip = (s: string) => (sentId === undefined ? s : s.replaceAll(String(sentId), '<sent>'));
-  assert.doesNotMatch(strip(text), /Project A|Increments of A/);
-  for (const id of [f.transactionId, f.subscriptionId]) {
+  assert.doesNotMatch(strip(text), /Project A|Increments of A|Endpoint of A/);
+  for (const id of [f.transactionId, f.subscriptionId, f.endpointId]) {
     if (id !== sentId) assert.ok(!text.includes(id), `answer names ${id} of project A: ${text}`);
   }
   assert.ok(!new RegExp(`"projectId":${f.projectA}\\b`).test(text), `answer names project A: ${text}`);
@@ -111,6 +124,8 @@ export function assertNothingOfA(body: unknown, f: MatrixFixture, sentId?: strin
 function randomAddress(): string {
   return getAddress(`0x${randomBytes(20).toString('hex')}`);
 }
+
+let deletions = 0;
 
 /** What each operation is asked, and what a successful answer must show, per operation id. */
 export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
@@ -235,6 +250,82 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.transactionId);
       ok(res, 200);
       assert.equal(res.body.transaction.id, f.transactionId);
+    },
+  },
+  'create-webhook-endpoint': {
+    request: (_f, n) => ({ body: { url: `https://example.com/hooks/${n}`, eventTypes: ['transaction.failed'] } }),
+    check(res, f, actingIn) {
+      ok(res, 201);
+      assert.equal(res.body.webhookEndpoint.projectId, actingIn === 'A' ? f.projectA : f.projectB);
+      assert.match(res.body.webhookEndpoint.secret, /^whsec_[A-Za-z0-9+/=]{20,}$/);
+    },
+  },
+  'get-webhook-endpoints': {
+    request: () => ({}),
+    check(res, f, actingIn) {
+      ok(res, 200);
+      const listed = res.body.webhookEndpoints as { id: string; secret: string }[];
+      if (actingIn === 'A') assert.ok(ids(listed).includes(f.endpointId));
+      else assertNothingOfA(res.body, f);
+      for (const endpoint of listed) assert.match(endpoint.secret, /\*{16}$/);
+    },
+  },
+  'update-webhook-endpoint': {
+    request: (f, n) => ({ body: { id: f.endpointId, description: `Endpoint of A, ${n}` } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.endpointId);
+      ok(res, 200);
+      assert.equal(res.body.webhookEndpoint.id, f.endpointId);
+    },
+  },
+  'delete-webhook-endpoint': {
+    request: (f) => ({ body: { id: f.endpointsToDelete[deletions++ % f.endpointsToDelete.length] } }),
+    check(res, _f, actingIn) {
+      if (actingIn !== 'A') return assert.equal(res.status, 404, JSON.stringify(res.body));
+      ok(res, 200);
+      assert.match(res.body.message, /^Webhook endpoint [0-9a-f-]{36} is deleted$/);
+    },
+  },
+  'rotate-webhook-endpoint-secret': {
+    request: (f) => ({ body: { id: f.endpointId, gracePeriodSeconds: 60 } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.endpointId);
+      ok(res, 200);
+      assert.equal(res.body.webhookEndpoint.id, f.endpointId);
+      assert.ok(res.body.webhookEndpoint.previousSecretExpiresAt);
+    },
+  },
+  'get-webhook-messages': {
+    request: (f) => ({ query: { endpointId: f.endpointId } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.endpointId);
+      ok(res, 200);
+      assert.ok(Array.isArray(res.body.webhookMessages));
+    },
+  },
+  'get-webhook-attempts': {
+    request: () => ({}),
+    check(res, f, actingIn) {
+      ok(res, 200);
+      if (actingIn !== 'A') assertNothingOfA(res.body, f);
+      assert.ok(Array.isArray(res.body.webhookAttempts));
+    },
+  },
+  'replay-webhook-messages': {
+    request: (f) => ({ body: { endpointId: f.endpointId, since: '2026-01-01T00:00:00.000Z' } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.endpointId);
+      ok(res, 200);
+      assert.equal(typeof res.body.queuedCount, 'number');
+    },
+  },
+  'rotate-subscription-webhook-secret': {
+    request: (f) => ({ body: { id: f.subscriptionId, gracePeriodSeconds: 60 } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
+      ok(res, 200);
+      assert.equal(res.body.eventNotifierSubscription.id, f.subscriptionId);
+      assert.ok(res.body.previousWebhookSecretExpiresAt);
     },
   },
   'get-transactions': {

@@ -63,6 +63,7 @@ export const SERVICE_DOCS = [
   doc('services/mountain-transactions/system-wallet', 'System wallet'),
   doc('services/mountain-transactions/fireblocks-wallets', 'Fireblocks wallets'),
   doc('services/mountain-transactions/kms-wallets', 'AWS KMS wallets'),
+  doc('services/mountain-transactions/webhooks', 'Webhook endpoints'),
   doc('services/mountain-transactions/best-practices', 'Transactions best practices', 'Best practices'),
 ];
 
@@ -102,4 +103,13 @@ export const OPERATION_IDS = [
   'execute-transaction',
   'get-transaction',
   'get-transactions',
+  'create-webhook-endpoint',
+  'get-webhook-endpoints',
+  'update-webhook-endpoint',
+  'delete-webhook-endpoint',
+  'rotate-webhook-endpoint-secret',
+  'get-webhook-messages',
+  'get-webhook-attempts',
+  'replay-webhook-messages',
+  'rotate-subscription-webhook-secret',
 ];

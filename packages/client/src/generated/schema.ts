@@ -382,6 +382,186 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook/create-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Adds a URL that receives the project’s webhooks of the chosen event types, signed (Standard Webhooks) with the endpoint’s own secret. The answer is the only one that shows the full `secret`: store it. A project has at most `MAX_WEBHOOK_ENDPOINTS_PER_PROJECT` endpoints (50 by default).
+         */
+        post: operations["create-webhook-endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/get-webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhook endpoints
+         * @description Lists every webhook endpoint of the project, newest first (a project has at most `MAX_WEBHOOK_ENDPOINTS_PER_PROJECT`), with its state: enabled, or why the platform disabled it, and since when its attempts fail. Secrets are masked.
+         */
+        get: operations["get-webhook-endpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/update-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a webhook endpoint
+         * @description Changes the URL, the event types, the subscriptions, the description, or enables or disables the endpoint. Fields you leave out keep their value; an empty `subscriptionIds` takes every subscription again. Enabling an endpoint the platform disabled clears its `disabledReason`; what failed meanwhile is sent again by `replay-webhook-messages`.
+         */
+        post: operations["update-webhook-endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/delete-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint: nothing more is sent to it, and its pending deliveries and attempt log go with it.
+         */
+        post: operations["delete-webhook-endpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/rotate-webhook-endpoint-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint’s secret
+         * @description A new secret signs every webhook from now on. Until the grace period ends, each webhook carries two signatures (Standard Webhooks’ space-separated `v1,` entries), one per secret, so a receiver that still knows only the previous secret keeps verifying while you deploy the new one. The answer is the only one that shows the new secret in full.
+         */
+        post: operations["rotate-webhook-endpoint-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/get-webhook-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook messages
+         * @description The messages of one endpoint (`endpointId`) or of one subscription’s own webhook (`subscriptionId`; its records, whose id is the `webhook-id`), newest first, with their delivery status and attempts. Filter by event type, status and time window; page with `cursor`.
+         */
+        get: operations["get-webhook-messages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/get-webhook-attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook attempts
+         * @description The attempt log: every attempt of every webhook of the project, an endpoint’s or a subscription’s own, newest first: when, which message (`webhookId`), the URL, the HTTP status or the failure class, the duration and the first 1 KB of the answer. Filter by endpoint or subscription, event type, outcome (`failed`: every failure class) and time window; page with `cursor`. Attempts are kept `WEBHOOK_LOG_RETENTION_DAYS` (30 by default).
+         */
+        get: operations["get-webhook-attempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook/replay-webhook-messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay webhook messages
+         * @description Sends again the messages of an endpoint (`endpointId`) or of a subscription’s own webhook (`subscriptionId`) created from `since` to `until`: the failed ones, or with `onlyFailed: false` the delivered ones too. Each keeps its original `webhook-id`, so a receiver that de-duplicates on it processes each once. They are sent at most 50 a second, up to 10,000 per call (replay the rest with a later `since`). A message already waiting to be sent is not queued again: asking twice does not send twice. An endpoint’s replayed messages are sent once it is enabled.
+         */
+        post: operations["replay-webhook-messages"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event-notifier/rotate-subscription-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a subscription’s webhook secret
+         * @description A new `webhookSecret` signs every webhook of the subscription from now on. Until the grace period ends, each webhook carries two signatures (Standard Webhooks’ space-separated `v1,` entries), one per secret, so a receiver that still knows only the previous secret keeps verifying. The answer is the only one that shows the new secret in full.
+         */
+        post: operations["rotate-subscription-webhook-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "event_notifier.event": {
@@ -395,7 +575,7 @@ export interface webhooks {
         put?: never;
         /**
          * An event a subscription found
-         * @description Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.
+         * @description Sent to the subscription’s `webhookURL`, and to the project’s webhook endpoints that take the type. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times (an endpoint: 10 times).
          */
         post: {
             parameters: {
@@ -443,7 +623,7 @@ export interface webhooks {
         put?: never;
         /**
          * A reorg took an event back
-         * @description Sent to the subscription’s `webhookURL`. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times.
+         * @description Sent to the subscription’s `webhookURL`, and to the project’s webhook endpoints that take the type. Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to `webhookMaxRetries` times (an endpoint: 10 times).
          */
         post: {
             parameters: {
@@ -462,6 +642,342 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["EventNotifierEventRemoved"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.broadcasted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The transaction was sent to the network (`processing` → `broadcasted`).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventBroadcasted"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Its receipt says success (`broadcasted` → `succeeded`).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventSucceeded"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.reverted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Its receipt, or the simulation before sending, says it reverted.
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventReverted"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * It failed before or after sending (`broadcast-failed`, `monitor-failed`).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventFailed"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.reorged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The block of the mined transaction left the canonical chain: it is `broadcasted` again, block fields cleared, and settles again.
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventReorged"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transaction.finalized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Its block is final (`finalized` is now true).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventFinalized"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Another endpoint of the project, or a subscription’s own webhook, was disabled
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EndpointDisabledEvent"];
                 };
             };
             responses: {
@@ -500,6 +1016,58 @@ export interface components {
             /** @description Human-readable ABI of the function. */
             formattedAbiFunction: string;
         };
+        /** @description Another endpoint of the project, or a subscription’s own webhook, was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. */
+        EndpointDisabledEvent: {
+            /** @constant */
+            type: "endpoint.disabled";
+            /**
+             * Format: date-time
+             * @description When the endpoint or the subscription’s webhook was disabled.
+             */
+            timestamp: string;
+            /** @description `endpoint` for an endpoint disabled, `subscription` for a subscription’s own webhook. */
+            data: {
+                endpoint: {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint disabled.
+                     */
+                    id: string;
+                    url: string;
+                    disabledReason: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was disabled.
+                     */
+                    disabledAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Its first failed attempt since the last delivered one.
+                     */
+                    failingSince: string;
+                };
+            } | {
+                subscription: {
+                    /**
+                     * Format: uuid
+                     * @description The subscription whose own webhook was disabled.
+                     */
+                    id: string;
+                    webhookURL: string;
+                    disabledReason: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was disabled.
+                     */
+                    disabledAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Its first failed attempt since the last delivered one.
+                     */
+                    failingSince: string;
+                };
+            };
+        };
         Error: {
             /** @description The HTTP status. */
             statusCode: number;
@@ -509,7 +1077,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -619,6 +1187,9 @@ export interface components {
             webhookMaxRetries: number;
             /** @description Secret that signs webhooks (`whsec_…`). In full only in the create answer; masked elsewhere. */
             webhookSecret: string;
+            webhookDisabledReason: string | null;
+            webhookDisabledAt: string | null;
+            webhookFailingSince: string | null;
             /**
              * @description idle: waiting for the next scan; scanning: a scan is running; failed: the last scan failed.
              * @enum {string}
@@ -761,6 +1332,79 @@ export interface components {
             status: string | null;
             subStatus: string | null;
         };
+        /** @description The transaction was sent to the network (`processing` → `broadcasted`). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventBroadcasted: {
+            /** @constant */
+            type: "transaction.broadcasted";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        TransactionEventData: {
+            transaction: components["schemas"]["Transaction"];
+            /** @description The status before the change; for `transaction.finalized`, the status it became final in. */
+            previousStatus: string;
+            /** @description Increases with every change of one transaction. Webhooks are not promised in order: keep the highest `sequence` processed per transaction id and drop a webhook with a lower one (it is stale). */
+            sequence: number;
+        };
+        /** @description It failed before or after sending (`broadcast-failed`, `monitor-failed`). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventFailed: {
+            /** @constant */
+            type: "transaction.failed";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description Its block is final (`finalized` is now true). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventFinalized: {
+            /** @constant */
+            type: "transaction.finalized";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description The block of the mined transaction left the canonical chain: it is `broadcasted` again, block fields cleared, and settles again. `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventReorged: {
+            /** @constant */
+            type: "transaction.reorged";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description Its receipt, or the simulation before sending, says it reverted. `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventReverted: {
+            /** @constant */
+            type: "transaction.reverted";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description Its receipt says success (`broadcasted` → `succeeded`). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventSucceeded: {
+            /** @constant */
+            type: "transaction.succeeded";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
         /** @description Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic. */
         WalletCustody: {
             /**
@@ -770,6 +1414,68 @@ export interface components {
             provider: "fireblocks";
             /** @description The Fireblocks vault account that holds the wallet. */
             vaultAccountId: string;
+        };
+        WebhookAttempt: {
+            /** @description The attempt’s id. */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The `webhook-id` sent.
+             */
+            webhookId: string;
+            endpointId: string | null;
+            subscriptionId: string | null;
+            eventType: components["schemas"]["WebhookEventType"];
+            /** @description The URL called. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            attemptedAt: string;
+            /**
+             * @description delivered: a 2xx answer; http_error: another status; timeout: no answer in time; connection_error: no connection; refused: the URL policy refused the address.
+             * @enum {string}
+             */
+            outcome: "delivered" | "http_error" | "timeout" | "connection_error" | "refused";
+            httpStatus: number | null;
+            durationMs: number;
+            response: string | null;
+        };
+        WebhookEndpoint: {
+            /**
+             * Format: uuid
+             * @description Endpoint id.
+             */
+            id: string;
+            projectId: number;
+            /**
+             * Format: uri
+             * @description Where the webhooks are sent (POST).
+             */
+            url: string;
+            description: string;
+            /** @description The types of webhook this endpoint receives. */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            subscriptionIds: string[] | null;
+            /** @description Whether webhooks are sent. Messages created while disabled are kept, failed, for a replay. */
+            enabled: boolean;
+            /** @description Secret that signs the webhooks (`whsec_…`). In full only in the answers that create or rotate it; masked elsewhere. */
+            secret: string;
+            previousSecretExpiresAt: string | null;
+            disabledReason: string | null;
+            disabledAt: string | null;
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description When the endpoint was created.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the endpoint was last changed.
+             */
+            updatedAt: string;
         };
         WebhookEventData: {
             /**
@@ -812,6 +1518,33 @@ export interface components {
             transactionHash: string;
             transactionIndex: number;
             logIndex: number;
+        };
+        /**
+         * @description A type of webhook: a transaction’s status change (`transaction.*`), an event notifier event (`event_notifier.*`), or another endpoint of the project disabled after failing (`endpoint.disabled`).
+         * @enum {string}
+         */
+        WebhookEventType: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+        WebhookMessage: {
+            /**
+             * Format: uuid
+             * @description The `webhook-id` of the message, the same on every attempt and replay.
+             */
+            webhookId: string;
+            endpointId: string | null;
+            subscriptionId: string | null;
+            eventType: components["schemas"]["WebhookEventType"];
+            /**
+             * @description pending: waiting for its next attempt; delivered: answered 2xx; failed: out of retries, or created while the endpoint was disabled (a replay sends it again).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the change that caused it was made.
+             */
+            createdAt: string;
         };
         WebhookResendSummary: {
             /** Format: uuid */
@@ -1824,6 +2557,9 @@ export interface operations {
                      *         "webhookURL": "https://example.com/webhooks/mountain",
                      *         "webhookMaxRetries": 5,
                      *         "webhookSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
                      *         "scanStatus": "idle",
                      *         "lastScannedBlock": null,
                      *         "lastScannedAt": null,
@@ -1994,6 +2730,9 @@ export interface operations {
                      *           "webhookURL": "https://example.com/webhooks/mountain",
                      *           "webhookMaxRetries": 5,
                      *           "webhookSecret": "whsec_****************",
+                     *           "webhookDisabledReason": null,
+                     *           "webhookDisabledAt": null,
+                     *           "webhookFailingSince": null,
                      *           "scanStatus": "idle",
                      *           "lastScannedBlock": 1520,
                      *           "lastScannedAt": "2026-11-20T10:15:30.000Z",
@@ -2152,6 +2891,9 @@ export interface operations {
                      *         "webhookURL": "https://example.com/webhooks/mountain",
                      *         "webhookMaxRetries": 8,
                      *         "webhookSecret": "whsec_****************",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
                      *         "scanStatus": "idle",
                      *         "lastScannedBlock": 1520,
                      *         "lastScannedAt": "2026-11-20T10:15:30.000Z",
@@ -3898,6 +4640,1487 @@ export interface operations {
             };
             /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "create-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/webhooks/mountain",
+                 *       "eventTypes": [
+                 *         "transaction.succeeded",
+                 *         "transaction.failed"
+                 *       ],
+                 *       "description": "Order service"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description http(s) URL that receives the webhooks (the same URL policy as a subscription’s `webhookURL`).
+                     */
+                    url: string;
+                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`. */
+                    eventTypes: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled")[];
+                    /** @description A note for you (at most 512 characters). */
+                    description?: string;
+                    /** @description Only the `event_notifier.*` webhooks of these subscriptions (at most 100). Absent or empty: of every subscription. */
+                    subscriptionIds?: string[];
+                    /** @description Whether webhooks are sent (default true). */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret in full (shown only here and when rotated). */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoint": {
+                     *         "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *         "projectId": 1,
+                     *         "url": "https://example.com/webhooks/mountain",
+                     *         "description": "Order service",
+                     *         "eventTypes": [
+                     *           "transaction.succeeded",
+                     *           "transaction.failed"
+                     *         ],
+                     *         "subscriptionIds": null,
+                     *         "enabled": true,
+                     *         "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *         "previousSecretExpiresAt": null,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "failingSince": null,
+                     *         "createdAt": "2026-11-20T10:15:30.000Z",
+                     *         "updatedAt": "2026-11-20T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `WEBHOOK_URL_REFUSED`: The webhook URL uses a port this deployment does not call (it calls 80, 443 and 1024–65535 unless configured otherwise), or its host is or resolves to an address that is not public: private, loopback, link-local or another special-purpose range, also when embedded in an IPv6 transition address (NAT64, 6to4, Teredo, IPv4-mapped…). The reason names the rule, not the address. `details` names the field.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `WEBHOOK_ENDPOINT_LIMIT_REACHED`: The project has as many webhook endpoints as the deployment allows (MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, 50 by default); delete or reuse one (an endpoint takes several event types), or ask the operator for a higher limit. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project’s endpoints. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoints": [
+                     *         {
+                     *           "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *           "projectId": 1,
+                     *           "url": "https://example.com/webhooks/mountain",
+                     *           "description": "Order service",
+                     *           "eventTypes": [
+                     *             "transaction.succeeded",
+                     *             "transaction.failed"
+                     *           ],
+                     *           "subscriptionIds": null,
+                     *           "enabled": true,
+                     *           "secret": "whsec_****************",
+                     *           "previousSecretExpiresAt": null,
+                     *           "disabledReason": null,
+                     *           "disabledAt": null,
+                     *           "failingSince": null,
+                     *           "createdAt": "2026-11-20T10:15:30.000Z",
+                     *           "updatedAt": "2026-11-20T10:15:30.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        webhookEndpoints: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            /**
+             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "update-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                 *       "eventTypes": [
+                 *         "transaction.succeeded",
+                 *         "transaction.reorged"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint id.
+                     */
+                    id: string;
+                    /**
+                     * Format: uri
+                     * @description http(s) URL that receives the webhooks (the same URL policy as a subscription’s `webhookURL`).
+                     */
+                    url?: string;
+                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`. */
+                    eventTypes?: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled")[];
+                    /** @description A note for you (at most 512 characters). */
+                    description?: string;
+                    /** @description Only the `event_notifier.*` webhooks of these subscriptions (at most 100). Absent or empty: of every subscription. */
+                    subscriptionIds?: string[];
+                    /** @description Whether webhooks are sent (default true). */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint as it now is. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoint": {
+                     *         "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *         "projectId": 1,
+                     *         "url": "https://example.com/webhooks/mountain",
+                     *         "description": "Order service",
+                     *         "eventTypes": [
+                     *           "transaction.succeeded",
+                     *           "transaction.reorged"
+                     *         ],
+                     *         "subscriptionIds": null,
+                     *         "enabled": true,
+                     *         "secret": "whsec_****************",
+                     *         "previousSecretExpiresAt": null,
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "failingSince": null,
+                     *         "createdAt": "2026-11-20T10:15:30.000Z",
+                     *         "updatedAt": "2026-11-20T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `WEBHOOK_URL_REFUSED`: The webhook URL uses a port this deployment does not call (it calls 80, 443 and 1024–65535 unless configured otherwise), or its host is or resolves to an address that is not public: private, loopback, link-local or another special-purpose range, also when embedded in an IPv6 transition address (NAT64, 6to4, Teredo, IPv4-mapped…). The reason names the rule, not the address. `details` names the field.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "delete-webhook-endpoint": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint id.
+                     */
+                    id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description What was deleted. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Webhook endpoint 5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7 is deleted"
+                     *     }
+                     */
+                    "application/json": {
+                        message: string;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "rotate-webhook-endpoint-secret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                 *       "gracePeriodSeconds": 86400
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint id.
+                     */
+                    id: string;
+                    /** @description How long the previous secret keeps signing beside the new one, in seconds: 0 to 604800 (7 days); 86400 (24 hours) when absent. 0 stops it at once (a leaked secret). */
+                    gracePeriodSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new secret in full, and until when the previous one signs too. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookEndpoint": {
+                     *         "id": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *         "projectId": 1,
+                     *         "url": "https://example.com/webhooks/mountain",
+                     *         "description": "Order service",
+                     *         "eventTypes": [
+                     *           "transaction.succeeded",
+                     *           "transaction.failed"
+                     *         ],
+                     *         "subscriptionIds": null,
+                     *         "enabled": true,
+                     *         "secret": "whsec_3q2+7wLk0v0tS8yO5zH1mR4cX9bN6aP2",
+                     *         "previousSecretExpiresAt": "2026-11-21T10:15:30.000Z",
+                     *         "disabledReason": null,
+                     *         "disabledAt": null,
+                     *         "failingSince": null,
+                     *         "createdAt": "2026-11-20T10:15:30.000Z",
+                     *         "updatedAt": "2026-11-20T10:15:30.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        webhookEndpoint: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-webhook-messages": {
+        parameters: {
+            query?: {
+                /** @description Only this endpoint’s. */
+                endpointId?: string;
+                /** @description Only this subscription’s own webhook’s. */
+                subscriptionId?: string;
+                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+                /** @description From this time (included). */
+                since?: string;
+                /** @description Before this time (excluded). */
+                until?: string;
+                /** @description The `nextCursor` of the previous page; absent: the first page. */
+                cursor?: string;
+                /** @description Items per page (1 to 100; 50 by default). */
+                limit?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of messages, and the cursor of the next page (`null` on the last). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookMessages": [
+                     *         {
+                     *           "webhookId": "0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                     *           "endpointId": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *           "subscriptionId": null,
+                     *           "eventType": "transaction.succeeded",
+                     *           "status": "delivered",
+                     *           "attempts": 2,
+                     *           "nextAttemptAt": null,
+                     *           "createdAt": "2026-11-20T10:15:30.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "MjAyNi0xMS0yMFQxMDoxNTozMC4wMDAwMDBafDBiOWU4ZDdj"
+                     *     }
+                     */
+                    "application/json": {
+                        webhookMessages: components["schemas"]["WebhookMessage"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-webhook-attempts": {
+        parameters: {
+            query?: {
+                /** @description Only this endpoint’s. */
+                endpointId?: string;
+                /** @description Only this subscription’s own webhook’s. */
+                subscriptionId?: string;
+                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+                /** @description From this time (included). */
+                since?: string;
+                /** @description Before this time (excluded). */
+                until?: string;
+                /** @description The `nextCursor` of the previous page; absent: the first page. */
+                cursor?: string;
+                /** @description Items per page (1 to 100; 50 by default). */
+                limit?: number;
+                outcome?: "delivered" | "http_error" | "timeout" | "connection_error" | "refused" | "failed";
+            };
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of attempts, and the cursor of the next page (`null` on the last). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhookAttempts": [
+                     *         {
+                     *           "id": "1042",
+                     *           "webhookId": "0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
+                     *           "endpointId": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                     *           "subscriptionId": null,
+                     *           "eventType": "transaction.succeeded",
+                     *           "url": "https://example.com/webhooks/mountain",
+                     *           "attemptedAt": "2026-11-20T10:15:31.000Z",
+                     *           "outcome": "http_error",
+                     *           "httpStatus": 503,
+                     *           "durationMs": 84,
+                     *           "response": "Service Unavailable"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        webhookAttempts: components["schemas"]["WebhookAttempt"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "replay-webhook-messages": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpointId": "5d2f8a1c-7b3e-4c9d-a0e1-f2b3c4d5e6a7",
+                 *       "since": "2026-11-20T08:00:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The endpoint whose messages to send again.
+                     */
+                    endpointId?: string;
+                    /**
+                     * Format: uuid
+                     * @description The subscription whose own webhook’s messages to send again.
+                     */
+                    subscriptionId?: string;
+                    /**
+                     * Format: date-time
+                     * @description Messages created from this time (included).
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description Before this time (excluded); now when absent.
+                     */
+                    until?: string;
+                    /** @description Only the failed ones (default true); false: the delivered ones too. */
+                    onlyFailed?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description How many messages were queued. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queuedCount": 42
+                     *     }
+                     */
+                    "application/json": {
+                        queuedCount: number;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "rotate-subscription-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                 *       "gracePeriodSeconds": 86400
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The subscription id.
+                     */
+                    id: string;
+                    /** @description How long the previous secret keeps signing beside the new one, in seconds: 0 to 604800 (7 days); 86400 (24 hours) when absent. 0 stops it at once (a leaked secret). */
+                    gracePeriodSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription with its new secret in full, and until when the previous one signs too. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventNotifierSubscription": {
+                     *         "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                     *         "projectId": 1,
+                     *         "subscriptionName": "Token transfers",
+                     *         "networkId": 1337,
+                     *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                     *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "scanEnabled": true,
+                     *         "initialBlockNumber": 0,
+                     *         "scanInterval": 5,
+                     *         "confirmations": 0,
+                     *         "webhookEnabled": true,
+                     *         "webhookURL": "https://example.com/webhooks/mountain",
+                     *         "webhookMaxRetries": 5,
+                     *         "webhookSecret": "whsec_3q2+7wLk0v0tS8yO5zH1mR4cX9bN6aP2",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
+                     *         "scanStatus": "idle",
+                     *         "lastScannedBlock": 1520,
+                     *         "lastScannedAt": "2026-11-20T10:15:30.000Z",
+                     *         "lastScanFailureMessage": null,
+                     *         "nextScanAt": "2026-11-20T10:15:35.000Z"
+                     *       },
+                     *       "previousWebhookSecretExpiresAt": "2026-11-21T10:15:30.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        eventNotifierSubscription: components["schemas"]["EventNotifierSubscription"];
+                        /** @description Until when the previous secret also signs; `null` with a grace period of 0. */
+                        previousWebhookSecretExpiresAt: string | null;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

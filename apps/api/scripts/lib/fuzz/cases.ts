@@ -67,13 +67,23 @@ function finish(op: Operation, draft: Draft, oracle: Oracle, credentials: Creden
   };
 }
 
-/** `runs` cases for one operation, the same for the same seed. */
+/**
+ * `runs` cases for one operation, the same for the same seed. `operationFixtures`: the operation's own, which take
+ * the place of the shared `fixtures` of the same name.
+ */
 export function generateCases(
   op: Operation,
-  options: { seed: number; runs: number; fixtures: Fixtures; credentials: Credentials; bodyLimit: number },
+  options: {
+    seed: number;
+    runs: number;
+    fixtures: Fixtures;
+    operationFixtures?: Fixtures | undefined;
+    credentials: Credentials;
+    bodyLimit: number;
+  },
   oracle = createOracle([op]),
 ): FuzzCase[] {
-  const drafts = fc.sample(draftsFor(op, options.fixtures, options.bodyLimit), {
+  const drafts = fc.sample(draftsFor(op, options.fixtures, options.bodyLimit, options.operationFixtures), {
     seed: options.seed,
     numRuns: options.runs,
   });

@@ -6,17 +6,24 @@ import { bodyDrafts, chunkedBodyDrafts, unexpectedBodyDrafts } from './bodyDraft
 import type { Operation } from './document.ts';
 import { type Draft, weightedDrafts } from './draft.ts';
 import { headerDrafts, pathDrafts, queryDrafts } from './requestDrafts.ts';
-import { type Fixtures, objectOf, toJson, validValue } from './values.ts';
+import { type Fixtures, objectOf, present, toJson, validValue } from './values.ts';
 
-/** Every generator of drafts for one operation, weighted, all derived from the operation's schemas. */
-export function draftsFor(op: Operation, fixtures: Fixtures, bodyLimit: number): fc.Arbitrary<Draft> {
+/**
+ * Every generator of drafts for one operation, weighted, all derived from the operation's schemas. `own`: the
+ * operation's own fixtures, which take the place of the shared ones of the same name and are in every realistic
+ * request (where the document cannot say that one of two optional fields is needed).
+ */
+export function draftsFor(op: Operation, shared: Fixtures, bodyLimit: number, own: Fixtures = {}): fc.Arbitrary<Draft> {
+  const fixtures = { ...shared, ...own };
+  const sent = Object.keys(own);
   const body = op.body;
-  const realisticBody = body ? objectOf(body, fixtures, true) : fc.constant(undefined);
+  const realisticBody = body ? objectOf(body, fixtures, true, sent) : fc.constant(undefined);
   const edgeBody = body ? objectOf(body, fixtures, false) : fc.constant(undefined);
-  const realisticQuery = fc.record(
-    Object.fromEntries(op.query.map((p) => [p.name, validValue(p.schema, p.name, fixtures, true).map(String)])),
-    { requiredKeys: op.query.filter((p) => p.required).map((p) => p.name) },
-  ) as fc.Arbitrary<Record<string, string>>;
+  const realisticQuery = fc
+    .record(Object.fromEntries(op.query.map((p) => [p.name, validValue(p.schema, p.name, fixtures, true)])), {
+      requiredKeys: op.query.filter((p) => p.required || sent.includes(p.name)).map((p) => p.name),
+    })
+    .map((values) => Object.fromEntries(Object.entries(present(values)).map(([k, v]) => [k, String(v)])));
   const asText = (value: unknown) => (value === undefined ? undefined : toJson(value));
   const { weighted, add } = weightedDrafts();
 

@@ -8,7 +8,7 @@ import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject } from '#api-testing/transactionFlow.ts';
 import type { Credentials } from './cases.ts';
 import { loadOperations, type Operation } from './document.ts';
-import type { Fixtures } from './values.ts';
+import { ABSENT, type Fixtures } from './values.ts';
 
 /** Tables a refused request must leave exactly as they were. */
 const WATCHED_TABLES = [
@@ -21,6 +21,10 @@ const WATCHED_TABLES = [
   'transactions',
   'event_notifier_subscriptions',
   'event_notifier_records',
+  'webhook_endpoints',
+  'webhook_messages',
+  'webhook_deliveries',
+  'webhook_attempts',
   'graphile_worker._private_jobs',
 ];
 
@@ -60,6 +64,8 @@ export interface FuzzEnvironment {
   chainCalls(): number;
   operations: Operation[];
   fixtures: Fixtures;
+  /** By operation id: fixtures of that operation, in place of the shared ones of the same name. */
+  operationFixtures: Record<string, Fixtures>;
   credentials: Credentials;
   /** Row count and content hash of every watched table. */
   snapshot(): Promise<Record<string, string>>;
@@ -68,8 +74,8 @@ export interface FuzzEnvironment {
 
 /**
  * The app on a fresh database, listening on a loopback port, with anvil (chain 1337), the test contract deployed,
- * imported and `increment` activated, a subscription and a transaction, so that realistic requests get real
- * answers. No worker runs: jobs stay queued, so the watched tables change only by requests.
+ * imported and `increment` activated, a subscription, a transaction and two webhook endpoints, so that realistic
+ * requests get real answers. No worker runs: jobs stay queued, so the watched tables change only by requests.
  */
 export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
   const anvil = await startAnvil({ port: await freePort() });
@@ -97,8 +103,22 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
         scanInterval: 60,
       },
     });
-    if (transaction.status !== 201 || subscription.status !== 201)
-      throw new Error(`fixtures not created: ${JSON.stringify([transaction.body, subscription.body])}`);
+    // A loopback port in the allowed range (no worker runs: nothing is sent there).
+    const webhookURL = 'http://127.0.0.1:9999/hook';
+    // The first endpoint is changed and rotated by the fuzzer; the second, doomed one is deleted.
+    const endpoints = [];
+    for (const description of ['Fuzz', 'Fuzz, doomed']) {
+      endpoints.push(
+        await harness.call('create-webhook-endpoint', {
+          headers: p.headers,
+          body: { url: webhookURL, eventTypes: ['transaction.succeeded'], description },
+        }),
+      );
+    }
+    const fixtureAnswers = [transaction, subscription, ...endpoints];
+    if (fixtureAnswers.some((answer) => answer.status !== 201))
+      throw new Error(`fixtures not created: ${JSON.stringify(fixtureAnswers.map((answer) => answer.body))}`);
+    const [endpointId, doomedEndpointId] = endpoints.map((e) => e.body.webhookEndpoint.id as string);
     await harness.app.listen({ host: '127.0.0.1', port: 0 });
     const port = (harness.app.server.address() as { port: number }).port;
     const subscriptionId = subscription.body.eventNotifierSubscription.id as string;
@@ -120,8 +140,7 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       id: fc.constant(subscriptionId),
       subscriptionId: fc.constant(subscriptionId),
       transactionId: fc.constant(transaction.body.transaction.id as string),
-      // A loopback port in the allowed range (no worker runs: nothing is sent there).
-      webhookURL: fc.constant('http://127.0.0.1:9999/hook'),
+      webhookURL: fc.constant(webhookURL),
       webhookEnabled: fc.boolean(),
       webhookMaxRetries: fc.integer({ min: 0, max: 20 }),
       subscriptionName: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !s.includes('\u0000')),
@@ -129,6 +148,21 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       scanInterval: fc.integer({ min: 5, max: 86_400 }),
       page: fc.integer({ min: 1, max: 3 }),
       perPage: fc.integer({ min: 1, max: 100 }),
+      // Webhook endpoints.
+      url: fc.constant(webhookURL),
+      subscriptionIds: fc.constant([subscriptionId]),
+      endpointId: fc.constant(endpointId),
+      // Opaque: only a page's `nextCursor` is one, and the log of this environment has a single page.
+      cursor: fc.constant(ABSENT),
+    };
+    // Where one name means different objects, or a request needs one of two optional fields.
+    const operationFixtures: Record<string, Fixtures> = {
+      'update-webhook-endpoint': { id: fc.constant(endpointId) },
+      'rotate-webhook-endpoint-secret': { id: fc.constant(endpointId) },
+      'delete-webhook-endpoint': { id: fc.constant(doomedEndpointId) },
+      // An endpoint or a subscription is required; the document can only say that each is optional.
+      'get-webhook-messages': { endpointId: fc.constant(endpointId) },
+      'replay-webhook-messages': { endpointId: fc.constant(endpointId) },
     };
     return {
       h: harness,
@@ -137,6 +171,7 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       chainCalls: chain.calls,
       operations: loadOperations(),
       fixtures,
+      operationFixtures,
       credentials: { apiKey: p.headers['x-api-key'] as string, token: admin.token },
       async snapshot() {
         const { rows } = await harness.db.query<{ t: string; n: string; hash: string }>(

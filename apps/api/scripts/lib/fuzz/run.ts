@@ -63,6 +63,7 @@ export async function runOperation(
     seed: options.seed,
     runs: options.runs,
     fixtures: env.fixtures,
+    operationFixtures: env.operationFixtures[op.operationId],
     credentials: env.credentials,
     bodyLimit: env.h.deps.bodyLimit,
   });

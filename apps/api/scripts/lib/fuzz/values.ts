@@ -6,6 +6,27 @@ import type { Schema } from './document.ts';
 /** Values of the environment by property name: realistic requests use them. */
 export type Fixtures = Record<string, fc.Arbitrary<unknown>>;
 
+/**
+ * A fixture value that leaves its property out of the request: for values no generator can make valid, such as an
+ * opaque `cursor`, which only the API's own answers hold.
+ */
+export const ABSENT: unique symbol = Symbol('absent');
+
+/** The record without its ABSENT properties. */
+export function present<T extends Record<string, unknown>>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== ABSENT)) as T;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/**
+ * The generators' clock, read once per run and cut to the hour: the times they make are relative to it, so one seed
+ * gives one set of cases.
+ */
+const STARTED_MS = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+/** Realistic times go this far back: inside the webhook log's retention (WEBHOOK_LOG_RETENTION_DAYS, 30 by default). */
+const REALISTIC_DAYS_BACK = 29;
+
 /** A JSON number (or other text) written into the body as is: 1e400, 9007199254740993, -0, 1.0. */
 export class RawJson {
   constructor(readonly text: string) {}
@@ -146,6 +167,42 @@ const BAD_URIS = [
   `http://127.0.0.1/${'a'.repeat(2100)}`,
   'data:text/plain,hi',
 ];
+/** Times RFC 3339's `date-time` refuses: no offset, impossible dates and hours, other notations. */
+const BAD_DATE_TIMES = [
+  '2026-11-20T10:15:30',
+  '2026-11-20',
+  '10:15:30Z',
+  '2026-02-29T00:00:00Z',
+  '2026-11-31T00:00:00Z',
+  '2026-13-01T00:00:00Z',
+  '2026-11-20T24:00:00Z',
+  '2026-11-20T10:60:00Z',
+  '2026-11-20T10:15:30+24:00',
+  '2026-11-20T10:15:30.Z',
+  '2026-11-20T10:15:30 Z',
+  '+002026-11-20T10:15:30Z',
+  '26-11-20T10:15:30Z',
+  '2026/11/20 10:15:30Z',
+  'Fri, 20 Nov 2026 10:15:30 GMT',
+  '1763633730',
+  'now',
+  '2026-11-20T10:15:30Z ',
+  '２０２６-11-20T10:15:30Z',
+];
+/**
+ * Times RFC 3339 allows that are far from the usual ISO form: year 0000, offsets up to ±23:59, a leap second,
+ * lower case, a space for the `T`, nanoseconds.
+ */
+const ODD_DATE_TIMES = [
+  '0000-01-01T00:00:00Z',
+  '0001-01-01T00:00:00+23:59',
+  '9999-12-31T23:59:59.999999999-23:59',
+  '2026-12-31T23:59:60Z',
+  '2026-11-20t10:15:30z',
+  '2026-11-20 10:15:30+0530',
+  '2024-02-29T12:00:00-00:00',
+  '1970-01-01T00:00:00.000000001Z',
+];
 
 /** A value the schema accepts; `realistic` values (fixtures of the environment) by property name come first. */
 export function validValue(
@@ -193,6 +250,7 @@ function stringValid(schema: Schema, realistic: boolean): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? 64;
   if (schema.format === 'uuid') return fc.uuid();
+  if (schema.format === 'date-time') return dateTimeValid(realistic);
   if (schema.format === 'uri') {
     // Loopback IP literals only: a valid URL must not send the server to resolve random names.
     // Private, link-local and oddly written addresses too: the server refuses those it does not call.
@@ -230,16 +288,47 @@ function stringValid(schema: Schema, realistic: boolean): fc.Arbitrary<string> {
   );
 }
 
+/**
+ * RFC 3339 times. Realistic ones are recent, in the ISO form (the last REALISTIC_DAYS_BACK days up to a day ahead of
+ * STARTED_MS); the others use every form the format allows, over years 0001 to 9999 and at the extremes.
+ */
+function dateTimeValid(realistic: boolean): fc.Arbitrary<string> {
+  const recent = fc
+    .integer({ min: STARTED_MS - REALISTIC_DAYS_BACK * DAY_MS, max: STARTED_MS + DAY_MS })
+    .map((ms) => new Date(ms).toISOString());
+  if (realistic) return recent;
+  const anyForm = fc
+    .tuple(
+      fc.integer({ min: Date.parse('0002-01-01T00:00:00Z'), max: Date.parse('9998-12-31T23:59:59Z') }),
+      fc.constantFrom('T', 't', ' '),
+      fc.constantFrom('', '.5', '.123', '.123456', '.123456789'),
+      fc.constantFrom(0, 330, -720, 840, -(15 * 60 + 59), 23 * 60 + 59),
+      fc.boolean(),
+    )
+    .map(([ms, separator, fraction, offset, colon]) => {
+      const local = new Date(ms + offset * 60_000).toISOString();
+      const hhmm = `${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}${colon ? ':' : ''}${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+      const zone = offset === 0 && colon ? 'Z' : `${offset < 0 ? '-' : '+'}${hhmm}`;
+      return `${local.slice(0, 10)}${separator}${local.slice(11, 19)}${fraction}${zone}`;
+    });
+  return fc.oneof(recent, anyForm, fc.constantFrom(...ODD_DATE_TIMES));
+}
+
+/** Objects the schema accepts; the properties named in `alwaysSent` are in each (unless their fixture is ABSENT). */
 export function objectOf(
   schema: Schema,
   fixtures: Fixtures,
   realistic: boolean,
+  alwaysSent: string[] = [],
 ): fc.Arbitrary<Record<string, unknown>> {
   const properties = schema.properties ?? {};
   const model: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [name, property] of Object.entries(properties))
     model[name] = validValue(property, name, fixtures, realistic);
-  return fc.record(model, { requiredKeys: schema.required ?? [] }) as fc.Arbitrary<Record<string, unknown>>;
+  const sent = alwaysSent.filter((name) => name in properties);
+  return fc
+    .record(model, { requiredKeys: [...new Set([...(schema.required ?? []), ...sent])] })
+    .map((record) => present(record as Record<string, unknown>));
 }
 
 /** Values the schema should refuse (the oracle has the last word): the mutations of one property. */
@@ -315,6 +404,7 @@ function stringMutations(schema: Schema): fc.Arbitrary<unknown>[] {
     );
   }
   if (schema.format === 'uri') options.push(fc.constantFrom(...BAD_URIS));
+  if (schema.format === 'date-time') options.push(fc.constantFrom(...BAD_DATE_TIMES));
   if (schema.pattern) {
     const pattern = new RegExp(schema.pattern);
     options.push(

@@ -1,11 +1,12 @@
-import type { WebhookEvent } from '@mountain/webhook-sdk';
-import { NETWORKS } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
-import { eventSignature, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
-import { type RecordRow, type SubscriptionRow, webhookSecretOf } from '#api/eventNotifier/rows.ts';
+import { parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
+import { type RecordRow, type SubscriptionRow, signingSecretsOfSubscription } from '#api/eventNotifier/rows.ts';
 import { deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
+import { disableSubscriptionWebhookIfFailingTooLong } from '#api/webhooks/delivery/autoDisable.ts';
+import { recordAttempts } from '#api/webhooks/log/recordAttempts.ts';
+import { recordEvent } from './recordEvent.ts';
 import { type AttemptResult, countRefusedWebhook, retryDelayMs, sendWebhook } from './webhookSender.ts';
 import { webhookUrlRefusal } from './webhookUrlPolicy.ts';
 
@@ -50,15 +51,16 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
     return report;
   }
   const url = subscription.webhook_url;
-  const secret = webhookSecretOf(deps.masterKey, subscription);
+  const secret = signingSecretsOfSubscription(deps.masterKey, subscription);
   const event = parseAbiEvent(subscription.formatted_abi_event);
-  const network = NETWORKS.find((n) => n.id === subscription.network_id);
   const refusal = await webhookUrlRefusal(url, deps.settings);
   const leaseMs = deliveryLeaseMs(deps.settings);
   const batchSize = deps.settings.deliveryConcurrency * 2;
 
+  // Set once every attempt has failed for WEBHOOK_DISABLE_AFTER_HOURS: the lanes stop.
+  let disabled = false;
   const drain = async (concurrency: number) => {
-    while (!deps.signal?.aborted) {
+    while (!deps.signal?.aborted && !disabled) {
       const claimed = await deps.db.query<RecordRow>('SELECT * FROM event_notifier_claim_due($1, $2, $3, $4)', [
         subscriptionId,
         subscription.webhook_enabled,
@@ -66,6 +68,7 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
         leaseMs,
       ]);
       if (claimed.rows.length === 0) break;
+      const attemptedAt = new Date();
       const results = await mapLimit(claimed.rows, concurrency, (record) =>
         refusal
           ? refused(refusal)
@@ -75,32 +78,24 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
               secret,
               timeoutMs: deps.settings.webhookTimeoutMs,
               allowance: deps.settings.allowPrivateWebhookAddresses,
-              event: {
-                // A removal notice carries the data of the record it removes.
-                type: record.removal_of ? 'event_notifier.event.removed' : 'event_notifier.event',
-                timestamp: record.created_at.toISOString(),
-                data: {
-                  recordId: record.removal_of ?? record.id,
-                  subscription: {
-                    id: subscription.id,
-                    name: subscription.subscription_name,
-                    projectId: subscription.project_id,
-                  },
-                  network: { id: subscription.network_id, name: network?.name ?? String(subscription.network_id) },
-                  contractAddress: subscription.address,
-                  event: { name: event.name, signature: eventSignature(event) },
-                  decodedLog: record.decoded_log,
-                  blockNumber: record.block_number,
-                  blockHash: record.block_hash,
-                  blockTimestamp: record.block_timestamp.toISOString(),
-                  transactionHash: record.transaction_hash,
-                  transactionIndex: record.transaction_index,
-                  logIndex: record.log_index,
-                },
-              } satisfies WebhookEvent,
+              event: recordEvent(subscription, event, record),
             }),
       );
       await recordResults(deps, subscription, claimed.rows, results, report);
+      await recordAttempts(
+        deps.db,
+        claimed.rows.map((record, i) => ({
+          projectId: subscription.project_id,
+          messageId: record.id,
+          endpointId: null,
+          subscriptionId: subscription.id,
+          eventType: record.removal_of ? 'event_notifier.event.removed' : 'event_notifier.event',
+          url,
+          attemptedAt,
+          result: results[i] as AttemptResult,
+        })),
+      );
+      if (await trackFailures(deps, subscriptionId, results, attemptedAt)) disabled = true;
     }
   };
   // Lanes, each claiming its own batches: one lane's database round trips overlap the other's HTTP requests.
@@ -114,13 +109,42 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
     [subscriptionId, subscription.webhook_enabled],
   );
   const at = next.rows[0]?.at;
-  if (at) await deps.queue(deps.db.pool, subscriptionId, { runAt: at });
+  if (at && !disabled) await deps.queue(deps.db.pool, subscriptionId, { runAt: at });
   return report;
+}
+
+/**
+ * The webhook's failure streak: any delivered attempt ends it; otherwise it starts with this batch's first attempt,
+ * and once it is WEBHOOK_DISABLE_AFTER_HOURS old the webhook is disabled. True when it was.
+ */
+async function trackFailures(
+  deps: DeliveryDeps,
+  subscriptionId: string,
+  results: AttemptResult[],
+  attemptedAt: Date,
+): Promise<boolean> {
+  // The row is written only when the streak starts or ends: a healthy webhook's batches leave it alone.
+  if (results.some((r) => r.ok)) {
+    await deps.db.query(
+      `UPDATE event_notifier_subscriptions SET webhook_failing_since = NULL
+        WHERE id = $1 AND webhook_failing_since IS NOT NULL`,
+      [subscriptionId],
+    );
+    return false;
+  }
+  return deps.db.transaction(async (client) => {
+    await client.query(
+      `UPDATE event_notifier_subscriptions SET webhook_failing_since = $2
+        WHERE id = $1 AND webhook_failing_since IS NULL`,
+      [subscriptionId, attemptedAt],
+    );
+    return disableSubscriptionWebhookIfFailingTooLong(client, subscriptionId, deps.settings.webhookDisableAfterHours);
+  });
 }
 
 function refused(reason: string): Promise<AttemptResult> {
   countRefusedWebhook();
-  return Promise.resolve({ ok: false, message: `Webhook URL refused: ${reason}` });
+  return Promise.resolve({ ok: false, outcome: 'refused', message: `Webhook URL refused: ${reason}` });
 }
 
 async function recordResults(

@@ -1,22 +1,31 @@
 import http from 'node:http';
 import https from 'node:https';
 import { parseRetryAfter } from '@mountain/public-api-client';
-import { sign, type WebhookEvent } from '@mountain/webhook-sdk';
+import { type AnyWebhookEvent, sign } from '@mountain/webhook-sdk';
 import type { PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
 import { causes } from '#api/lib/causes.ts';
 import { type DeliveryOutcome, webhookDeliveries, webhookDuration } from '#api/metrics/instruments.ts';
 import { guardedLookup } from './webhookUrlPolicy.ts';
 
 /** The result of one delivery attempt. */
-export type AttemptResult =
+export type AttemptResult = (
   | { ok: true; status: number }
-  | { ok: false; message: string; status?: number; retryAfterMs?: number };
+  | { ok: false; message: string; status?: number; retryAfterMs?: number }
+) & {
+  /** How the attempt ended (absent when no attempt was made). */
+  outcome?: DeliveryOutcome;
+  /** From the first byte sent to the answer's end. */
+  durationMs?: number;
+  /** The first 1 KB of the answer's body. */
+  response?: string;
+};
 
 interface AttemptOptions {
   url: string;
   id: string;
-  event: WebhookEvent;
-  secret: string;
+  event: AnyWebhookEvent;
+  /** One secret, or several during a rotation's grace period (one signature each). */
+  secret: string | readonly string[];
   timeoutMs: number;
   /** Addresses the connection may go to (checked when connecting, after DNS). */
   allowance: PrivateAddressAllowance;
@@ -30,9 +39,10 @@ interface AttemptOptions {
 export async function sendWebhook(options: AttemptOptions): Promise<AttemptResult> {
   const started = performance.now();
   const [outcome, result] = await attempt(options);
+  const durationMs = performance.now() - started;
   webhookDeliveries.inc({ outcome });
-  webhookDuration.observe({ outcome }, (performance.now() - started) / 1000);
-  return result;
+  webhookDuration.observe({ outcome }, durationMs / 1000);
+  return { ...result, outcome, durationMs: Math.round(durationMs) };
 }
 
 /** Counts a webhook the URL policy refused, without an attempt. */
@@ -43,7 +53,7 @@ export function countRefusedWebhook(): void {
 async function attempt(options: AttemptOptions): Promise<[DeliveryOutcome, AttemptResult]> {
   const body = JSON.stringify(options.event);
   const headers = await sign({ id: options.id, body, secret: options.secret });
-  let response: { status: number; statusText: string; retryAfter: string | null };
+  let response: { status: number; statusText: string; retryAfter: string | null; body: string };
   try {
     response = await post(
       new URL(options.url),
@@ -58,7 +68,9 @@ async function attempt(options: AttemptOptions): Promise<[DeliveryOutcome, Attem
     }
     return ['connection_error', { ok: false, message: `Connection failed: ${connectionReason(error)}` }];
   }
-  if (response.status >= 200 && response.status < 300) return ['delivered', { ok: true, status: response.status }];
+  if (response.status >= 200 && response.status < 300) {
+    return ['delivered', { ok: true, status: response.status, response: response.body }];
+  }
   const retryAfterMs =
     response.status === 429 || response.status === 503 ? parseRetryAfter(response.retryAfter) : undefined;
   return [
@@ -67,10 +79,14 @@ async function attempt(options: AttemptOptions): Promise<[DeliveryOutcome, Attem
       ok: false,
       status: response.status,
       message: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+      response: response.body,
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     },
   ];
 }
+
+/** How much of an answer's body an attempt keeps. */
+const RESPONSE_KEPT_BYTES = 1024;
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'user-agent': 'Mountain-Webhooks/1.0' };
 
@@ -92,7 +108,7 @@ function post(
   body: string,
   timeoutMs: number,
   allowance: PrivateAddressAllowance,
-): Promise<{ status: number; statusText: string; retryAfter: string | null }> {
+): Promise<{ status: number; statusText: string; retryAfter: string | null; body: string }> {
   return new Promise((resolve, reject) => {
     const https_ = url.protocol === 'https:';
     const request = (https_ ? https : http).request(
@@ -104,7 +120,14 @@ function post(
         ...(allowance === 'all' ? {} : { lookup: guardedLookup(allowance) }),
       },
       (response) => {
-        response.resume();
+        // The first 1 KB of the answer is kept (for the attempt log); the rest is read and dropped.
+        const kept: Buffer[] = [];
+        let keptBytes = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (keptBytes >= RESPONSE_KEPT_BYTES) return;
+          kept.push(chunk.subarray(0, RESPONSE_KEPT_BYTES - keptBytes));
+          keptBytes += Math.min(chunk.length, RESPONSE_KEPT_BYTES - keptBytes);
+        });
         response.once('end', () => {
           clearTimeout(timer);
           const retryAfter = response.headers['retry-after'];
@@ -112,6 +135,7 @@ function post(
             status: response.statusCode ?? 0,
             statusText: response.statusMessage ?? '',
             retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+            body: Buffer.concat(kept).toString('utf8'),
           });
         });
         response.once('error', fail);

@@ -42,6 +42,9 @@ export function toSubscriptionView(
     webhookURL: row.webhook_url,
     webhookMaxRetries: row.webhook_max_retries,
     webhookSecret: fullSecret ?? row.webhook_secret_masked,
+    webhookDisabledReason: row.webhook_disabled_reason,
+    webhookDisabledAt: row.webhook_disabled_at?.toISOString() ?? null,
+    webhookFailingSince: row.webhook_failing_since?.toISOString() ?? null,
     scanStatus: row.scan_status,
     lastScannedBlock: row.last_scanned_block,
     lastScannedAt: row.last_scanned_at?.toISOString() ?? null,
@@ -174,8 +177,12 @@ export async function updateWebhook(
     }
     if (enabled && url === null) onMissingUrl();
     const { rows } = await client.query<SubscriptionRow>(
+      // Enabling a webhook clears what an auto-disable left: its reason and its failure streak.
       `UPDATE event_notifier_subscriptions
-          SET webhook_enabled = $2, webhook_url = $3, webhook_max_retries = $4
+          SET webhook_enabled = $2, webhook_url = $3, webhook_max_retries = $4,
+              webhook_disabled_reason = CASE WHEN $2 THEN NULL ELSE webhook_disabled_reason END,
+              webhook_disabled_at = CASE WHEN $2 THEN NULL ELSE webhook_disabled_at END,
+              webhook_failing_since = CASE WHEN $2 THEN NULL ELSE webhook_failing_since END
         WHERE id = $1 RETURNING *`,
       [id, enabled, url, change.webhookMaxRetries ?? current.webhook_max_retries],
     );

@@ -85,13 +85,13 @@ export default defineRoute({
 });
 
 /** 400 WEBHOOK_URL_REFUSED when the URL's port or an address its host resolves to is one this deployment does not call. */
-export async function assertWebhookUrlAllowed(url: string, settings = defaultEventNotifierSettings()): Promise<void> {
+export async function assertWebhookUrlAllowed(
+  url: string,
+  settings = defaultEventNotifierSettings(),
+  field = 'body.webhookURL',
+): Promise<void> {
   const refusal = await webhookUrlRefusal(url, settings);
   if (refusal) {
-    throw new ApiError(
-      'WEBHOOK_URL_REFUSED',
-      { reason: refusal },
-      { details: [{ field: 'body.webhookURL', message: refusal }] },
-    );
+    throw new ApiError('WEBHOOK_URL_REFUSED', { reason: refusal }, { details: [{ field, message: refusal }] });
   }
 }

@@ -1,0 +1,105 @@
+import Type from 'typebox';
+import { TRANSACTION_EVENT_TYPES } from '#api/webhooks/eventTypes.ts';
+import { component } from './components.ts';
+import { Transaction, UuidSchema } from './entities.ts';
+
+const DateTime = (description: string) => Type.String({ format: 'date-time', description });
+
+/** What every transaction webhook carries (`@mountain/webhook-sdk`: TransactionEventData). */
+export const TransactionEventData = component(
+  'TransactionEventData',
+  Type.Object(
+    {
+      transaction: Transaction,
+      previousStatus: Type.String({
+        description: 'The status before the change; for `transaction.finalized`, the status it became final in.',
+      }),
+      sequence: Type.Integer({
+        minimum: 1,
+        description:
+          'Increases with every change of one transaction. Webhooks are not promised in order: keep the highest `sequence` processed per transaction id and drop a webhook with a lower one (it is stale).',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const DESCRIPTIONS: Record<(typeof TRANSACTION_EVENT_TYPES)[number], string> = {
+  'transaction.broadcasted': 'The transaction was sent to the network (`processing` → `broadcasted`).',
+  'transaction.succeeded': 'Its receipt says success (`broadcasted` → `succeeded`).',
+  'transaction.reverted': 'Its receipt, or the simulation before sending, says it reverted.',
+  'transaction.failed': 'It failed before or after sending (`broadcast-failed`, `monitor-failed`).',
+  'transaction.reorged':
+    'The block of the mined transaction left the canonical chain: it is `broadcasted` again, block fields cleared, and settles again.',
+  'transaction.finalized': 'Its block is final (`finalized` is now true).',
+};
+
+/** One component per transaction event type, each the same envelope with its own `type`. */
+export const TRANSACTION_WEBHOOKS = TRANSACTION_EVENT_TYPES.map((type) => ({
+  type,
+  description: DESCRIPTIONS[type],
+  schema: component(
+    `TransactionEvent${type.split('.')[1]?.replace(/^./, (c) => c.toUpperCase())}`,
+    Type.Object(
+      {
+        type: Type.Literal(type),
+        timestamp: DateTime('When the change was made.'),
+        data: TransactionEventData,
+      },
+      {
+        additionalProperties: false,
+        description: `${DESCRIPTIONS[type]} \`webhook-id\` is the message id, the same on every retry and replay.`,
+      },
+    ),
+  ),
+}));
+
+export const EndpointDisabledWebhook = component(
+  'EndpointDisabledEvent',
+  Type.Object(
+    {
+      type: Type.Literal('endpoint.disabled'),
+      timestamp: DateTime('When the endpoint or the subscription’s webhook was disabled.'),
+      data: Type.Union(
+        [
+          Type.Object(
+            {
+              endpoint: Type.Object(
+                {
+                  id: UuidSchema('The endpoint disabled.'),
+                  url: Type.String(),
+                  disabledReason: Type.String(),
+                  disabledAt: DateTime('When it was disabled.'),
+                  failingSince: DateTime('Its first failed attempt since the last delivered one.'),
+                },
+                { additionalProperties: false },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Object(
+            {
+              subscription: Type.Object(
+                {
+                  id: UuidSchema('The subscription whose own webhook was disabled.'),
+                  webhookURL: Type.String(),
+                  disabledReason: Type.String(),
+                  disabledAt: DateTime('When it was disabled.'),
+                  failingSince: DateTime('Its first failed attempt since the last delivered one.'),
+                },
+                { additionalProperties: false },
+              ),
+            },
+            { additionalProperties: false },
+          ),
+        ],
+        { description: '`endpoint` for an endpoint disabled, `subscription` for a subscription’s own webhook.' },
+      ),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'Another endpoint of the project, or a subscription’s own webhook, was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`.',
+    },
+  ),
+);
