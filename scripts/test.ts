@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleOptions } from '@mountain/testkit/devBundle.js';
+import { bundleCacheOf, bundleOptions } from '@mountain/testkit/devBundle.js';
 import { freePort } from '@mountain/testkit/ports.ts';
 import pg from 'pg';
 import { consoleIsBuilt } from './lib/siteBuilds.ts';
@@ -139,25 +139,40 @@ const templateDb = createDb(templateUrl.toString(), { max: 1 });
 await migrate(templateDb);
 await templateDb.close();
 
-/** The test files as bundles under `dir` (their shared code in chunks), in the order of `files`. */
-async function bundleTests(dir: string): Promise<string[]> {
+/**
+ * The test files as bundles (their shared code in chunks), in the order of `files`: one folder per workspace, in its
+ * node_modules, so that what each leaves to Node resolves as from its sources.
+ */
+async function bundleTests(): Promise<string[]> {
   const { build } = await import('esbuild');
-  await build({
-    ...bundleOptions(),
-    entryPoints: files,
-    absWorkingDir: ROOT,
-    outdir: dir,
-    outbase: ROOT,
-    splitting: true,
-    outExtension: { '.js': '.mjs' },
-  });
-  return files.map((file) => path.join(dir, file.replace(/\.ts$/, '.mjs')));
+  const byWorkspace = new Map<string, string[]>();
+  for (const file of files)
+    byWorkspace.set(bundleCacheOf(file), [...(byWorkspace.get(bundleCacheOf(file)) ?? []), file]);
+  const bundled = new Map<string, string>();
+  for (const [cache, group] of byWorkspace) {
+    const outdir = path.join(cache, `tests-${process.pid}`);
+    bundleDirs.push(outdir);
+    await build({
+      ...bundleOptions(),
+      entryPoints: group,
+      absWorkingDir: ROOT,
+      outdir,
+      outbase: path.resolve(cache, '../../..'),
+      splitting: true,
+      outExtension: { '.js': '.mjs' },
+    });
+    for (const file of group) {
+      const relative = path.relative(path.resolve(cache, '../../..'), path.join(ROOT, file));
+      bundled.set(file, path.join(outdir, relative.replace(/\.ts$/, '.mjs')));
+    }
+  }
+  return files.map((file) => bundled.get(file) as string);
 }
 
-const bundleDir = path.join(ROOT, '.data', `test-bundles-${process.pid}`);
+const bundleDirs: string[] = [];
 let status = 0;
 try {
-  const runnable = process.env.MOUNTAIN_TEST_TSX === '1' ? files : await bundleTests(bundleDir);
+  const runnable = process.env.MOUNTAIN_TEST_TSX === '1' ? files : await bundleTests();
   const loader = process.env.MOUNTAIN_TEST_TSX === '1' ? ['--import', 'tsx'] : ['--enable-source-maps'];
   console.log(`\n▶ ${files.length} test files`);
   const result = spawnSync(
@@ -176,7 +191,7 @@ try {
   );
   status = result.status ?? 1;
 } finally {
-  rmSync(bundleDir, { recursive: true, force: true });
+  for (const dir of bundleDirs) rmSync(dir, { recursive: true, force: true });
   await stopPostgres();
 }
 process.exit(status);

@@ -11,6 +11,7 @@
 // - Source maps are linked, so a stack trace names the TypeScript line (Node's --enable-source-maps).
 // Plain JavaScript, so the bin can use it before any TypeScript runs.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -123,8 +124,21 @@ async function isFresh(record, out) {
 }
 
 /**
+ * Where the bundles of a file's workspace go: `node_modules/.cache/mountain` in the nearest folder with a
+ * package.json, so that the dependencies the bundle leaves to Node resolve as from the file itself (a workspace may
+ * have packages of its own in its node_modules).
+ * @param {string} file
+ * @returns {string}
+ */
+export function bundleCacheOf(file) {
+  let dir = path.dirname(path.resolve(ROOT, file));
+  while (dir !== ROOT && !existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir);
+  return path.join(dir, 'node_modules', '.cache', 'mountain');
+}
+
+/**
  * The arguments of `node` that run a TypeScript entry of the repository (a path from its root, or absolute) from its
- * bundle in node_modules/.cache/mountain, in place of `--import tsx <entry>`.
+ * bundle (see `bundleCacheOf`), in place of `--import tsx <entry>`.
  * @param {string} entry
  * @returns {Promise<string[]>}
  */
@@ -134,5 +148,5 @@ export async function bundledEntry(entry) {
     .relative(ROOT, file)
     .replace(/\.[cm]?tsx?$/, '')
     .replaceAll(path.sep, '-');
-  return ['--enable-source-maps', await devBundle(file, path.join(ROOT, 'node_modules/.cache/mountain'), name)];
+  return ['--enable-source-maps', await devBundle(file, bundleCacheOf(file), name)];
 }
