@@ -177,7 +177,7 @@ try {
   console.log(`\n▶ ${files.length} test files`);
   const result = spawnSync(
     process.execPath,
-    [...loader, '--test', '--test-concurrency=2', '--test-reporter=spec', ...runnable],
+    [...loader, path.join(ROOT, 'scripts/lib/runTestFiles.js'), ...runnable],
     {
       cwd: ROOT,
       stdio: 'inherit',
