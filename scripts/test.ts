@@ -175,20 +175,16 @@ try {
   const runnable = process.env.MOUNTAIN_TEST_TSX === '1' ? files : await bundleTests();
   const loader = process.env.MOUNTAIN_TEST_TSX === '1' ? ['--import', 'tsx'] : ['--enable-source-maps'];
   console.log(`\n▶ ${files.length} test files`);
-  const result = spawnSync(
-    process.execPath,
-    [...loader, path.join(ROOT, 'scripts/lib/runTestFiles.js'), ...runnable],
-    {
-      cwd: ROOT,
-      stdio: 'inherit',
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        TEST_PG_ADMIN_URL: adminUrl,
-        TEST_PG_TEMPLATE: 'mountain_test_template',
-      },
+  const result = spawnSync(process.execPath, [...loader, path.join(ROOT, 'scripts/lib/runTestFiles.js'), ...runnable], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      TEST_PG_ADMIN_URL: adminUrl,
+      TEST_PG_TEMPLATE: 'mountain_test_template',
     },
-  );
+  });
   status = result.status ?? 1;
 } finally {
   for (const dir of bundleDirs) rmSync(dir, { recursive: true, force: true });
