@@ -69,6 +69,12 @@ export interface SimulatorStateData {
   transactions: TransactionRecord[];
   /** Next nonce per `chainId:address`, owned by the simulator as Fireblocks owns its vaults' nonces. */
   nonces: Record<string, number>;
+  /**
+   * Per `chainId:address`, nonces below the counter that were given to a transaction and released unused (it failed
+   * before the node took it), lowest first: the next transactions take them before a fresh one. Absent in a state
+   * written before they were kept.
+   */
+  releasedNonces?: Record<string, number[]>;
 }
 
 export function newState(): SimulatorStateData {
@@ -79,6 +85,7 @@ export function newState(): SimulatorStateData {
     vaults: [],
     transactions: [],
     nonces: {},
+    releasedNonces: {},
   };
 }
 
