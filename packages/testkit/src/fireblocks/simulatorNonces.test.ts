@@ -42,7 +42,9 @@ describe('Fireblocks simulator: nonces of parallel transactions', () => {
     const waiting = await create(vault.id);
     await f.untilStatus(waiting, ['BROADCASTING']);
     assert.deepEqual([await nonceOf(refused), await nonceOf(waiting)], [first, first + 1]);
-    assert.ok((await f.untilStatus(refused, ['FAILED'])).errorDescription);
+    const failed = await f.untilStatus(refused, ['FAILED']);
+    assert.ok(failed.errorDescription);
+    assert.equal(failed.txHash, '', 'never taken by the node: no hash');
     // Taken while `waiting` may still be signed and unsent: the freed nonce first, then a fresh one.
     const next = await create(vault.id);
     await f.untilStatus(next, ['BROADCASTING', 'CONFIRMING', 'COMPLETED']);
@@ -83,6 +85,7 @@ describe('Fireblocks simulator: nonces of parallel transactions', () => {
     assert.equal(failed.status, 'FAILED');
     assert.equal(failed.subStatus, 'REJECTED_BY_BLOCKCHAIN');
     assert.match(failed.errorDescription ?? '', new RegExp(`nonce ${nonce}`));
+    assert.equal(failed.txHash, '');
     // The nonce is the chain's now: the next transaction takes the one after it.
     const next = await create(vault.id);
     assert.equal((await f.untilStatus(next, ['COMPLETED', 'FAILED'])).status, 'COMPLETED');

@@ -46,6 +46,8 @@ export interface TransactionRecord {
   feeLevel?: string;
   nonce?: number;
   versions: SentVersion[];
+  /** The node took it (it reached CONFIRMING): only then does it show a hash, even once FAILED. */
+  accepted?: boolean;
   /** The version found mined, once a receipt is seen. */
   minedHash?: Hex;
   blockNumber?: number;

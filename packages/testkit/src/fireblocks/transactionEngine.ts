@@ -132,6 +132,7 @@ export class TransactionEngine {
       maxPriorityFeePerGas: input.maxPriorityFeePerGas?.toString(),
       feeLevel: input.feeLevel,
       versions: [],
+      accepted: false,
       numOfConfirmations: 0,
       approval: faults.approvalRequired ? 'required' : 'none',
       outcome: faults.policyBlock ? 'blocked' : faults.insufficientFunds ? 'insufficientFunds' : undefined,
@@ -413,6 +414,7 @@ export class TransactionEngine {
         return this.setStatus(tx, 'FAILED', 'REJECTED_BY_BLOCKCHAIN');
       }
     }
+    tx.accepted = true;
     this.setStatus(tx, 'CONFIRMING', 'PENDING_BLOCKCHAIN_CONFIRMATIONS');
   }
 
