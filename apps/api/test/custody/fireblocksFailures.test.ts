@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
+import type { Address } from 'viem';
 import { settled } from '#api-testing/transactionFlow.ts';
 import { type FireblocksPlatform, startFireblocksPlatform } from './fireblocksFixture.ts';
 
@@ -87,6 +88,37 @@ describe('Fireblocks wallets: refusals and failures, each with exactly one Fireb
     const after5xx = await settled(f.h, p.headers, failing);
     assert.equal(after5xx.status, 'succeeded', after5xx.errorMessage);
     exactlyOne(failing);
+  });
+
+  it('a sent transaction whose nonce another took on chain: Fireblocks FAILED (DROPPED_BY_BLOCKCHAIN), the row monitor-failed', async () => {
+    const rpc = (method: string, params: unknown[] = []) => f.chain.request({ method, params } as never);
+    await rpc('evm_setAutomine', [false]);
+    try {
+      const id = await execute();
+      const sent = await waitFor(async () => {
+        const tx = await get(id);
+        return tx.status === 'broadcasted' ? tx : undefined;
+      }, 15_000);
+      const custodian = f.custodianTransactionsOf(id)[0];
+      assert.equal(custodian?.txHash, sent.transactionHash);
+      // The node forgets it, and another transaction of the vault's address takes its nonce in a block.
+      const from = custodian?.sourceAddress as Address;
+      await rpc('anvil_dropTransaction', [sent.transactionHash]);
+      await rpc('anvil_impersonateAccount', [from]);
+      await rpc('eth_sendTransaction', [
+        { from, to: from, value: '0x0', gas: '0x5208', nonce: `0x${Number(custodian?.nonce).toString(16)}` },
+      ]);
+      await rpc('anvil_stopImpersonatingAccount', [from]);
+      await rpc('evm_mine');
+      const tx = await settled(f.h, p.headers, id);
+      assert.equal(tx.status, 'monitor-failed');
+      assert.match(tx.errorMessage, /Fireblocks FAILED \(DROPPED_BY_BLOCKCHAIN\)/);
+      assert.equal(tx.custody.status, 'FAILED');
+      assert.equal(tx.custody.subStatus, 'DROPPED_BY_BLOCKCHAIN');
+      exactlyOne(id);
+    } finally {
+      await rpc('evm_setAutomine', [true]);
+    }
   });
 
   it('a response lost after Fireblocks recorded the create: looked up by externalTxId, never sent twice', async () => {

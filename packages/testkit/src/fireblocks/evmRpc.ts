@@ -53,6 +53,11 @@ export class EvmRpc {
     return Number(await this.call<Hex>('eth_getTransactionCount', [address, 'pending']));
   }
 
+  /** The address's transactions in blocks: every nonce below it is used on chain. */
+  async minedNonce(address: Hex): Promise<number> {
+    return Number(await this.call<Hex>('eth_getTransactionCount', [address, 'latest']));
+  }
+
   async baseFee(): Promise<bigint> {
     const block = await this.call<{ baseFeePerGas?: Hex } | null>('eth_getBlockByNumber', ['latest', false]);
     return BigInt(block?.baseFeePerGas ?? '0x0');

@@ -46,6 +46,8 @@ export interface TransactionRecord {
   feeLevel?: string;
   nonce?: number;
   versions: SentVersion[];
+  /** The node took it (it reached CONFIRMING): only then does it show a hash, even once FAILED. */
+  accepted?: boolean;
   /** The version found mined, once a receipt is seen. */
   minedHash?: Hex;
   blockNumber?: number;
@@ -69,6 +71,12 @@ export interface SimulatorStateData {
   transactions: TransactionRecord[];
   /** Next nonce per `chainId:address`, owned by the simulator as Fireblocks owns its vaults' nonces. */
   nonces: Record<string, number>;
+  /**
+   * Per `chainId:address`, nonces below the counter that were given to a transaction and released unused (it failed
+   * before the node took it), lowest first: the next transactions take them before a fresh one. Absent in a state
+   * written before they were kept.
+   */
+  releasedNonces?: Record<string, number[]>;
 }
 
 export function newState(): SimulatorStateData {
@@ -79,6 +87,7 @@ export function newState(): SimulatorStateData {
     vaults: [],
     transactions: [],
     nonces: {},
+    releasedNonces: {},
   };
 }
 

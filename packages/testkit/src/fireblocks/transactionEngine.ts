@@ -31,6 +31,11 @@ export interface NewTransaction {
 export const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED', 'BLOCKED']);
 /** A sent transaction missing from both the chain and the node's pool for this long is broadcast again. */
 const REBROADCAST_AFTER_MS = 2_000;
+/**
+ * How long a sent transaction must stay unknown to the node, with the account's mined nonce past its own, before it
+ * ends FAILED / DROPPED_BY_BLOCKCHAIN: a reorg can take the other transaction back out in the meantime.
+ */
+const NONCE_TAKEN_FOR_MS = 2_000;
 /** A transaction of a vault account and asset "being processed": the others of that pair wait QUEUED. */
 const IN_FLIGHT = new Set(['PENDING_SIGNATURE', 'BROADCASTING', 'CONFIRMING']);
 const CANCELLABLE = new Set([
@@ -72,6 +77,8 @@ export class TransactionEngine {
   private readonly rpcs = new Map<string, EvmRpc>();
   private readonly accounts = new Map<string, PrivateKeyAccount>();
   private readonly nonceLocks = new Map<string, Promise<unknown>>();
+  /** When a sent transaction was first seen with its nonce used on chain by another (see confirmStep). */
+  private readonly nonceTakenSince = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private ticking = false;
 
@@ -125,6 +132,7 @@ export class TransactionEngine {
       maxPriorityFeePerGas: input.maxPriorityFeePerGas?.toString(),
       feeLevel: input.feeLevel,
       versions: [],
+      accepted: false,
       numOfConfirmations: 0,
       approval: faults.approvalRequired ? 'required' : 'none',
       outcome: faults.policyBlock ? 'blocked' : faults.insufficientFunds ? 'insufficientFunds' : undefined,
@@ -288,7 +296,14 @@ export class TransactionEngine {
     }
     const nonce = await this.takeNonce(tx, from);
     tx.nonce = nonce;
-    tx.versions.push(await this.sign(tx, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas));
+    try {
+      tx.versions.push(await this.sign(tx, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas));
+    } catch (error) {
+      // Signed again on a later tick, with a nonce taken then.
+      this.releaseNonce(tx);
+      tx.nonce = undefined;
+      throw error;
+    }
     this.setStatus(tx, 'BROADCASTING', '');
   }
 
@@ -313,22 +328,75 @@ export class TransactionEngine {
     };
   }
 
-  /** The next nonce of the address on the asset's chain: the simulator's count, never below the chain's. */
+  private nonceKey(tx: TransactionRecord): string {
+    return `${this.chainId(tx)}:${this.account(tx.vaultId).address.toLowerCase()}`;
+  }
+
+  /**
+   * The nonce of a vault account's next transaction on the asset's chain. Fireblocks assigns the nonces of a vault
+   * account's transactions itself, per vault account and asset, and documents no more than that; the simulator keeps,
+   * per address and chain, a counter that never goes below the chain's pending count, and gives a nonce to one live
+   * transaction only. A nonce that a transaction released (it failed before the node took it: releaseNonce) goes to
+   * the next transaction that takes one, lowest first, so that no gap holds the later ones back; one the chain
+   * counts meanwhile (the pending count is past it: another transaction of the address has it) is not given again.
+   * One at a time per address and chain.
+   */
   private takeNonce(tx: TransactionRecord, address: Hex): Promise<number> {
-    const key = `${this.chainId(tx)}:${address.toLowerCase()}`;
+    const key = this.nonceKey(tx);
     const previous = this.nonceLocks.get(key) ?? Promise.resolve();
     const next = previous
       .catch(() => undefined)
       .then(async () => {
         const onChain = await this.rpc(tx.assetId).pendingNonce(address);
-        const nonce = Math.max(onChain, this.options.state.nonces[key] ?? 0);
-        this.options.state.nonces[key] = nonce + 1;
+        // Read after the call: a release made while it was answered is seen.
+        const state = this.options.state;
+        const counter = Math.max(onChain, state.nonces[key] ?? 0);
+        const released = (state.releasedNonces?.[key] ?? []).filter((n) => n >= onChain && n < counter);
+        const nonce = released.shift() ?? counter;
+        state.nonces[key] = nonce === counter ? counter + 1 : counter;
+        state.releasedNonces = { ...state.releasedNonces, [key]: released };
         return nonce;
       });
     this.nonceLocks.set(key, next);
     return next;
   }
 
+  /**
+   * Gives `tx`'s nonce back (the node never took the transaction): the counter steps back when it was the highest
+   * given (and over any released just below it), otherwise the nonce waits for the next transaction (takeNonce).
+   */
+  private releaseNonce(tx: TransactionRecord): void {
+    if (tx.nonce === undefined) return;
+    const key = this.nonceKey(tx);
+    const state = this.options.state;
+    let counter = state.nonces[key] ?? 0;
+    if (tx.nonce >= counter) return;
+    const released = new Set(state.releasedNonces?.[key] ?? []);
+    released.add(tx.nonce);
+    while (released.delete(counter - 1)) counter--;
+    state.nonces[key] = counter;
+    state.releasedNonces = { ...state.releasedNonces, [key]: [...released].sort((a, b) => a - b) };
+  }
+
+  /** Whether the node knows any signed version of `tx` (in its pool or in a block), or holds a receipt of one. */
+  private async knownToNode(tx: TransactionRecord): Promise<boolean> {
+    const rpc = this.rpc(tx.assetId);
+    for (const version of tx.versions) {
+      if ((await rpc.knows(version.hash)) || (await rpc.receipt(version.hash))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Sends the signed transaction. The node's refusals (Fireblocks' REJECTED_BY_BLOCKCHAIN: "rejected by the blockchain
+   * due to too low fees, bad inputs or bad nonce"):
+   * - "already known": sent before (a restart); it waits in CONFIRMING;
+   * - "nonce too low": sent before and mined, when the node knows its hash; otherwise another transaction of the
+   *   address has that nonce on chain, and this one can never be mined: FAILED, its nonce not released;
+   * - "replacement transaction underpriced": another transaction holds the nonce in the node's pool: FAILED, the
+   *   nonce not released (it is that transaction's);
+   * - any other: the node did not take it: FAILED, its nonce released for the next transaction.
+   */
   private async broadcastStep(tx: TransactionRecord): Promise<void> {
     const version = latest(tx);
     try {
@@ -336,15 +404,35 @@ export class TransactionEngine {
     } catch (error) {
       // Unreachable node: stay BROADCASTING and send again on a later tick, as Fireblocks keeps broadcasting.
       if (!(error instanceof RpcError)) return;
-      // Sent before (a restart): the node knows it, or has mined it.
+      if (/nonce too low/i.test(error.message) && !(await this.knownToNode(tx))) {
+        tx.errorDescription = `${error.message} (nonce ${tx.nonce} is another transaction's on chain)`;
+        return this.setStatus(tx, 'FAILED', 'REJECTED_BY_BLOCKCHAIN');
+      }
       if (!/already known|already imported|nonce too low/i.test(error.message)) {
-        const key = `${this.chainId(tx)}:${this.account(tx.vaultId).address.toLowerCase()}`;
-        delete this.options.state.nonces[key];
+        if (!/underpriced/i.test(error.message)) this.releaseNonce(tx);
         tx.errorDescription = error.message;
-        return this.setStatus(tx, 'FAILED', 'INTERNAL_ERROR');
+        return this.setStatus(tx, 'FAILED', 'REJECTED_BY_BLOCKCHAIN');
       }
     }
+    tx.accepted = true;
     this.setStatus(tx, 'CONFIRMING', 'PENDING_BLOCKCHAIN_CONFIRMATIONS');
+  }
+
+  /**
+   * Whether `tx`'s nonce is another transaction's on chain: none of its versions known to the node, and the account's
+   * mined nonce past its own, on two looks at least NONCE_TAKEN_FOR_MS apart.
+   */
+  private async nonceTaken(tx: TransactionRecord): Promise<boolean> {
+    const rpc = this.rpc(tx.assetId);
+    const mined = await rpc.minedNonce(this.account(tx.vaultId).address);
+    // Read before asking for the hashes: a version mined in between is known by then.
+    if (tx.nonce === undefined || mined <= tx.nonce || (await this.knownToNode(tx))) {
+      this.nonceTakenSince.delete(tx.id);
+      return false;
+    }
+    const since = this.nonceTakenSince.get(tx.id) ?? Date.now();
+    this.nonceTakenSince.set(tx.id, since);
+    return Date.now() - since >= NONCE_TAKEN_FOR_MS;
   }
 
   /**
@@ -371,15 +459,23 @@ export class TransactionEngine {
       // Not mined, or no longer (a reorg): wait on. A signed transaction that neither a block nor the node's pool
       // holds any more (dropped from the pool, or its block reorganised away) is broadcast again, as a custodian
       // keeps its pending transaction in the network: its nonce is taken, so the vault's later ones wait for it.
+      // Unless the chain has used its nonce for another transaction: then it can never be mined, and it ends
+      // FAILED / DROPPED_BY_BLOCKCHAIN (Fireblocks: "replaced by another transaction").
       tx.minedHash = tx.blockNumber = tx.blockHash = tx.receiptStatus = undefined;
       tx.numOfConfirmations = 0;
       const version = latest(tx);
       if (Date.now() - version.sentAt >= REBROADCAST_AFTER_MS && !(await rpc.knows(version.hash))) {
+        if (await this.nonceTaken(tx)) {
+          this.nonceTakenSince.delete(tx.id);
+          tx.errorDescription = `nonce ${tx.nonce} was used on chain by another transaction`;
+          return this.setStatus(tx, 'FAILED', 'DROPPED_BY_BLOCKCHAIN');
+        }
         version.sentAt = Date.now();
         await rpc.sendRaw(version.raw).catch(() => undefined);
       }
       return;
     }
+    this.nonceTakenSince.delete(tx.id);
     const confirmations = (await rpc.blockNumber()) - (tx.blockNumber as number) + 1;
     if (confirmations !== tx.numOfConfirmations) {
       tx.numOfConfirmations = confirmations;

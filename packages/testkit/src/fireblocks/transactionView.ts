@@ -4,10 +4,16 @@ import type { TransactionRecord } from './simulatorState.ts';
 /**
  * A transaction as `GET /transactions/{id}` answers it (TransactionResponse in @fireblocks/ts-sdk models). Fields the
  * model documents as present only once on chain (`sourceAddress`, `destinationAddress`, `txHash`: "if the status is
- * CONFIRMING, COMPLETED, or has been CONFIRMING") follow that rule.
+ * CONFIRMING, COMPLETED, or has been CONFIRMING") follow that rule: a transaction the node refused when it was
+ * broadcast ends FAILED without them.
  */
 export function transactionView(tx: TransactionRecord, vaultName: string, sourceAddress: string) {
-  const sent = tx.versions.length > 0 && tx.status !== 'BROADCASTING' && tx.status !== 'PENDING_SIGNATURE';
+  const sent =
+    tx.versions.length > 0 &&
+    tx.status !== 'BROADCASTING' &&
+    tx.status !== 'PENDING_SIGNATURE' &&
+    // A state written before `accepted` was kept: as then.
+    (tx.accepted ?? true);
   const last = tx.versions[tx.versions.length - 1];
   const txHash = tx.minedHash ?? (sent ? last?.hash : undefined);
   const fee = tx.gasUsed && tx.effectiveGasPrice ? BigInt(tx.gasUsed) * BigInt(tx.effectiveGasPrice) : undefined;
