@@ -121,8 +121,8 @@ async function start(): Promise<void> {
     config.tokenSigningKey,
   ).finally(() => database.stop());
 
-  const docsBuild = ensureDocsBuilt(REPO_ROOT, log);
-  ensureConsoleBuilt(REPO_ROOT, log);
+  const docsBuild = await ensureDocsBuilt(REPO_ROOT, log);
+  await ensureConsoleBuilt(REPO_ROOT, log);
   const consoleLink = consoleSignInLink(config.consoleUrl, demo.consoleLinkCode);
   const env = { ...process.env, API_PORT: String(config.port), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' };
   // Each part runs a bundle of its sources, made again when they changed (a third of tsx's start-up time).

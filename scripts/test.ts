@@ -2,7 +2,7 @@
 // Node's test runner against one real PostgreSQL started here (each test file makes its own databases). The test
 // files run bundled (@mountain/testkit/devBundle.js: a third of the start-up time of each test process through tsx);
 // MOUNTAIN_TEST_TSX=1 runs their sources through tsx instead.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,7 +175,9 @@ try {
   const runnable = process.env.MOUNTAIN_TEST_TSX === '1' ? files : await bundleTests();
   const loader = process.env.MOUNTAIN_TEST_TSX === '1' ? ['--import', 'tsx'] : ['--enable-source-maps'];
   console.log(`\n▶ ${files.length} test files`);
-  const result = spawnSync(process.execPath, [...loader, path.join(ROOT, 'scripts/lib/runTestFiles.js'), ...runnable], {
+  // Not spawnSync: this process must go on reading the embedded PostgreSQL's output, or once the pipe is full
+  // every PostgreSQL process that logs (the checkpointer that DROP DATABASE waits for) blocks, and the tests with it.
+  const child = spawn(process.execPath, [...loader, path.join(ROOT, 'scripts/lib/runTestFiles.js'), ...runnable], {
     cwd: ROOT,
     stdio: 'inherit',
     env: {
@@ -185,7 +187,7 @@ try {
       TEST_PG_TEMPLATE: 'mountain_test_template',
     },
   });
-  status = result.status ?? 1;
+  status = (await new Promise<number | null>((resolve) => child.once('close', resolve))) ?? 1;
 } finally {
   for (const dir of bundleDirs) rmSync(dir, { recursive: true, force: true });
   await stopPostgres();

@@ -1,6 +1,6 @@
 // The two static sites npm start serves, the docs and the developer console, are built when missing or older than
 // one of their sources, so that a clone runs with `npm install && npm start` and an edit shows at the next start.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -58,13 +58,15 @@ function isBuilt(root: string, site: Site): boolean {
   return built > Math.max(...site.sources.map((s) => newestMtime(path.resolve(root, site.dir, s))));
 }
 
-function ensureBuilt(root: string, site: Site, log: (line: string) => void): string {
+/** Not spawnSync: the caller's embedded PostgreSQL writes to pipes this process must go on reading meanwhile. */
+async function ensureBuilt(root: string, site: Site, log: (line: string) => void): Promise<string> {
   const output = path.join(root, site.dir, site.output);
   if (isBuilt(root, site)) return output;
   log(`Building the ${site.name} (first start, or it changed)…`);
   const cwd = path.join(root, site.dir);
-  const result = spawnSync('npm', ['run', '-s', 'build'], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (result.status !== 0) throw new Error(`The ${site.name} build failed (run \`npm run build\` in ${site.dir})`);
+  const child = spawn('npm', ['run', '-s', 'build'], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  if (code !== 0) throw new Error(`The ${site.name} build failed (run \`npm run build\` in ${site.dir})`);
   return output;
 }
 
