@@ -34,7 +34,10 @@ case "${1:-}" in
   build)
     npm run -s build
     npx tsc -p apps/docs/scripts/tsconfig.build.json
-    npm run -s build -w @mountain/console
+    # The console only when missing or older than its sources (always in a container build, whose context has no
+    # dist/): a console already built is not emptied while a server of this repository may be reading it.
+    node --import tsx --input-type=module \
+      -e "const { ensureConsoleBuilt } = await import('./scripts/lib/siteBuilds.ts'); await ensureConsoleBuilt(process.cwd(), console.log);"
     ;;
   build-docs)
     npm run -s build -w @mountain/docs
