@@ -10,6 +10,11 @@ export type Queryable = Pick<pg.PoolClient, 'query'>;
 export interface Db {
   readonly pool: pg.Pool;
   /**
+   * Connections apart from `pool`, for session state such as advisory locks (see jobs/advisoryLock.ts): a session
+   * held for a lock never takes a connection from the work it guards. Each is returned with nothing held.
+   */
+  readonly sessions: pg.Pool;
+  /**
    * One statement. Give `name` to statements on hot paths: Postgres then parses and plans them once per connection
    * instead of at every call (a name must always go with the same text).
    */
@@ -78,8 +83,12 @@ export function createDb(connectionString: string, options: { max?: number } = {
   // An idle client losing its connection (e.g. Postgres restarting) must not crash the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
+  const sessions = new pg.Pool({ connectionString, max: 64, idleTimeoutMillis: 10_000 });
+  sessions.on('error', () => {});
+  sessions.on('connect', (client) => client.on('error', () => {}));
   return {
     pool,
+    sessions,
     async query(text, values, name) {
       try {
         return await (name ? pool.query({ name, text, values: values ?? [] }) : pool.query(text, values));
@@ -103,6 +112,8 @@ export function createDb(connectionString: string, options: { max?: number } = {
         client.release();
       }
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), sessions.end()]);
+    },
   };
 }

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import type { Db } from '#api/db/db.ts';
 
 /**
@@ -12,10 +11,10 @@ export interface AdvisoryLock {
 }
 
 /**
- * Takes a session advisory lock on a connection of its own, so that one process at a time does the work it
- * guards. When a process dies, even by SIGKILL, its connection closes and PostgreSQL frees the lock at once; the
- * connection is not taken from the pool, so a held lock never starves the work itself of connections.
- * Resolves to undefined when another session holds it.
+ * Takes a session advisory lock on a connection of its own (from `db.sessions`, not the work's pool, so a held lock
+ * never starves the work itself of connections), so that one process at a time does the work it guards. When a
+ * process dies, even by SIGKILL, its connections close and PostgreSQL frees the lock at once. Resolves to undefined
+ * when another session holds it.
  */
 export async function tryAdvisoryLock(db: Db, key: LockKey): Promise<AdvisoryLock | undefined> {
   const taken = await tryAdvisoryLocks(db, { all: [key] });
@@ -34,11 +33,19 @@ export async function tryAdvisoryLocks(
   db: Db,
   wanted: { all: readonly LockKey[]; oneOf?: readonly LockKey[] },
 ): Promise<LocksTaken> {
-  const client = new pg.Client({
-    connectionString: (db.pool.options as { connectionString?: string }).connectionString,
-  });
-  client.on('error', () => {});
-  await client.connect();
+  const client = await db.sessions.connect();
+  // Back to the sessions with nothing held; a session that cannot say so is closed, which frees whatever it held.
+  let returned = false;
+  const giveBack = async () => {
+    if (returned) return;
+    returned = true;
+    try {
+      await client.query('SELECT pg_advisory_unlock_all()');
+      client.release();
+    } catch (error) {
+      client.release(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
   const tryLock = async (key: LockKey) =>
     (
       await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock($1, ${objectSql(key)}) AS locked`, [
@@ -63,22 +70,14 @@ export async function tryAdvisoryLocks(
       if (!slot) refused = 'oneOf';
     }
   } catch (error) {
-    await client.end().catch(() => {});
+    await giveBack();
     throw error;
   }
   if (refused) {
-    // Closing the session frees whatever it took.
-    await client.end().catch(() => {});
+    await giveBack();
     return { refused };
   }
-  return {
-    lock: {
-      async release() {
-        // Closing the session frees the locks (PostgreSQL frees them a moment after the socket closes).
-        await client.end().catch(() => {});
-      },
-    },
-  };
+  return { lock: { release: giveBack } };
 }
 
 /** Whether some session holds the lock right now (read from pg_locks, without taking it). */

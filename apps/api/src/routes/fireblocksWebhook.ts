@@ -15,7 +15,8 @@ const TRANSACTION_EVENTS = new Set(['TRANSACTION_CREATED', 'TRANSACTION_STATUS_U
  * `POST /webhooks/fireblocks`, the workspace's webhook URL (v1 webhooks), served only with
  * FIREBLOCKS_WEBHOOK_PUBLIC_KEY_PATH. The raw body's `Fireblocks-Signature` (base64 RSA-SHA512) is verified first:
  * without it, or wrong, 401 and nothing changes. A transaction event whose `externalTxId` is one of our rows moves
- * the row at once, as a poll's answer would (applyCustodianView), and wakes its wallet's monitor; anything else is
+ * the row at once, as a poll's answer would (applyCustodianView), and wakes its wallet's monitor when the row has a new status or hash, or the custodian
+ * calls it failed; anything else is
  * answered 200 `ignored` (Fireblocks retries what is not 2xx). Webhooks are a hint: polling goes on regardless.
  */
 export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): void {
@@ -48,13 +49,13 @@ export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): 
       if (!TRANSACTION_EVENTS.has(String(event?.type)) || !UUID.test(rowId) || typeof data?.id !== 'string') {
         return reply.code(200).send({ status: 'ignored' });
       }
-      const moved = await applyCustodianView(deps.db, rowId, 'fireblocks', viewOf(data));
+      const view = viewOf(data);
+      const moved = await applyCustodianView(deps.db, rowId, 'fireblocks', view);
       if (moved === undefined) return reply.code(200).send({ status: 'ignored' });
-      const { rows } = await deps.db.query<{ walletId: number; networkId: number }>(
-        'SELECT system_wallet_id AS "walletId", network_id AS "networkId" FROM transactions WHERE id = $1',
-        [rowId],
-      );
-      if (rows[0]) await monitorJob.enqueue(deps.db.pool, rows[0]);
+      // A custodian's steps before a hash (QUEUED, PENDING_SIGNATURE…) are only shown: waking the monitor for each
+      // would cost more than it saves.
+      if (moved.moved || view.failed)
+        await monitorJob.enqueue(deps.db.pool, { walletId: moved.walletId, networkId: moved.networkId });
       return reply.code(200).send({ status: 'applied' });
     });
   });

@@ -18,9 +18,10 @@ export async function applyCustodianView(
   rowId: string,
   provider: string,
   view: CustodianView,
-): Promise<string | undefined> {
-  const { rows } = await db.query<{ status: string }>(
-    `UPDATE transactions t SET
+): Promise<{ status: string; moved: boolean; walletId: number; networkId: number } | undefined> {
+  const { rows } = await db.query<{ status: string; moved: boolean; walletId: number; networkId: number }>(
+    `WITH before AS (SELECT id, status, transaction_hash FROM transactions WHERE id = $1 FOR UPDATE)
+     UPDATE transactions t SET
        custody_id = coalesce(t.custody_id, $3),
        custody_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_status ELSE $4 END,
        custody_sub_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_sub_status ELSE $5 END,
@@ -43,10 +44,12 @@ export async function applyCustodianView(
        broadcasted_at = CASE WHEN t.status = 'processing' AND $6::text IS NOT NULL THEN clock_timestamp()
                              ELSE t.broadcasted_at END,
        updated_at = clock_timestamp()
-     WHERE t.id = $1 AND t.custody_provider = $2 AND (t.custody_id IS NULL OR t.custody_id = $3)
+     FROM before
+     WHERE t.id = before.id AND t.custody_provider = $2 AND (t.custody_id IS NULL OR t.custody_id = $3)
        AND t.status NOT IN ('created', 'broadcast-failed', 'monitor-failed')
-     RETURNING t.status`,
+     RETURNING t.status, t.system_wallet_id AS "walletId", t.network_id AS "networkId",
+       (t.status <> before.status OR t.transaction_hash IS DISTINCT FROM before.transaction_hash) AS moved`,
     [rowId, provider, view.id, view.status, view.subStatus, view.hash, view.failed, view.description, view.updatedMs],
   );
-  return rows[0]?.status;
+  return rows[0];
 }

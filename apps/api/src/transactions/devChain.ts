@@ -2,6 +2,9 @@ import { type Address, type PublicClient, parseEther } from 'viem';
 
 const LOW = parseEther('10');
 const TOP_UP = parseEther('10000');
+/** A wallet seen with LOW or more is not asked again for this long: a busy sender's rounds come many a second. */
+const FUNDED_FOR_MS = 1_000;
+const seenFunded = new WeakMap<PublicClient, Map<Address, number>>();
 
 /**
  * Development chain only (1337): a system wallet that runs low is topped up with `anvil_setBalance`, so that
@@ -10,8 +13,17 @@ const TOP_UP = parseEther('10000');
  */
 export async function ensureDevFunds(client: PublicClient, networkId: number, address: Address): Promise<void> {
   if (networkId !== 1337) return;
+  let seen = seenFunded.get(client);
+  if (!seen) {
+    seen = new Map();
+    seenFunded.set(client, seen);
+  }
+  if (Date.now() - (seen.get(address) ?? Number.NEGATIVE_INFINITY) < FUNDED_FOR_MS) return;
   const balance = await client.getBalance({ address });
-  if (balance >= LOW) return;
+  if (balance >= LOW) {
+    seen.set(address, Date.now());
+    return;
+  }
   try {
     await client.request({
       method: 'anvil_setBalance' as never,

@@ -52,20 +52,10 @@ export async function prepareRound(
   );
   if (waiting.length === 0) return undefined;
   await ensureDevFunds(client, target.networkId, address);
-  const network = await networkFees(client);
-  const cap = feeCapOf(settings, target.networkId);
-  const fees = feesWithHeadroom(network, cap);
-  if (fees.maxFeePerGas < network.baseFee) {
-    await db.query(
-      `UPDATE transactions SET error_message = $3, updated_at = clock_timestamp()
-        WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created' AND error_message IS NULL`,
-      [target.walletId, target.networkId, cappedMessage(target.networkId, network.baseFee, cap)],
-    );
-    return PRICED_OUT;
-  }
   // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
   // In full JSON-RPC batches, a few at once: one request per call would cost the node more than the estimates.
-  const estimates = await inRpcBatches(waiting, ESTIMATE_BATCHES_IN_FLIGHT, async (row) => {
+  // Asked while the fees are: the answers are used only when the fees allow sending.
+  const estimating = inRpcBatches(waiting, ESTIMATE_BATCHES_IN_FLIGHT, async (row) => {
     try {
       const gas = await client.estimateGas({
         account: address,
@@ -79,6 +69,19 @@ export async function prepareRound(
       return { row, error };
     }
   });
+  estimating.catch(() => undefined);
+  const network = await networkFees(client);
+  const cap = feeCapOf(settings, target.networkId);
+  const fees = feesWithHeadroom(network, cap);
+  if (fees.maxFeePerGas < network.baseFee) {
+    await db.query(
+      `UPDATE transactions SET error_message = $3, updated_at = clock_timestamp()
+        WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created' AND error_message IS NULL`,
+      [target.walletId, target.networkId, cappedMessage(target.networkId, network.baseFee, cap)],
+    );
+    return PRICED_OUT;
+  }
+  const estimates = await estimating;
   const refused = estimates.filter((e) => 'error' in e);
   let retryLater = false;
   for (const { row, error } of refused as { row: (typeof waiting)[number]; error: unknown }[]) {

@@ -1,6 +1,5 @@
 import type { Hex } from 'viem';
 import { isUnreachable, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
-import { mapLimit } from '#api/lib/mapLimit.ts';
 import type { CustodyCall, SubmitOutcome, Submitter } from '#api/wallets/custody.ts';
 import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 import { applyCustodianView } from './custodyStatus.ts';
@@ -24,14 +23,22 @@ const submitRowColumns = (t: string) => `${t}.id, ${t}.to_address AS "to", ${t}.
   ${t}.gas_price::text AS "maxFeePerGas", ${t}.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas",
   ${t}.custody_key_attempt AS "keyAttempt"`;
 
+/** Why rows wait, and for how long at least. */
+interface Wait {
+  message: string;
+  afterMs: number;
+}
+
 /**
  * The `transaction:send` job of a wallet whose custodian signs and broadcasts (a submitter, DESIGN §6): every
  * waiting row is estimated and priced as for any wallet (a call that reverts now is not sent; fees within
  * MAX_FEE_PER_GAS_GWEI_<id>), marked `processing` with its gas limit and fee cap, and then submitted, one custodian
- * transaction per row. Rows are never held back for the custodian's own pace (it queues them itself).
+ * transaction per row. Rows are never held back for the custodian's own pace (it queues them itself), and the next
+ * rows are prepared while the last ones are being submitted: a row waits for one round at most, not for the
+ * custodian's answers to the rows before it.
  * A row marked `processing` without a custodian id may have reached the custodian (an answer lost, a crash after
- * sending): before anything new, it is submitted again as in doubt, which looks it up first. A custodian that is
- * unreachable, rate-limiting or failing keeps rows waiting (`errorMessage` says why) and is tried again later:
+ * sending): before anything new, such rows are submitted again as in doubt, which looks them up first. A custodian
+ * that is unreachable, rate-limiting or failing keeps rows waiting (`errorMessage` says why) and is tried again later:
  * nothing is failed for the custodian's outage, and nothing is sent twice.
  */
 export async function submitTransactions(
@@ -43,49 +50,103 @@ export async function submitTransactions(
 ): Promise<void> {
   const { db, target, settings } = ctx;
   const started = Date.now();
+  const submits = submitPool(ctx, submitter, wallet);
+  const going = () => !signal.aborted && !submits.waiting() && Date.now() - started < settings.jobBudgetMs;
+  let next: Date | undefined | 'done' = 'done';
+  let monitorWokenAt = Number.NEGATIVE_INFINITY;
   try {
-    while (!signal.aborted && Date.now() - started < settings.jobBudgetMs) {
-      const doubtful = await db.query<SubmitRow>(
+    // Rows that may have reached the custodian first, settled batch by batch: none of this run's are among them.
+    for (;;) {
+      const { rows } = await db.query<SubmitRow>(
         `SELECT ${submitRowColumns('t')} FROM transactions t
           WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'processing' AND custody_id IS NULL
           ORDER BY created_at, id LIMIT $3`,
         [target.walletId, target.networkId, settings.batchSize],
       );
-      let rows = doubtful.rows;
-      const inDoubt = rows.length > 0;
-      if (!inDoubt) {
-        const prepared = await prepareRound(ctx, Number.POSITIVE_INFINITY);
-        // Rows accepted during this run woke a job that would wait for this run's lock: take them now instead.
-        if (!prepared) {
-          if (await takeWakeRequest(db, target)) continue;
-          return;
-        }
-        if (prepared === PRICED_OUT) return await queue.again(new Date(Date.now() + settings.feeCapPollMs));
-        rows = await claim(ctx, prepared);
-        if (rows.length === 0) {
-          if (prepared.retryLater)
-            return await queue.again(new Date(Date.now() + (settings.retryDelaysMs[0] ?? 1_000)));
-          continue;
-        }
-      }
-      const waiting = await submitAll(ctx, submitter, wallet, rows, inDoubt);
+      if (rows.length === 0 || !going()) break;
+      await submits.add(rows, true);
+      await submits.settled();
       await queue.monitor();
-      if (waiting) {
-        // The rows behind say why they wait too.
-        await db.query(
-          `UPDATE transactions SET error_message = $3, updated_at = clock_timestamp()
-            WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created' AND error_message IS DISTINCT FROM $3`,
-          [target.walletId, target.networkId, waiting.message],
-        );
-        return await queue.again(new Date(Date.now() + waiting.afterMs));
+    }
+    while (going()) {
+      const prepared = await prepareRound(ctx, Number.POSITIVE_INFINITY);
+      // Rows accepted during this run woke a job that would wait for this run's lock: take them now instead.
+      if (!prepared) {
+        if (await takeWakeRequest(db, target)) continue;
+        break;
+      }
+      if (prepared === PRICED_OUT) {
+        next = new Date(Date.now() + settings.feeCapPollMs);
+        break;
+      }
+      const rows = await claim(ctx, prepared);
+      if (rows.length === 0) {
+        if (!prepared.retryLater) continue;
+        next = new Date(Date.now() + (settings.retryDelaysMs[0] ?? 1_000));
+        break;
+      }
+      await submits.add(rows, false);
+      // Its rows are `processing` now, which keeps the monitor going: woken once a second at most, not every round.
+      if (Date.now() - monitorWokenAt >= 1_000) {
+        monitorWokenAt = Date.now();
+        await queue.monitor();
       }
     }
-    await queue.again();
+    if (next === 'done' && Date.now() - started >= settings.jobBudgetMs) next = undefined;
   } catch (error) {
+    await submits.settled().catch(() => undefined);
     // The chain's node (estimates, fees) cannot be reached: the rows wait as they are.
     if (!isUnreachable(error)) throw error;
-    await queue.again(new Date(Date.now() + Math.max(1_000, rateLimitRetryAfterMs(error) ?? 2_000)));
+    return await queue.again(new Date(Date.now() + Math.max(1_000, rateLimitRetryAfterMs(error) ?? 2_000)));
   }
+  await submits.settled();
+  const waiting = submits.waiting();
+  if (waiting) {
+    // The rows behind say why they wait too.
+    await db.query(
+      `UPDATE transactions SET error_message = $3, updated_at = clock_timestamp()
+        WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created' AND error_message IS DISTINCT FROM $3`,
+      [target.walletId, target.networkId, waiting.message],
+    );
+    return await queue.again(new Date(Date.now() + waiting.afterMs));
+  }
+  if (signal.aborted || next !== 'done') await queue.again(next === 'done' ? undefined : next);
+}
+
+/**
+ * Submits rows SUBMITS_IN_FLIGHT at a time in the background: `add` resolves once its rows have all started (so the
+ * caller may prepare the next ones), `settled` once every row has an outcome, and rethrows the first unexpected error.
+ * `waiting` is why rows must wait (the soonest of their delays), once any must.
+ */
+function submitPool(ctx: RoundContext, submitter: Submitter, wallet: SystemWalletRecord) {
+  const inFlight = new Set<Promise<void>>();
+  let waiting: Wait | undefined;
+  let failure: { error: unknown } | undefined;
+  const settled = async () => {
+    while (inFlight.size > 0) await Promise.race(inFlight);
+    if (failure) throw failure.error;
+  };
+  return {
+    waiting: () => waiting,
+    settled,
+    async add(rows: SubmitRow[], inDoubt: boolean): Promise<void> {
+      for (const row of rows) {
+        while (inFlight.size >= SUBMITS_IN_FLIGHT) await Promise.race(inFlight);
+        if (failure) return settled();
+        const submit: Promise<void> = submitOne(ctx, submitter, wallet, row, inDoubt)
+          .then(
+            (wait) => {
+              if (wait && (!waiting || wait.afterMs < waiting.afterMs)) waiting = wait;
+            },
+            (error: unknown) => {
+              failure ??= { error };
+            },
+          )
+          .finally(() => inFlight.delete(submit));
+        inFlight.add(submit);
+      }
+    },
+  };
 }
 
 /** The prepared rows become `processing` with their gas limits and fees, before anything is sent. */
@@ -111,53 +172,46 @@ async function claim(
   return rows;
 }
 
-/**
- * Submits the rows and records each outcome. Answers why and for how long rows must wait (the soonest of their
- * delays), or undefined when every row is done with.
- */
-async function submitAll(
+/** Submits one row and records its outcome; answers why and for how long it must wait, if it must. */
+async function submitOne(
   ctx: RoundContext,
   submitter: Submitter,
   wallet: SystemWalletRecord,
-  rows: SubmitRow[],
+  row: SubmitRow,
   inDoubt: boolean,
-): Promise<{ message: string; afterMs: number } | undefined> {
+): Promise<Wait | undefined> {
   const { db, target } = ctx;
-  let waiting: { message: string; afterMs: number } | undefined;
-  await mapLimit(rows, SUBMITS_IN_FLIGHT, async (row) => {
-    const call: CustodyCall = {
-      rowId: row.id,
-      custodyRef: wallet.custodyRef ?? '',
-      networkId: target.networkId,
-      to: row.to,
-      data: row.data,
-      gasLimit: BigInt(row.gas),
-      maxFeePerGas: BigInt(row.maxFeePerGas),
-      maxPriorityFeePerGas: BigInt(row.maxPriorityFeePerGas),
-      keyAttempt: row.keyAttempt,
-      inDoubt,
-    };
-    const outcome: SubmitOutcome = await submitter.submit(call);
-    if (outcome.kind === 'submitted') {
-      await applyCustodianView(db, row.id, submitter.provider, outcome.view);
-      return;
-    }
-    if (outcome.kind === 'refused') {
-      await db.query(
-        `UPDATE transactions SET status = 'broadcast-failed', error_message = $2, updated_at = clock_timestamp()
-          WHERE id = $1 AND status = 'processing' AND custody_id IS NULL`,
-        [row.id, outcome.message],
-      );
-      return;
-    }
-    const message = `Waiting to reach ${submitter.provider}: ${outcome.message}`;
+  const call: CustodyCall = {
+    rowId: row.id,
+    custodyRef: wallet.custodyRef ?? '',
+    networkId: target.networkId,
+    to: row.to,
+    data: row.data,
+    gasLimit: BigInt(row.gas),
+    maxFeePerGas: BigInt(row.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(row.maxPriorityFeePerGas),
+    keyAttempt: row.keyAttempt,
+    inDoubt,
+  };
+  const outcome: SubmitOutcome = await submitter.submit(call);
+  if (outcome.kind === 'submitted') {
+    await applyCustodianView(db, row.id, submitter.provider, outcome.view);
+    return undefined;
+  }
+  if (outcome.kind === 'refused') {
     await db.query(
-      `UPDATE transactions SET custody_key_attempt = custody_key_attempt + $2, error_message = $3,
-         updated_at = clock_timestamp()
+      `UPDATE transactions SET status = 'broadcast-failed', error_message = $2, updated_at = clock_timestamp()
         WHERE id = $1 AND status = 'processing' AND custody_id IS NULL`,
-      [row.id, outcome.newKey ? 1 : 0, message],
+      [row.id, outcome.message],
     );
-    if (!waiting || outcome.afterMs < waiting.afterMs) waiting = { message, afterMs: outcome.afterMs };
-  });
-  return waiting;
+    return undefined;
+  }
+  const message = `Waiting to reach ${submitter.provider}: ${outcome.message}`;
+  await db.query(
+    `UPDATE transactions SET custody_key_attempt = custody_key_attempt + $2, error_message = $3,
+       updated_at = clock_timestamp()
+      WHERE id = $1 AND status = 'processing' AND custody_id IS NULL`,
+    [row.id, outcome.newKey ? 1 : 0, message],
+  );
+  return { message, afterMs: outcome.afterMs };
 }

@@ -139,7 +139,8 @@ export class TransactionEngine {
     };
     this.options.state.transactions.push(tx);
     this.options.onChange(tx, true);
-    queueMicrotask(() => this.tick());
+    // After the answer: Fireblocks answers a create at once (SUBMITTED) and works on it after.
+    setImmediate(() => this.tick());
     return tx;
   }
 
