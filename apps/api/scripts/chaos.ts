@@ -144,6 +144,8 @@ try {
   console.log(
     `${at()}  ${settled ? 'every transaction settled' : `NOT every transaction settled after ${SETTLE_MS / 1000} s`}: ${JSON.stringify(await statusCounts(db, ids))}`,
   );
+  // Why, at once: the checks below read the whole chain through the provider and can take minutes.
+  for (const line of await unfinished(db, ids)) console.log(`  ${line}`);
 
   const violations: string[] = [];
   const rows: string[][] = [];

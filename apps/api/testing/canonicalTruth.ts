@@ -68,10 +68,12 @@ export async function canonicalViolations(
     const outcome = receipt.status === '0x1' ? 'succeeded' : 'reverted';
     if (outcome !== row.status) broken.push(`${name}: ${row.status}, the chain says ${outcome}`);
   }
-  const nonces = rows.map((r) => Number(r.nonce));
+  // Rows never sent have neither (reported above as not final): only those that have one can share it.
+  const nonces = rows.filter((r) => r.nonce !== null).map((r) => Number(r.nonce));
   if (new Set(nonces).size !== nonces.length) broken.push(`two transactions share a nonce: ${nonces.join(', ')}`);
-  const hashes = new Set(rows.map((r) => r.hash));
-  if (hashes.size !== rows.length) broken.push('two transactions share a hash');
+  const sent = rows.filter((r) => r.hash !== null);
+  const hashes = new Set(sent.map((r) => r.hash));
+  if (hashes.size !== sent.length) broken.push('two transactions share a hash');
   for (const wallet of new Set(rows.map((r) => r.wallet))) {
     const onChain = await transactionsOf(rpc, wallet, options.fromBlock ?? 0);
     const toContract = onChain.filter((tx) => tx.to === options.contract.toLowerCase());

@@ -112,4 +112,29 @@ describe('Fireblocks simulator: nonces of parallel transactions', () => {
       await f.chain.request({ method: 'evm_setAutomine', params: [true] } as never);
     }
   });
+
+  it('keeps a transaction priced below the base fee BROADCASTING, as a pool holds it, and sends it when the fee falls', async () => {
+    const vault = await f.fundedVault('nonces-base-fee');
+    const setBaseFee = async (gwei: bigint) => {
+      await f.chain.request({
+        method: 'anvil_setNextBlockBaseFeePerGas',
+        params: [`0x${(gwei * 10n ** 9n).toString(16)}`],
+      } as never);
+      await f.chain.request({ method: 'evm_mine', params: [] } as never);
+    };
+    await setBaseFee(100n);
+    try {
+      const txId = await create(vault.id, { maxFee: '20', priorityFee: '1' });
+      await f.untilStatus(txId, ['BROADCASTING']);
+      // Past its 1.5 s hold and at least one more send: anvil refuses it for the base fee each time.
+      await new Promise((r) => setTimeout(r, 3_000));
+      const held = (await f.fireblocks.transactions.getTransaction({ txId })).data;
+      assert.equal(held.status, 'BROADCASTING', `${held.subStatus} ${held.errorDescription ?? ''}`);
+      await setBaseFee(1n);
+      const done = await f.untilStatus(txId, ['COMPLETED', 'FAILED'], 20_000);
+      assert.equal(done.status, 'COMPLETED', `${done.subStatus} ${done.errorDescription ?? ''}`);
+    } finally {
+      await setBaseFee(1n);
+    }
+  });
 });

@@ -28,6 +28,9 @@ export interface NewTransaction {
 }
 
 /** Statuses after which nothing changes (TransactionStatus in the API reference). */
+/** How long a transaction priced below the base fee waits before it is sent again: about a block. */
+const BASE_FEE_RETRY_MS = 1_000;
+
 export const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED', 'BLOCKED']);
 /** A sent transaction missing from both the chain and the node's pool for this long is broadcast again. */
 const REBROADCAST_AFTER_MS = 2_000;
@@ -79,6 +82,8 @@ export class TransactionEngine {
   private readonly nonceLocks = new Map<string, Promise<unknown>>();
   /** When a sent transaction was first seen with its nonce used on chain by another (see confirmStep). */
   private readonly nonceTakenSince = new Map<string, number>();
+  /** Transactions whose fee cap is below the base fee: sent again from this time on (see broadcastStep). */
+  private readonly broadcastAfter = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private ticking = false;
 
@@ -396,15 +401,23 @@ export class TransactionEngine {
    *   address has that nonce on chain, and this one can never be mined: FAILED, its nonce not released;
    * - "replacement transaction underpriced": another transaction holds the nonce in the node's pool: FAILED, the
    *   nonce not released (it is that transaction's);
+   * - "max fee per gas less than block base fee" (anvil's refusal of what geth's pool would keep until the base fee
+   *   falls): it stays BROADCASTING and is sent again a block later, as a network's pool would hold it;
    * - any other: the node did not take it: FAILED, its nonce released for the next transaction.
    */
   private async broadcastStep(tx: TransactionRecord): Promise<void> {
+    if (Date.now() < (this.broadcastAfter.get(tx.id) ?? 0)) return;
+    this.broadcastAfter.delete(tx.id);
     const version = latest(tx);
     try {
       await this.rpc(tx.assetId).sendRaw(version.raw);
     } catch (error) {
       // Unreachable node: stay BROADCASTING and send again on a later tick, as Fireblocks keeps broadcasting.
       if (!(error instanceof RpcError)) return;
+      if (/less than (the )?block base fee/i.test(error.message)) {
+        this.broadcastAfter.set(tx.id, Date.now() + BASE_FEE_RETRY_MS);
+        return;
+      }
       if (/nonce too low/i.test(error.message) && !(await this.knownToNode(tx))) {
         tx.errorDescription = `${error.message} (nonce ${tx.nonce} is another transaction's on chain)`;
         return this.setStatus(tx, 'FAILED', 'REJECTED_BY_BLOCKCHAIN');
