@@ -28,7 +28,6 @@ export async function sendTransactions(
   target: WalletNetwork,
   queue: SenderQueue,
 ): Promise<void> {
-  await clearWakeRequest(deps.db, target);
   await sendWhileWaiting(deps, settings, target, queue);
 }
 
@@ -53,11 +52,14 @@ async function sendWhileWaiting(
     }
   } catch (error) {
     // No signer, no custodian or no RPC endpoint: retrying cannot help.
+    await clearWakeRequest(deps.db, target);
     await failWaiting(deps.db, target, (error as Error).message);
     return;
   }
+  // A custodian's sender keeps the wake flag while it runs (see submitTransactions); this one clears it at its start.
   if (submitting) return submitting(deps.signal);
   if (!sender) return;
+  await clearWakeRequest(deps.db, target);
   const started = Date.now();
   // The next round's selection and gas estimates run while this round is broadcast (they need the node too, and
   // so overlap its work); its nonces are allocated only after this round's outcome is recorded.

@@ -46,14 +46,16 @@ export async function clearWakeRequest(db: Pick<Db, 'query'>, target: WalletNetw
 }
 
 /**
- * Clears a wake request made since the sender cleared it at its start; answers whether there was one: rows were
- * accepted during the run, and the sender takes them before it ends rather than leave them to a job that would
- * find its lock still held.
+ * Sets the wake flag for a sender that is running and will read every row accepted before it lets go
+ * (`clearWakeRequest`, then one more look): acceptances meanwhile find the flag set and queue no job, which would
+ * only find the run's lock held and come back later. Set again by a long run before it turns stale (WAKE_STALE_AFTER).
  */
-export async function takeWakeRequest(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<boolean> {
-  const { rowCount } = await db.query(
-    'UPDATE transaction_senders SET wake_requested_at = NULL WHERE system_wallet_id = $1 AND network_id = $2 AND wake_requested_at IS NOT NULL',
+export async function holdWakeRequest(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<void> {
+  await db.query(
+    'UPDATE transaction_senders SET wake_requested_at = now() WHERE system_wallet_id = $1 AND network_id = $2',
     [target.walletId, target.networkId],
   );
-  return (rowCount ?? 0) > 0;
 }
+
+/** How often a running sender sets its held wake flag again: well inside WAKE_STALE_AFTER. */
+export const HOLD_WAKE_EVERY_MS = 3_000;

@@ -4,7 +4,7 @@ import type { CustodyCall, SubmitOutcome, Submitter } from '#api/wallets/custody
 import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 import { applyCustodianView } from './custodyStatus.ts';
 import { PRICED_OUT, prepareRound, type RoundContext } from './prepareRound.ts';
-import { type SenderQueue, takeWakeRequest } from './senders.ts';
+import { clearWakeRequest, HOLD_WAKE_EVERY_MS, holdWakeRequest, type SenderQueue } from './senders.ts';
 
 /** Custodian creates in flight at once per wallet (each paced by the custodian's own request budget). */
 const SUBMITS_IN_FLIGHT = 8;
@@ -54,7 +54,16 @@ export async function submitTransactions(
   const going = () => !signal.aborted && !submits.waiting() && Date.now() - started < settings.jobBudgetMs;
   let next: Date | undefined | 'done' = 'done';
   let monitorWokenAt = Number.NEGATIVE_INFINITY;
+  // The wake flag is held while this run reads (see holdWakeRequest); let go of before the last look, and always
+  // at the end, so that a row accepted after the run queues a new one.
+  let heldAt: number | undefined;
+  const hold = async () => {
+    if (heldAt !== undefined && Date.now() - heldAt < HOLD_WAKE_EVERY_MS) return;
+    await holdWakeRequest(db, target);
+    heldAt = Date.now();
+  };
   try {
+    await hold();
     // Rows that may have reached the custodian first, settled batch by batch: none of this run's are among them.
     for (;;) {
       const { rows } = await db.query<SubmitRow>(
@@ -70,11 +79,15 @@ export async function submitTransactions(
     }
     while (going()) {
       const prepared = await prepareRound(ctx, Number.POSITIVE_INFINITY);
-      // Rows accepted during this run woke a job that would wait for this run's lock: take them now instead.
       if (!prepared) {
-        if (await takeWakeRequest(db, target)) continue;
-        break;
+        if (heldAt === undefined) break;
+        // Nothing waits: let go of the flag, then look once more for a row accepted before that (its acceptance
+        // found the flag held and queued nothing).
+        await clearWakeRequest(db, target);
+        heldAt = undefined;
+        continue;
       }
+      await hold();
       if (prepared === PRICED_OUT) {
         next = new Date(Date.now() + settings.feeCapPollMs);
         break;
@@ -95,11 +108,16 @@ export async function submitTransactions(
     if (next === 'done' && Date.now() - started >= settings.jobBudgetMs) next = undefined;
   } catch (error) {
     await submits.settled().catch(() => undefined);
+    if (heldAt !== undefined) await clearWakeRequest(db, target).catch(() => undefined);
     // The chain's node (estimates, fees) cannot be reached: the rows wait as they are.
     if (!isUnreachable(error)) throw error;
     return await queue.again(new Date(Date.now() + Math.max(1_000, rateLimitRetryAfterMs(error) ?? 2_000)));
   }
-  await submits.settled();
+  try {
+    await submits.settled();
+  } finally {
+    if (heldAt !== undefined) await clearWakeRequest(db, target);
+  }
   const waiting = submits.waiting();
   if (waiting) {
     // The rows behind say why they wait too.

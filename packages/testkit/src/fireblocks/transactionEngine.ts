@@ -30,6 +30,10 @@ export interface NewTransaction {
 /** Statuses after which nothing changes (TransactionStatus in the API reference). */
 /** How long a transaction priced below the base fee waits before it is sent again: about a block. */
 const BASE_FEE_RETRY_MS = 1_000;
+/** How long a read of a chain's head serves every transaction of the asset. */
+const HEAD_TTL_MS = 50;
+/** A CONFIRMING transaction is looked at again when the head moves, or after this long (a drop, a reorg to the same height). */
+const RECHECK_MS = 1_000;
 
 export const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED', 'BLOCKED']);
 /** A sent transaction missing from both the chain and the node's pool for this long is broadcast again. */
@@ -82,6 +86,10 @@ export class TransactionEngine {
   private readonly nonceLocks = new Map<string, Promise<unknown>>();
   /** When a sent transaction was first seen with its nonce used on chain by another (see confirmStep). */
   private readonly nonceTakenSince = new Map<string, number>();
+  /** Each asset's chain head, read at most every HEAD_TTL_MS however many transactions wait for blocks. */
+  private readonly heads = new Map<string, { at: number; head: Promise<number> }>();
+  /** The head at which a CONFIRMING transaction was last looked at, and when (see confirmStep). */
+  private readonly lookedAt = new Map<string, { head: number; at: number }>();
   /** Transactions whose fee cap is below the base fee: sent again from this time on (see broadcastStep). */
   private readonly broadcastAfter = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
@@ -206,8 +214,18 @@ export class TransactionEngine {
     this.options.onChange(tx, false);
   }
 
+  private head(assetId: string): Promise<number> {
+    const known = this.heads.get(assetId);
+    if (known && Date.now() - known.at < HEAD_TTL_MS) return known.head;
+    const head = this.rpc(assetId).blockNumber();
+    this.heads.set(assetId, { at: Date.now(), head });
+    head.catch(() => this.heads.delete(assetId));
+    return head;
+  }
+
   private setStatus(tx: TransactionRecord, status: string, subStatus: string): void {
     if (tx.status === status && tx.subStatus === subStatus) return;
+    if (FINAL_STATUSES.has(status)) this.lookedAt.delete(tx.id);
     const now = Date.now();
     if (tx.status !== status) tx.statusSince = now;
     tx.status = status;
@@ -456,6 +474,11 @@ export class TransactionEngine {
    */
   private async confirmStep(tx: TransactionRecord): Promise<void> {
     const rpc = this.rpc(tx.assetId);
+    // Once per block, not once per tick: hundreds of transactions waiting for blocks must not flood the node.
+    const head = await this.head(tx.assetId);
+    const last = this.lookedAt.get(tx.id);
+    if (last && last.head === head && Date.now() - last.at < RECHECK_MS) return;
+    this.lookedAt.set(tx.id, { head, at: Date.now() });
     let found = false;
     for (const version of [...tx.versions].reverse()) {
       const receipt = await rpc.receipt(version.hash);
@@ -490,7 +513,7 @@ export class TransactionEngine {
       return;
     }
     this.nonceTakenSince.delete(tx.id);
-    const confirmations = (await rpc.blockNumber()) - (tx.blockNumber as number) + 1;
+    const confirmations = Math.max(head, tx.blockNumber as number) - (tx.blockNumber as number) + 1;
     if (confirmations !== tx.numOfConfirmations) {
       tx.numOfConfirmations = confirmations;
       this.touch(tx);
