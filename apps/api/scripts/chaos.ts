@@ -146,6 +146,7 @@ try {
   );
   // Why, at once: the checks below read the whole chain through the provider and can take minutes.
   for (const line of await unfinished(db, ids)) console.log(`  ${line}`);
+  if (!settled && platform.fireblocks) await describeFireblocksBacklog(platform);
 
   const violations: string[] = [];
   const rows: string[][] = [];
@@ -235,3 +236,33 @@ try {
   await cleanUp();
 }
 process.exit(exitCode);
+
+/** The simulated workspace's unfinished transactions against its vault accounts' nonces on chain and in the pool. */
+async function describeFireblocksBacklog(lab: LabPlatform): Promise<void> {
+  const sim = lab.fireblocks as NonNullable<LabPlatform['fireblocks']>;
+  const held = sim
+    .transactions()
+    .filter((t) => !['COMPLETED', 'FAILED', 'REJECTED', 'BLOCKED', 'CANCELLED'].includes(t.status));
+  for (const vault of sim.vaultAccounts()) {
+    const mine = held.filter((t) => t.source.id === vault.id);
+    if (mine.length === 0) continue;
+    const nonces = mine.flatMap((t) => (t.nonce === undefined ? [] : [Number(t.nonce)])).sort((a, b) => a - b);
+    const [latest, pending] = await Promise.all(
+      ['latest', 'pending'].map(async (tag) =>
+        Number(await lab.rpc<string>('eth_getTransactionCount', [vault.address, tag])),
+      ),
+    );
+    const pool = await lab.rpc<{
+      pending: Record<string, Record<string, unknown>>;
+      queued: Record<string, Record<string, unknown>>;
+    }>('txpool_content');
+    const inPool = (kind: 'pending' | 'queued') =>
+      Object.keys(Object.entries(pool[kind]).find(([a]) => a.toLowerCase() === vault.address.toLowerCase())?.[1] ?? {})
+        .length;
+    const statuses: Record<string, number> = {};
+    for (const t of mine) statuses[t.status] = (statuses[t.status] ?? 0) + 1;
+    console.log(
+      `  Fireblocks vault ${vault.id}: ${mine.length} unfinished ${JSON.stringify(statuses)}, nonces ${nonces[0] ?? '-'}…${nonces.at(-1) ?? '-'}; on chain latest ${latest}, pending ${pending}; node pool ${inPool('pending')} pending, ${inPool('queued')} queued`,
+    );
+  }
+}

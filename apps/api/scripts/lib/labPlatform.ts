@@ -131,9 +131,13 @@ export async function startLabPlatform(options: {
     if (options.fireblocks) {
       // A workspace that allows parallel transactions per vault account and asset: one in flight at a time (the
       // default) moves a project about one transaction per block, far below a chaos project's share of the load.
+      // COMPLETED once the chain calls the block finalized (head − 2 × slotsInAnEpoch), as a workspace's
+      // confirmation threshold is set deeper than the network's reorgs: a transaction Fireblocks calls COMPLETED is
+      // one it stops sending, and a deeper reorg would leave its nonce unfilled behind every later one.
       const sim = await startFireblocksSimulator({
         assets: { ETH_LOCAL: { rpcUrl: chain.url, chainId: 1337 } },
         parallelPerVaultAsset: true,
+        confirmations: 2 * (options.chain.slotsInAnEpoch ?? 4) + 1,
       });
       fireblocks = sim;
       stops.push(() => sim.stop());
