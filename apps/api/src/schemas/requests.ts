@@ -10,6 +10,13 @@ export const RequestAddress = Type.String({
 
 export const RequestUuid = (description: string) => Type.String({ format: 'uuid', description });
 
+/** An RFC 3339 time as a request gives it: what PostgreSQL cannot store is refused up front (see http/validation.ts). */
+export const RequestDateTime = (description: string) =>
+  Type.String({
+    format: 'date-time',
+    description: `${description} An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused.`,
+  });
+
 export const ContractIdField = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Contract id.' });
 
 export const AbiString = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });

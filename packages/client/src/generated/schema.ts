@@ -5530,9 +5530,9 @@ export interface operations {
                 /** @description Only this subscription’s own webhook’s. */
                 subscriptionId?: string;
                 eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
-                /** @description From this time (included). */
+                /** @description From this time (included). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
                 since?: string;
-                /** @description Before this time (excluded). */
+                /** @description Before this time (excluded). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
                 until?: string;
                 /** @description The `nextCursor` of the previous page; absent: the first page. */
                 cursor?: string;
@@ -5672,9 +5672,9 @@ export interface operations {
                 /** @description Only this subscription’s own webhook’s. */
                 subscriptionId?: string;
                 eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
-                /** @description From this time (included). */
+                /** @description From this time (included). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
                 since?: string;
-                /** @description Before this time (excluded). */
+                /** @description Before this time (excluded). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
                 until?: string;
                 /** @description The `nextCursor` of the previous page; absent: the first page. */
                 cursor?: string;
@@ -5831,12 +5831,12 @@ export interface operations {
                     subscriptionId?: string;
                     /**
                      * Format: date-time
-                     * @description Messages created from this time (included).
+                     * @description Messages created from this time (included). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused.
                      */
                     since: string;
                     /**
                      * Format: date-time
-                     * @description Before this time (excluded); now when absent.
+                     * @description Before this time (excluded); now when absent. An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused.
                      */
                     until?: string;
                     /** @description Only the failed ones (default true); false: the delivered ones too. */

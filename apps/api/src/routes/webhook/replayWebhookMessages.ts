@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
-import { RequestUuid } from '#api/schemas/requests.ts';
+import { RequestDateTime, RequestUuid } from '#api/schemas/requests.ts';
 import { EXAMPLE_ENDPOINT_ID } from '#api/schemas/webhookEndpoints.ts';
 import { REPLAY_MAX_MESSAGES, REPLAY_PER_SECOND, replayMessages } from '#api/webhooks/replay/replayMessages.ts';
 
@@ -17,10 +17,8 @@ export default defineRoute({
     {
       endpointId: Type.Optional(RequestUuid('The endpoint whose messages to send again.')),
       subscriptionId: Type.Optional(RequestUuid('The subscription whose own webhook’s messages to send again.')),
-      since: Type.String({ format: 'date-time', description: 'Messages created from this time (included).' }),
-      until: Type.Optional(
-        Type.String({ format: 'date-time', description: 'Before this time (excluded); now when absent.' }),
-      ),
+      since: RequestDateTime('Messages created from this time (included).'),
+      until: Type.Optional(RequestDateTime('Before this time (excluded); now when absent.')),
       onlyFailed: Type.Optional(
         Type.Boolean({ description: 'Only the failed ones (default true); false: the delivered ones too.' }),
       ),
