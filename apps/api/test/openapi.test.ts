@@ -32,7 +32,9 @@ const CONSOLE_OPERATIONS = {
   'get-project-members': 'GET /project/get-project-members',
   'rotate-api-key': 'POST /project/rotate-api-key',
   'get-statistics': 'GET /project/get-statistics',
+  'get-wallet-balances': 'GET /project/get-wallet-balances',
   'exchange-console-link': 'POST /console/exchange-console-link',
+  'update-subscription-scan': 'POST /event-notifier/update-subscription-scan',
 };
 
 /** The operations added beside the specification's (DESIGN §7). */
@@ -108,6 +110,7 @@ describe('OpenAPI document', () => {
       'execute-transaction',
       'create-subscription',
       'update-subscription-webhook',
+      'update-subscription-scan',
       'resend-failed-webhook',
       'create-webhook-endpoint',
       'update-webhook-endpoint',

@@ -112,7 +112,8 @@ export class MountainClient {
   }
 
   /**
-   * get-statistics: the project's transactions created in each of the last 24 hours, by where they ended.
+   * get-statistics: the project's transactions created in each of the last 24 hours, by where they ended, and its
+   * webhook attempts of those hours, by outcome.
    * @example
    * ```ts
    * const { statistics } = await client.getStatistics();
@@ -121,6 +122,17 @@ export class MountainClient {
    */
   getStatistics(options?: RequestOptions) {
     return this.#call('getStatistics', {}, options);
+  }
+
+  /**
+   * get-wallet-balances: each system wallet's native-coin balance (wei) on the networks of its type.
+   * @example
+   * ```ts
+   * const { balances } = await client.getWalletBalances();
+   * ```
+   */
+  getWalletBalances(options?: RequestOptions) {
+    return this.#call('getWalletBalances', {}, options);
   }
 
   /**
@@ -180,6 +192,17 @@ export class MountainClient {
    */
   updateSubscriptionWebhook(body: RequestBody<'update-subscription-webhook'>, options?: RequestOptions) {
     return this.#call('updateSubscriptionWebhook', { body }, options);
+  }
+
+  /**
+   * update-subscription-scan: stop a subscription's scanning, or resume it from the block after the last scanned.
+   * @example
+   * ```ts
+   * await client.updateSubscriptionScan({ id: subscriptionId, scanEnabled: false });
+   * ```
+   */
+  updateSubscriptionScan(body: RequestBody<'update-subscription-scan'>, options?: RequestOptions) {
+    return this.#call('updateSubscriptionScan', { body }, options);
   }
 
   /**

@@ -10,11 +10,13 @@ import getRecords from './eventNotifier/getRecords.ts';
 import getSubscriptions from './eventNotifier/getSubscriptions.ts';
 import resendFailedWebhook from './eventNotifier/resendFailedWebhook.ts';
 import rotateSubscriptionWebhookSecret from './eventNotifier/rotateSubscriptionWebhookSecret.ts';
+import updateSubscriptionScan from './eventNotifier/updateSubscriptionScan.ts';
 import updateSubscriptionWebhook from './eventNotifier/updateSubscriptionWebhook.ts';
 import getProjectDetail from './project/getProjectDetail.ts';
 import getProjectMembers from './project/getProjectMembers.ts';
 import getProjects from './project/getProjects.ts';
 import getStatistics from './project/getStatistics.ts';
+import getWalletBalances from './project/getWalletBalances.ts';
 import rotateApiKey from './project/rotateApiKey.ts';
 import executeTransaction from './transaction/executeTransaction.ts';
 import getTransaction from './transaction/getTransaction.ts';
@@ -35,10 +37,12 @@ export const routes = [
   getProjectMembers,
   rotateApiKey,
   getStatistics,
+  getWalletBalances,
   exchangeConsoleLink,
   createSubscription,
   getSubscriptions,
   updateSubscriptionWebhook,
+  updateSubscriptionScan,
   getRecords,
   resendFailedWebhook,
   getContracts,

@@ -63,8 +63,14 @@ export async function createMatrixFixture(h: Harness, counter: string) {
   await setMembership(h.db, { projectId: b.project.id, userId: memberOfB.id, role: 'admin' });
   const expiredUser = await h.member(a.project.id, 'admin');
   const linkOfA = () => h.consoleLinkCode(expiredUser.userId, { projectId: a.project.id });
+  const walletOfA = await h.db.query<{ address: string }>(
+    'SELECT w.address FROM projects p JOIN system_wallets w ON w.id = p.wallet_testnet_id WHERE p.id = $1',
+    [a.project.id],
+  );
   return {
     projectA: a.project.id,
+    /** A's testnet wallet (dedicated: no other project signs with it). */
+    walletA: walletOfA.rows[0]?.address as string,
     projectB: b.project.id,
     keyA,
     keyB: b.apiKey,
@@ -169,6 +175,14 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
       ok(res, 200);
       assert.equal(res.body.eventNotifierSubscription.id, f.subscriptionId);
+    },
+  },
+  'update-subscription-scan': {
+    request: (f) => ({ body: { id: f.subscriptionId, scanEnabled: true } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
+      ok(res, 200);
+      assert.equal(res.body.eventNotifierSubscription.scanEnabled, true);
     },
   },
   'get-records': {

@@ -32,6 +32,20 @@ export const CONSOLE_MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       else assert.equal(total, 0, 'nothing of A counted for B');
     },
   },
+  'get-wallet-balances': {
+    request: () => ({}),
+    check(res, f, actingIn: ActingIn) {
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const balances = res.body.balances as { address: string; networkId: number; balance: string }[];
+      // The harness configures the local chain only: each project's testnet wallet, once.
+      assert.deepEqual(
+        balances.map((b) => b.networkId),
+        [1337],
+      );
+      assert.match(balances[0]?.balance ?? '', /^\d+$/);
+      assert.equal(balances[0]?.address === f.walletA, actingIn === 'A', 'A sees its wallet; B, never A’s');
+    },
+  },
   'exchange-console-link': {
     // No credentials are read: whoever calls, a fresh link's code signs its own user in.
     request: (f: MatrixFixture) => ({ body: { code: f.consoleLinkCodes.pop() } }),

@@ -91,9 +91,29 @@ export interface paths {
         };
         /**
          * Get your project’s activity of the last 24 hours
-         * @description Transactions created in each of the last 24 hours (the current hour included, oldest first), counted by where they ended: succeeded, reverted, failed, or still pending. Always 24 entries. The count reads the project’s transactions of that day through an index: its cost follows that day’s activity, never the history.
+         * @description Transactions created in each of the last 24 hours (the current hour included, oldest first), counted by where they ended: succeeded, reverted, failed, or still pending; and the webhook attempts made in each of those hours (to the project’s endpoints and subscriptions’ webhooks), counted by outcome as the attempt log records them. Always 24 entries each. The counts read that day’s rows of the project through an index: their cost follows that day’s activity, never the history.
          */
         get: operations["get-statistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/project/get-wallet-balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your system wallets’ balances
+         * @description The native-coin balance of both system wallets on every network of their type that this deployment has an RPC endpoint for, read at the latest block (so it moves back if a reorg takes a block away). Each network is read at most once every 5 s per wallet, and waits at most 3 s for its RPC endpoint: a network that does not answer gives `balance: null` with the reason, never a failed request.
+         */
+        get: operations["get-wallet-balances"];
         put?: never;
         post?: never;
         delete?: never;
@@ -176,6 +196,26 @@ export interface paths {
          * @description Enables or disables delivery, changes the URL or the number of retries. Fields you leave out keep their value. While a webhook is disabled, new records stay `scanned`.
          */
         post: operations["update-subscription-webhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event-notifier/update-subscription-scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop or resume a subscription’s scanning
+         * @description `scanEnabled: false` stops scanning: a scan already running finishes its range, and no block is read after it (records already found are still delivered). `scanEnabled: true` resumes at once from `lastScannedBlock + 1`, so no block is skipped. Answers the subscription as it now is.
+         */
+        post: operations["update-subscription-scan"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2258,6 +2298,200 @@ export interface operations {
                      *             "failed": 0,
                      *             "pending": 2
                      *           }
+                     *         ],
+                     *         "webhookAttemptsPerHour": [
+                     *           {
+                     *             "hour": "2026-01-01T00:00:00.000Z",
+                     *             "delivered": 0,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T01:00:00.000Z",
+                     *             "delivered": 2,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T02:00:00.000Z",
+                     *             "delivered": 4,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T03:00:00.000Z",
+                     *             "delivered": 6,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T04:00:00.000Z",
+                     *             "delivered": 8,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T05:00:00.000Z",
+                     *             "delivered": 0,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T06:00:00.000Z",
+                     *             "delivered": 2,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T07:00:00.000Z",
+                     *             "delivered": 4,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T08:00:00.000Z",
+                     *             "delivered": 6,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T09:00:00.000Z",
+                     *             "delivered": 8,
+                     *             "httpError": 3,
+                     *             "timeout": 1,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T10:00:00.000Z",
+                     *             "delivered": 0,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T11:00:00.000Z",
+                     *             "delivered": 2,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T12:00:00.000Z",
+                     *             "delivered": 4,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T13:00:00.000Z",
+                     *             "delivered": 6,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T14:00:00.000Z",
+                     *             "delivered": 8,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T15:00:00.000Z",
+                     *             "delivered": 0,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T16:00:00.000Z",
+                     *             "delivered": 2,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T17:00:00.000Z",
+                     *             "delivered": 4,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T18:00:00.000Z",
+                     *             "delivered": 6,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T19:00:00.000Z",
+                     *             "delivered": 8,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T20:00:00.000Z",
+                     *             "delivered": 0,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T21:00:00.000Z",
+                     *             "delivered": 2,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T22:00:00.000Z",
+                     *             "delivered": 4,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           },
+                     *           {
+                     *             "hour": "2026-01-01T23:00:00.000Z",
+                     *             "delivered": 6,
+                     *             "httpError": 0,
+                     *             "timeout": 0,
+                     *             "connectionError": 0,
+                     *             "refused": 0
+                     *           }
                      *         ]
                      *       }
                      *     }
@@ -2279,7 +2513,153 @@ export interface operations {
                                 /** @description Created in this hour and not final yet (created, processing or broadcasted). */
                                 pending: number;
                             }[];
+                            webhookAttemptsPerHour: {
+                                /**
+                                 * Format: date-time
+                                 * @description Start of the hour, UTC.
+                                 */
+                                hour: string;
+                                /** @description Attempts made in this hour that the receiver answered with a 2xx. */
+                                delivered: number;
+                                /** @description Attempts answered with another HTTP status. */
+                                httpError: number;
+                                /** @description Attempts the receiver did not answer in time. */
+                                timeout: number;
+                                /** @description Attempts that could not connect (refused, reset, DNS, TLS). */
+                                connectionError: number;
+                                /** @description Attempts not made because the URL policy refused the address. */
+                                refused: number;
+                            }[];
                         };
+                    };
+                };
+            };
+            /**
+             * @description `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "get-wallet-balances": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per wallet and network. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "balances": [
+                     *         {
+                     *           "systemWalletId": 1,
+                     *           "address": "0x9C3f2A4e1b7D0c5E8a6F1B2c3D4e5F6a7B8c9D0e",
+                     *           "networkId": 1,
+                     *           "balance": "250000000000000000",
+                     *           "error": null
+                     *         },
+                     *         {
+                     *           "systemWalletId": 2,
+                     *           "address": "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
+                     *           "networkId": 11155111,
+                     *           "balance": null,
+                     *           "error": "The balance could not be read: the RPC endpoint did not answer within 3 s"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        balances: {
+                            /** @description The system wallet (`get-project-detail`). */
+                            systemWalletId: number;
+                            /** @description Its address. */
+                            address: string;
+                            /** @description The network the balance was read on. */
+                            networkId: number;
+                            /** @description The native coin held, in wei (a decimal string); null when the network could not be read. */
+                            balance: string | null;
+                            /** @description Why the balance could not be read; null when it was. */
+                            error: string | null;
+                        }[];
                     };
                 };
             };
@@ -2917,6 +3297,188 @@ export interface operations {
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
              *
              *     `WEBHOOK_URL_REFUSED`: The webhook URL uses a port this deployment does not call (it calls 80, 443 and 1024–65535 unless configured otherwise), or its host is or resolves to an address that is not public: private, loopback, link-local or another special-purpose range, also when embedded in an IPv6 transition address (NAT64, 6to4, Teredo, IPv4-mapped…). The reason names the rule, not the address. `details` names the field.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "update-subscription-scan": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                 *       "scanEnabled": false
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The subscription id.
+                     */
+                    id: string;
+                    scanEnabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription as it now is. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventNotifierSubscription": {
+                     *         "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                     *         "projectId": 1,
+                     *         "subscriptionName": "Token transfers",
+                     *         "networkId": 1337,
+                     *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                     *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "scanEnabled": false,
+                     *         "initialBlockNumber": 0,
+                     *         "scanInterval": 5,
+                     *         "confirmations": 0,
+                     *         "webhookEnabled": true,
+                     *         "webhookURL": "https://example.com/webhooks/mountain",
+                     *         "webhookMaxRetries": 5,
+                     *         "webhookSecret": "whsec_****************",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
+                     *         "scanStatus": "idle",
+                     *         "lastScannedBlock": 1520,
+                     *         "lastScannedAt": "2026-11-20T10:15:30.000Z",
+                     *         "lastScanFailureMessage": null,
+                     *         "nextScanAt": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        eventNotifierSubscription: components["schemas"]["EventNotifierSubscription"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
              */
             400: {
                 headers: {

@@ -192,19 +192,35 @@ export async function updateWebhook(
 }
 
 /**
- * Operators' switch (admin CLI `set-scan`): stops a subscription's scanning, or resumes it at once from
- * `lastScannedBlock + 1`. A scan already running finishes its range and then queues nothing more. False when no
- * subscription has that id.
+ * Stops a subscription's scanning, or resumes it at once from `lastScannedBlock + 1` (the operators' admin CLI
+ * `set-scan`, and `update-subscription-scan` for the project's writers). A scan already running finishes its range
+ * and then queues nothing more. False when no subscription has that id.
  */
 export async function setScanEnabled(db: Db, id: string, enabled: boolean): Promise<boolean> {
+  return db.transaction(async (client) => Boolean(await switchScan(client, id, enabled)));
+}
+
+/** setScanEnabled for a project's own subscription: its view as it now is, NOT_FOUND when it is not the project's. */
+export async function updateScan(
+  db: Db,
+  settings: ViewSettings,
+  projectId: number,
+  id: string,
+  enabled: boolean,
+): Promise<SubscriptionView> {
   return db.transaction(async (client) => {
-    const { rowCount } = await client.query(
-      `UPDATE event_notifier_subscriptions
-          SET scan_enabled = $2, next_scan_at = CASE WHEN $2 THEN now() END
-        WHERE id = $1`,
-      [id, enabled],
-    );
-    if (rowCount && enabled) await scanJob.enqueue(client, { subscriptionId: id });
-    return Boolean(rowCount);
+    await findSubscription(client, projectId, id, { forUpdate: true });
+    return toSubscriptionView((await switchScan(client, id, enabled)) as SubscriptionRow, settings);
   });
+}
+
+async function switchScan(client: Queryable, id: string, enabled: boolean): Promise<SubscriptionRow | undefined> {
+  const { rows } = await client.query<SubscriptionRow>(
+    `UPDATE event_notifier_subscriptions
+        SET scan_enabled = $2, next_scan_at = CASE WHEN $2 THEN now() END
+      WHERE id = $1 RETURNING *`,
+    [id, enabled],
+  );
+  if (rows[0] && enabled) await scanJob.enqueue(client, { subscriptionId: id });
+  return rows[0];
 }

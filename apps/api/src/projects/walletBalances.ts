@@ -1,0 +1,85 @@
+import type { Address } from 'viem';
+import { shortError } from '#api/chain/chainErrors.ts';
+import type { Chains } from '#api/chain/chains.ts';
+import { NETWORKS, type NetworkId } from '#api/config/networks.ts';
+import type { Db } from '#api/db/db.ts';
+
+/** How long a balance read waits for the network's RPC before the answer says it could not be read. */
+export const BALANCE_TIMEOUT_MS = 3_000;
+/** A balance read less than this long ago is answered again: a console refreshing does not cost an RPC call each. */
+export const BALANCE_CACHE_MS = 5_000;
+const CACHE_LIMIT = 10_000;
+
+export interface WalletBalance {
+  systemWalletId: number;
+  address: string;
+  networkId: NetworkId;
+  /** Wei, as a decimal string; null when the network could not be read (see `error`). */
+  balance: string | null;
+  error: string | null;
+}
+
+type Read = { at: number; answer: Promise<{ balance: string | null; error: string | null }> };
+const caches = new WeakMap<Chains, Map<string, Read>>();
+
+/**
+ * The native-coin balance of each of the project's two system wallets on every network of its type that this
+ * deployment has an RPC URL for, at the latest block. At most one read per (network, address) every
+ * BALANCE_CACHE_MS, each bounded by BALANCE_TIMEOUT_MS; a network that does not answer gives a null balance and
+ * its error, never a failed request.
+ */
+export async function walletBalances(db: Db, chains: Chains, projectId: number): Promise<WalletBalance[]> {
+  const { rows } = await db.query<{ id: number; address: string; networkType: string }>(
+    `SELECT w.id, w.address, w.network_type AS "networkType"
+       FROM projects p JOIN system_wallets w ON w.id IN (p.wallet_mainnet_id, p.wallet_testnet_id)
+      WHERE p.id = $1 ORDER BY w.network_type, w.id`,
+    [projectId],
+  );
+  const configured = new Set(chains.configured());
+  const wanted = rows.flatMap((wallet) =>
+    NETWORKS.filter((n) => n.networkType === wallet.networkType && configured.has(n.id)).map((n) => ({
+      wallet,
+      networkId: n.id as NetworkId,
+    })),
+  );
+  return Promise.all(
+    wanted.map(async ({ wallet, networkId }) => ({
+      systemWalletId: wallet.id,
+      address: wallet.address,
+      networkId,
+      ...(await cachedRead(chains, networkId, wallet.address as Address)),
+    })),
+  );
+}
+
+function cachedRead(chains: Chains, networkId: NetworkId, address: Address): Read['answer'] {
+  const cache = caches.get(chains) ?? new Map<string, Read>();
+  caches.set(chains, cache);
+  const key = `${networkId}:${address}`;
+  const hit = cache.get(key);
+  if (hit && Date.now() - hit.at < BALANCE_CACHE_MS) return hit.answer;
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  const answer = readBalance(chains, networkId, address);
+  cache.set(key, { at: Date.now(), answer });
+  return answer;
+}
+
+async function readBalance(chains: Chains, networkId: NetworkId, address: Address): Read['answer'] {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const balance = await Promise.race([
+      chains.client(networkId).getBalance({ address, blockTag: 'latest' }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`the RPC endpoint did not answer within ${BALANCE_TIMEOUT_MS / 1000} s`)),
+          BALANCE_TIMEOUT_MS,
+        );
+      }),
+    ]);
+    return { balance: balance.toString(), error: null };
+  } catch (error) {
+    return { balance: null, error: `The balance could not be read: ${shortError(error)}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}
