@@ -22,6 +22,19 @@ async function keepSignedBytes(db: Db, rows: SignedRow[], raws: Hex[]): Promise<
   );
 }
 
+/** keepSignedBytes of the rows of a batch whose signature came. */
+function keepFulfilled(db: Db, batch: SignedRow[], results: PromiseSettledResult<Hex>[]): Promise<void> {
+  const done = batch.flatMap((row, k) => {
+    const result = results[k] as PromiseSettledResult<Hex>;
+    return result.status === 'fulfilled' ? [{ row, raw: result.value }] : [];
+  });
+  return keepSignedBytes(
+    db,
+    done.map((d) => d.row),
+    done.map((d) => d.raw),
+  );
+}
+
 /** A transaction with its nonce, gas limit and fees fixed: signing it again gives the same bytes and hash. */
 export interface SignedRow {
   id: string;
@@ -85,33 +98,30 @@ export async function broadcastBatch(
   };
   // In nonce order, one JSON-RPC batch at a time (calls made in one tick share a batch, which the node takes in
   // order): concurrent batches can reach the node out of order, and a node that sees nonce n+1 before n queues it
-  // (anvil then sometimes never promotes it, and its automine stalls behind it). The next batch is signed while
-  // the node takes the previous one.
-  // A batch's transactions are signed concurrently (their nonces are fixed already): a key service answers each
-  // signature in tens of milliseconds, which one at a time would cut the wallet's rate (its account bounds how
-  // many requests are in flight). A signature that fails stops the round: what was sent is recorded, the rest
-  // stay `processing` with their nonces for the next run, and the error reaches the sender.
+  // (anvil then sometimes never promotes it, and its automine stalls behind it).
+  // A batch's transactions are signed concurrently (their nonces are fixed already). A local key signs the next
+  // batch while the node takes the previous one. A key service answers each signature in tens of milliseconds, so
+  // a remote signer (signsRandomized) is asked for the whole round's signatures at once (its account bounds how
+  // many requests are in flight, in nonce order), and each batch is sent as soon as it and the batches before it
+  // are signed. A signature that fails stops the round: what was sent is recorded, the rest stay `processing` with
+  // their nonces for the next run, and the error reaches the sender.
   const keepSigned = signsRandomized(account);
+  const sign = (row: SignedRow) => (row.raw ? Promise.resolve(row.raw) : signEip1559(account, target.networkId, row));
+  const batches: SignedRow[][] = [];
+  for (let start = 0; start < rows.length; start += RPC_BATCH_SIZE)
+    batches.push(rows.slice(start, start + RPC_BATCH_SIZE));
+  // The signatures of a remote signer's round, all asked for now; settled, so none is left unhandled.
+  const early = keepSigned ? batches.map((batch) => Promise.allSettled(batch.map(sign))) : undefined;
   const outcomes: Outcome[] = [];
   let inFlight: Promise<Outcome[]> | undefined;
   let signingError: unknown;
-  for (let start = 0; start < rows.length; start += RPC_BATCH_SIZE) {
-    const batch = rows.slice(start, start + RPC_BATCH_SIZE);
-    const results = await Promise.allSettled(
-      batch.map((row) => (row.raw ? Promise.resolve(row.raw) : signEip1559(account, target.networkId, row))),
-    );
+  let next = 0;
+  for (; next < batches.length; next++) {
+    const batch = batches[next] as SignedRow[];
+    const start = next * RPC_BATCH_SIZE;
+    const results = await (early?.[next] ?? Promise.allSettled(batch.map(sign)));
     // Kept even past a failure: those rows are sent next run as signed now, not signed a second time.
-    if (keepSigned) {
-      const done = batch.flatMap((row, k) => {
-        const result = results[k] as PromiseSettledResult<Hex>;
-        return result.status === 'fulfilled' ? [{ row, raw: result.value }] : [];
-      });
-      await keepSignedBytes(
-        db,
-        done.map((d) => d.row),
-        done.map((d) => d.raw),
-      );
-    }
+    if (keepSigned) await keepFulfilled(db, batch, results);
     const failed = results.findIndex((r) => r.status === 'rejected');
     const ready = failed === -1 ? results.length : failed;
     for (const result of results.slice(0, ready)) {
@@ -127,6 +137,12 @@ export async function broadcastBatch(
     }
   }
   if (inFlight) outcomes.push(...(await inFlight));
+  // A failure left later batches of a remote signer signing: their signatures are kept too once they are in.
+  if (early) {
+    for (let k = next + 1; k < batches.length; k++) {
+      await keepFulfilled(db, batches[k] as SignedRow[], await (early[k] as Promise<PromiseSettledResult<Hex>[]>));
+    }
+  }
 
   const sent = rows.flatMap((row, i) =>
     outcomes[i]?.kind === 'sent' ? [{ id: row.id, hash: hashes[i], raw: signed[i] }] : [],

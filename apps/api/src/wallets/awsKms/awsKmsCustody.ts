@@ -65,7 +65,25 @@ export function createAwsKmsCustody(settings: AwsKmsSettings, options: { retryBa
       let account = accounts.get(wallet.id);
       if (!account) {
         const limit = concurrencyLimit(settings.signConcurrency);
-        account = kmsAccount(wallet.address, (hash) => limit(() => signHash(wallet.keyArn, wallet.address, hash)));
+        // The sender asks for a whole round's signatures at once. When one fails, the round stops: the signatures
+        // asked for before that and still waiting for their turn fail with the same error at once, rather than each
+        // asking KMS (through its retries and timeouts) for a signature nobody will send.
+        let asked = 0;
+        let failedBefore = 0;
+        let failure: unknown;
+        account = kmsAccount(wallet.address, (hash) => {
+          const ticket = asked++;
+          return limit(async () => {
+            if (ticket < failedBefore) throw failure;
+            try {
+              return await signHash(wallet.keyArn, wallet.address, hash);
+            } catch (error) {
+              failure = error;
+              failedBefore = asked;
+              throw error;
+            }
+          });
+        });
         accounts.set(wallet.id, account);
       }
       return account;
