@@ -16,6 +16,7 @@ import {
   TagResourceCommand,
 } from '@aws-sdk/client-kms';
 import { SECP256K1_N } from './ecKey.ts';
+import { startKmsSimulatorProcess } from './simulatorProcess.ts';
 import { type KmsSimulator, startKmsSimulator } from './startKmsSimulator.ts';
 
 /** The official SDK pointed at the simulator, unchanged but for its endpoint; no retries, to see each answer. */
@@ -242,5 +243,43 @@ describe('AWS KMS simulator, through the official @aws-sdk/client-kms', () => {
     await sign(kms);
     sim.faults.clear();
     retrying.destroy();
+  });
+});
+
+describe('AWS KMS simulator in a process of its own (benchmarks)', () => {
+  it('answers the SDK with the latency it was started with, and counts its signatures', async () => {
+    const sim = await startKmsSimulatorProcess({ faults: { latency: { ms: 50, action: 'Sign' } } });
+    const kms = new KMSClient({ region: sim.region, endpoint: sim.url, credentials: sim.credentials, maxAttempts: 1 });
+    try {
+      const key = (await kms.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' })))
+        .KeyMetadata;
+      const publicKey = createPublicKey({
+        key: Buffer.from((await kms.send(new GetPublicKeyCommand({ KeyId: key?.KeyId }))).PublicKey as Uint8Array),
+        format: 'der',
+        type: 'spki',
+      });
+      const started = performance.now();
+      const messages = [0, 1, 2].map((i) => Buffer.from(`message ${i}`));
+      const signed = await Promise.all(
+        messages.map((message) =>
+          kms.send(
+            new SignCommand({
+              KeyId: key?.KeyId,
+              Message: createHash('sha256').update(message).digest(),
+              MessageType: 'DIGEST',
+              SigningAlgorithm: 'ECDSA_SHA_256',
+            }),
+          ),
+        ),
+      );
+      assert.ok(performance.now() - started >= 50, 'each Sign answered 50 ms late');
+      for (const [i, answer] of signed.entries()) {
+        assert.ok(verify('sha256', messages[i] as Buffer, publicKey, Buffer.from(answer.Signature as Uint8Array)));
+      }
+      assert.equal((await sim.succeeded()).Sign, 3);
+    } finally {
+      kms.destroy();
+      await sim.stop();
+    }
   });
 });

@@ -117,14 +117,27 @@ export function verifySigV4(
   ].join('\n');
   const scope = `${date}/${scopeRegion}/${service}/${terminator}`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(Buffer.from(canonicalRequest))].join('\n');
-  let key = hmac(`AWS4${user.secretAccessKey}`, date as string);
-  for (const step of [region, 'kms', 'aws4_request']) key = hmac(key, step);
-  const expected = hmac(key, stringToSign);
+  const expected = hmac(signingKey(user.secretAccessKey, date as string, region), stringToSign);
   const given = Buffer.from(signature, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw KmsErrors.invalidSignature();
   // A body whose hash was signed in a header must be that body.
   if (header('x-amz-content-sha256') && payloadHash !== sha256Hex(request.body)) throw KmsErrors.invalidSignature();
   return user;
+}
+
+/** Signing keys derived (four HMACs) per secret, day and region, as AWS and the SDK keep them: one a day per key. */
+const signingKeys = new Map<string, Buffer>();
+
+function signingKey(secret: string, date: string, region: string): Buffer {
+  const id = `${date}/${region}/${secret}`;
+  let key = signingKeys.get(id);
+  if (!key) {
+    key = hmac(`AWS4${secret}`, date);
+    for (const step of [region, 'kms', 'aws4_request']) key = hmac(key, step);
+    if (signingKeys.size >= 256) signingKeys.clear();
+    signingKeys.set(id, key);
+  }
+  return key;
 }
 
 function sha256Hex(data: Buffer): string {
