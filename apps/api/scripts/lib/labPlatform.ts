@@ -90,8 +90,11 @@ export async function startLabPlatform(options: {
   transactions: Partial<TransactionSettings>;
   /** A simulated Fireblocks workspace that signs for the lab chain (and reaches it directly, not by the proxy). */
   fireblocks?: boolean;
-  /** A simulated AWS KMS for aws-kms projects, answering each Sign `signLatencyMs` late (as KMS does). */
-  kms?: { signLatencyMs: number };
+  /**
+   * A simulated AWS KMS for aws-kms projects, answering each Sign `signLatencyMs` late (as KMS does), with
+   * `signConcurrency` (AWS_KMS_SIGN_CONCURRENCY; 64 unless given) Sign requests in flight per wallet.
+   */
+  kms?: { signLatencyMs: number; signConcurrency?: number };
 }): Promise<LabPlatform> {
   const stops: Stop[] = [];
   const stop = async () => {
@@ -165,7 +168,7 @@ export async function startLabPlatform(options: {
         endpoint: sim.url,
         credentials: sim.createUser(),
         deployment: options.name,
-        signConcurrency: 16,
+        signConcurrency: options.kms.signConcurrency ?? 64,
       };
     }
     const custodians: RemoteCustodians = {
