@@ -22,6 +22,8 @@ import { CONSOLE_DIST, type Stop, startBenchPlatform } from './platform.ts';
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const ROWS = Number(process.env.BENCH_TRANSACTIONS ?? 10_000);
 const TIMEOUT_S = Number(process.env.BENCH_TIMEOUT_S ?? 1_800);
+/** BENCH_VIEWS=Overview,Transactions: only these views in Lighthouse. */
+const ONLY = process.env.BENCH_VIEWS?.split(',').map((v) => v.trim());
 const REPORT_DIR = process.env.BENCH_REPORT_DIR ? path.resolve(process.env.BENCH_REPORT_DIR) : undefined;
 const FIRST_LOAD_BUDGET = 150 * 1024;
 const TARGET_PERFORMANCE = 95;
@@ -109,7 +111,7 @@ try {
       const heading = await viewHeading(probe.page, `${p.origin}/console${route}`);
       if (heading === 'Page not found') console.log(`(no ${route} route in this console: ${name} not audited)`);
       else if (/sign in/i.test(heading)) throw new Error(`${route} shows "${heading}": the session was not taken`);
-      else views.push([name, route]);
+      else if (!ONLY || ONLY.includes(name)) views.push([name, route]);
     }
   } finally {
     await probe.close();
