@@ -43,6 +43,34 @@ export async function getTransaction(db: Db, projectId: number, id: string): Pro
   return transaction;
 }
 
+/** The most reorgs a transaction's answer lists: its newest ones. */
+export const REORGS_LISTED = 50;
+
+export interface TransactionReorg {
+  blockNumber: number;
+  blockHash: string | null;
+  transactionHash: string | null;
+  reorgedAt: string;
+}
+
+/** The blocks that held a transaction and then left the canonical chain, oldest first (the newest REORGS_LISTED). */
+export async function transactionReorgs(db: SqlRunner, id: string): Promise<TransactionReorg[]> {
+  const { rows } = await db.query<TransactionReorg>(
+    `SELECT * FROM (
+       SELECT id, block_number::int AS "blockNumber", block_hash AS "blockHash", transaction_hash AS "transactionHash",
+              to_char(reorged_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "reorgedAt"
+         FROM transaction_reorgs WHERE transaction_id = $1 ORDER BY id DESC LIMIT ${REORGS_LISTED}) newest
+      ORDER BY id`,
+    [id],
+  );
+  return rows.map(({ blockNumber, blockHash, transactionHash, reorgedAt }) => ({
+    blockNumber,
+    blockHash,
+    transactionHash,
+    reorgedAt,
+  }));
+}
+
 /** One page of the project's transactions, newest first by createdAt; `failed` matches the three failure states. */
 export async function listTransactions(
   db: Db,

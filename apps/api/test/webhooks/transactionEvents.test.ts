@@ -112,6 +112,13 @@ describe('transaction events to a webhook endpoint', () => {
     ]) {
       assert.deepEqual(last[key], now.body.transaction[key], `${key} as get-transaction answers it`);
     }
+    // get-transaction keeps the block the reorg took back.
+    const first = events[0]?.payload.data.transaction;
+    assert.deepEqual(
+      now.body.reorgs.map((r: { blockNumber: number; transactionHash: string }) => [r.blockNumber, r.transactionHash]),
+      [[first.blockNumber, first.transactionHash]],
+    );
+    assert.ok(Date.parse(now.body.reorgs[0].reorgedAt) >= Date.parse(first.updatedAt));
     // Types the endpoint did not choose are not sent.
     assert.ok(receiver.deliveries.every((d) => JSON.parse(d.body).type !== 'transaction.broadcasted'));
   });

@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * Get a transaction
-         * @description Returns one transaction of the project with its current status.
+         * @description Returns one transaction of the project with its current status, and `reorgs`: each block that held it and then left the canonical chain, oldest first (the newest 50). A transaction taken back by a reorg is `broadcasted` again with its block fields cleared until the chain includes it again.
          */
         get: operations["get-transaction"];
         put?: never;
@@ -5002,11 +5002,33 @@ export interface operations {
                      *         "custody": null,
                      *         "createdAt": "2026-11-20T10:15:30.000Z",
                      *         "updatedAt": "2026-11-20T10:15:31.000Z"
-                     *       }
+                     *       },
+                     *       "reorgs": [
+                     *         {
+                     *           "blockNumber": 1517,
+                     *           "blockHash": "0x6b1f2f3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8",
+                     *           "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
+                     *           "reorgedAt": "2026-11-20T10:15:30.500Z"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": {
                         transaction: components["schemas"]["Transaction"];
+                        /** @description The blocks that held it and left the canonical chain, oldest first. */
+                        reorgs: {
+                            /** @description The block that held it. */
+                            blockNumber: number;
+                            /** @description That block’s hash. */
+                            blockHash: string | null;
+                            /** @description The hash that was in it. */
+                            transactionHash: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the platform saw the block leave.
+                             */
+                            reorgedAt: string;
+                        }[];
                     };
                 };
             };
