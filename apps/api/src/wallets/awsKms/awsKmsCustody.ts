@@ -28,14 +28,17 @@ export interface AwsKmsCustody {
   account(wallet: { id: number; address: string; keyArn: string }): LocalAccount;
 }
 
-export function createAwsKmsCustody(settings: AwsKmsSettings, options: { retryBaseMs?: number } = {}): AwsKmsCustody {
+export function createAwsKmsCustody(
+  settings: AwsKmsSettings,
+  options: { retryBaseMs?: number; callTimeoutMs?: number } = {},
+): AwsKmsCustody {
   const api = createKmsApi(settings, options);
   const accounts = new Map<number, LocalAccount>();
 
   /** Signs a 32-byte hash with the wallet's key; every failure becomes a SignerUnavailableError naming the key. */
   const signHash = async (keyArn: string, address: string, hash: `0x${string}`) => {
     try {
-      const answer = await api.call('Sign', ({ client, sdk }, abortSignal) =>
+      const answer = await api.call('Sign', ({ client, sdk }) =>
         client.send(
           new sdk.SignCommand({
             KeyId: keyArn,
@@ -43,7 +46,6 @@ export function createAwsKmsCustody(settings: AwsKmsSettings, options: { retryBa
             MessageType: 'DIGEST',
             SigningAlgorithm: 'ECDSA_SHA_256',
           }),
-          { abortSignal },
         ),
       );
       return ethereumSignature(hash, answer.Signature as Uint8Array, address);

@@ -28,7 +28,7 @@ export async function provisionKey(
   if (existing) return checkedKey(api, existing, `the key of ${alias}`);
   let arn = made;
   if (!arn) {
-    const created = await api.call('CreateKey', ({ client, sdk }, abortSignal) =>
+    const created = await api.call('CreateKey', ({ client, sdk }) =>
       client.send(
         new sdk.CreateKeyCommand({
           KeySpec: 'ECC_SECG_P256K1',
@@ -36,15 +36,14 @@ export async function provisionKey(
           Description: `Mountain system wallet (${alias.slice('alias/'.length)})`,
           Tags: Object.entries(tags).map(([TagKey, TagValue]) => ({ TagKey, TagValue })),
         }),
-        { abortSignal },
       ),
     );
     arn = created.KeyMetadata?.Arn as string;
     await record(arn);
   }
   try {
-    await api.call('CreateAlias', ({ client, sdk }, abortSignal) =>
-      client.send(new sdk.CreateAliasCommand({ AliasName: alias, TargetKeyId: arn }), { abortSignal }),
+    await api.call('CreateAlias', ({ client, sdk }) =>
+      client.send(new sdk.CreateAliasCommand({ AliasName: alias, TargetKeyId: arn })),
     );
   } catch (error) {
     if (!(error instanceof KmsCallError) || error.awsName !== 'AlreadyExistsException') throw error;
@@ -53,8 +52,8 @@ export async function provisionKey(
     if (!winner) throw error;
     if (winner.Arn !== arn) {
       await api
-        .call('ScheduleKeyDeletion', ({ client, sdk }, abortSignal) =>
-          client.send(new sdk.ScheduleKeyDeletionCommand({ KeyId: arn, PendingWindowInDays: 7 }), { abortSignal }),
+        .call('ScheduleKeyDeletion', ({ client, sdk }) =>
+          client.send(new sdk.ScheduleKeyDeletionCommand({ KeyId: arn, PendingWindowInDays: 7 })),
         )
         .catch(() => {});
     }
@@ -89,8 +88,8 @@ async function checkedKey(api: KmsApi, metadata: KeyMetadata, what: string): Pro
 
 /** The address of a key's public key (GetPublicKey). */
 export async function publicAddress(api: KmsApi, keyId: string): Promise<Address> {
-  const answer = await api.call('GetPublicKey', ({ client, sdk }, abortSignal) =>
-    client.send(new sdk.GetPublicKeyCommand({ KeyId: keyId }), { abortSignal }),
+  const answer = await api.call('GetPublicKey', ({ client, sdk }) =>
+    client.send(new sdk.GetPublicKeyCommand({ KeyId: keyId })),
   );
   try {
     return addressOfPublicKey(answer.PublicKey as Uint8Array);
@@ -111,8 +110,8 @@ export function keyStateWords(state: string | undefined): string {
 /** The key's metadata; undefined when KMS says it does not exist (NotFoundException). */
 async function describe(api: KmsApi, keyId: string): Promise<KeyMetadata | undefined> {
   try {
-    const answer = await api.call('DescribeKey', ({ client, sdk }, abortSignal) =>
-      client.send(new sdk.DescribeKeyCommand({ KeyId: keyId }), { abortSignal }),
+    const answer = await api.call('DescribeKey', ({ client, sdk }) =>
+      client.send(new sdk.DescribeKeyCommand({ KeyId: keyId })),
     );
     return answer.KeyMetadata;
   } catch (error) {
