@@ -11,7 +11,8 @@
 // Both sign with BENCH_KMS_SIGN_CONCURRENCY (64) Sign requests in flight per wallet (AWS_KMS_SIGN_CONCURRENCY: a
 // deployment sending this fast raises it, and its account's ECC request quota, from their defaults).
 // First, the ceiling of this machine: how many transactions per second the SDK's client (in this process) gets
-// signed by the simulator (in its own) with nothing else running: the sender cannot sign faster than that, and the
+// signed by the simulator (in its own) with nothing else of the bench running, and the client's CPU per signature:
+// the sender, whose process also does everything else a transaction needs, cannot sign faster than that, and the
 // KMS wallet's rates are printed against it as well.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
@@ -46,9 +47,9 @@ export async function kmsSection(): Promise<boolean> {
   console.log(
     `\nAWS KMS (simulated, every Sign answered ${LATENCY_MS} ms late, ${SIGN_CONCURRENCY} in flight per wallet) against from-mnemonic, same run`,
   );
-  const ceiling = await signingCeiling();
+  const { rate: ceiling, cpuMs } = await signingCeiling();
   console.log(
-    `  0. ceiling of this machine: ${ceiling.toFixed(0)} transactions/s signed through the SDK and the simulator (${CEILING_SIGNATURES} at once, nothing else running)`,
+    `  0. ceiling of this machine: ${ceiling.toFixed(0)} transactions/s signed through the SDK and the simulator (${CEILING_SIGNATURES} at once, nothing else of this bench running; ${cpuMs.toFixed(2)} ms of the signing process's CPU per signature)`,
   );
   const fill = await intervalFill(ceiling);
   const rates = await automineRates(ceiling);
@@ -61,7 +62,7 @@ const ofCeiling = (rate: number, ceiling: number) => `${((rate / ceiling) * 100)
  * 0: transactions/s that one aws-kms account signs, the simulator in its own process answering each Sign
  * LATENCY_MS late: the SDK's client, DER to an Ethereum signature and serialisation here, SigV4 checks and ECDSA there.
  */
-async function signingCeiling(): Promise<number> {
+async function signingCeiling(): Promise<{ rate: number; cpuMs: number }> {
   const sim = await startKmsSimulatorProcess({ faults: { latency: { ms: LATENCY_MS, action: 'Sign' } } });
   try {
     const custody = createAwsKmsCustody({
@@ -83,8 +84,13 @@ async function signingCeiling(): Promise<number> {
     });
     await Promise.all(Array.from({ length: SIGN_CONCURRENCY }, (_, i) => signEip1559(account, 1337, call(i))));
     const started = performance.now();
+    const cpu = process.cpuUsage();
     await Promise.all(Array.from({ length: CEILING_SIGNATURES }, (_, i) => signEip1559(account, 1337, call(i))));
-    return CEILING_SIGNATURES / ((performance.now() - started) / 1000);
+    const used = process.cpuUsage(cpu);
+    return {
+      rate: CEILING_SIGNATURES / ((performance.now() - started) / 1000),
+      cpuMs: (used.user + used.system) / 1000 / CEILING_SIGNATURES,
+    };
   } finally {
     await sim.stop();
   }
