@@ -13,6 +13,7 @@ import { Shell } from './layout/Shell.tsx';
 import { session, useCredentials } from './session/session.ts';
 import { SignInView } from './signIn/SignInView.tsx';
 import { isStatusFilter, type StatusFilter } from './transactions/statuses.ts';
+import { type AttemptSearch, validateAttemptSearch } from './webhooks/attemptSearch.ts';
 
 // Each area is its own chunk, loaded when first visited: the first load is the shell and the sign-in page.
 const ContractsView = lazyRouteComponent(() => import('./contracts/ContractsView.tsx'), 'ContractsView');
@@ -26,6 +27,8 @@ const TransactionDetailView = lazyRouteComponent(
   'TransactionDetailView',
 );
 const TransactionsView = lazyRouteComponent(() => import('./transactions/TransactionsView.tsx'), 'TransactionsView');
+const WebhooksView = lazyRouteComponent(() => import('./webhooks/WebhooksView.tsx'), 'WebhooksView');
+const AttemptsView = lazyRouteComponent(() => import('./webhooks/AttemptsView.tsx'), 'AttemptsView');
 
 function NotFound() {
   return (
@@ -83,6 +86,13 @@ const executeRoute = createRoute({
   }),
 });
 
+const attemptsRoute = createRoute({
+  getParentRoute: () => consoleRoute,
+  path: '/webhooks/attempts',
+  component: AttemptsView,
+  validateSearch: (search: Record<string, unknown>): AttemptSearch => validateAttemptSearch(search),
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
   consoleRoute.addChildren([
@@ -94,6 +104,8 @@ const routeTree = rootRoute.addChildren([
     executeRoute,
     child('/events', EventsView),
     child('/events/$subscriptionId', RecordsView),
+    child('/webhooks', WebhooksView),
+    attemptsRoute,
   ]),
 ]);
 

@@ -20,7 +20,15 @@ test(`the first load's JavaScript is at most ${BUDGET / 1024} KB compressed, and
   const bytes = firstLoad.reduce((sum, file) => sum + brotli(file), 0);
   assert.ok(bytes <= BUDGET, `first load: ${bytes} bytes (${firstLoad.join(', ')})`);
   const chunks = readdirSync(path.join(CONSOLE_DIST, 'assets'));
-  for (const view of ['OverviewView', 'ContractsView', 'ExecuteView', 'TransactionsView', 'EventsView']) {
+  for (const view of [
+    'OverviewView',
+    'ContractsView',
+    'ExecuteView',
+    'TransactionsView',
+    'EventsView',
+    'WebhooksView',
+    'AttemptsView',
+  ]) {
     assert.ok(
       chunks.some((c) => c.startsWith(`${view}-`)),
       `${view} is a chunk of its own`,

@@ -1,11 +1,17 @@
 // The developer console in Chromium against the real API, worker and anvil, used as a person would: sign in with the
 // project API key, import the Counter, activate a function, execute it through the form generated from its ABI (a
-// tuple, an array, bytes…), watch it succeed; subscribe to its events and see them; sign out; sign in as a reader
-// with a one-time link, which then refuses a second use. axe-core checks every view. Needs the console built
-// (`npm test` builds it).
+// tuple, an array, bytes…), watch it succeed, be taken back by a reorg and mined again; subscribe to its events and
+// see them, stop and resume the scan; add a webhook endpoint (a real receiver), read its attempt log, rotate its
+// secret, replay a window; sign out; sign in as a reader with a one-time link, which then refuses a second use.
+// axe-core checks every view. Needs the console built (`npm test` builds it). With CONSOLE_SCREENSHOTS=1 it also
+// writes the docs' screenshots (`npm run screenshots -w @mountain/console`).
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 import { COUNTER_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
+import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { Page } from 'playwright-core';
 import { axeViolations, newTab } from './helpers/page.ts';
 import { type Platform, startPlatform } from './helpers/platform.ts';
@@ -13,6 +19,19 @@ import { type Platform, startPlatform } from './helpers/platform.ts';
 const RECORD = COUNTER_FORMATTED_ABI.find((s) => s.startsWith('function record(')) as string;
 const INCREMENT = 'function increment(uint256 amount)';
 const WHO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const SCREENSHOTS =
+  process.env.CONSOLE_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'apps/docs/static/img/console') : null;
+
+async function anvilRpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
 
 describe('the developer console', { timeout: 120_000 }, () => {
   let p: Platform;
@@ -37,6 +56,12 @@ describe('the developer console', { timeout: 120_000 }, () => {
   const url = (path: string) => `${p.origin}/console${path}`;
   const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
   const axeClean = async (view: string) => assert.deepEqual(await axeViolations(page), [], `axe on ${view}`);
+  /** The docs' picture of the view as it is now, when screenshots are asked for. */
+  const screenshot = async (name: string) => {
+    if (!SCREENSHOTS) return;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  };
   const nav = async (name: string) => {
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
     await heading(name === 'Event notifier' ? 'Event notifier' : name);
@@ -53,6 +78,7 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await heading('Overview');
     await page.getByRole('img', { name: /0 transactions in the last 24 hours/ }).waitFor();
+    await page.getByRole('img', { name: /0 webhook attempts in the last 24 hours/ }).waitFor();
     await axeClean('overview');
     assert.equal(await page.evaluate(() => localStorage.length), 0, 'nothing in local storage');
     assert.doesNotMatch(page.url(), /mtn_/);
@@ -64,7 +90,11 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { name: 'Testnet wallet' }).waitFor();
     await page.getByRole('cell', { name: /reader-/ }).waitFor();
     await page.getByRole('button', { name: 'Rotate the API key…' }).waitFor();
+    // The testnet wallet's balance, read from the chain (the mainnet wallet has no network configured here).
+    await page.getByText(/^[\d.]+ ETH on Local chain 1337$/).waitFor();
+    await page.getByText('no network of this type is configured here').waitFor();
     await axeClean('project');
+    await screenshot('project');
   });
 
   it('imports the Counter (a broken ABI is refused before sending) and activates two functions', async () => {
@@ -85,6 +115,7 @@ describe('the developer console', { timeout: 120_000 }, () => {
       await page.getByRole('link', { name: `Execute ${signature}` }).waitFor();
     }
     await axeClean('contracts');
+    await screenshot('contracts');
   });
 
   it('executes record() through the generated form, tuple and array included, and watches it succeed', async () => {
@@ -104,6 +135,7 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await page.getByLabel('delta (int64)').fill('-5');
     await page.getByLabel('point.x (int64)').fill('3');
     await page.getByLabel('point.y (int64)').fill('-4');
+    await screenshot('execute');
     await page.getByRole('button', { name: 'Execute', exact: true }).click();
     // Encoded before sending: the wrong bytes32 is named beside its field, and nothing was sent.
     await page.getByText('must be exactly 32 bytes, got 1').waitFor();
@@ -129,6 +161,51 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await axeClean('transaction');
   });
 
+  it('shows the reorg that took its block back, and the block that holds it again', async () => {
+    const { rows } = await p.h.db.query<{ block: string }>('SELECT block_number::text AS block FROM transactions');
+    const mined = Number(rows[0]?.block);
+    const head = Number(await anvilRpc(p.anvil.url, 'eth_blockNumber'));
+    // The chain replaces every block from the one that holds it; anvil does not pool its transactions again.
+    await anvilRpc(p.anvil.url, 'anvil_reorg', [head - mined + 1, []]);
+    await page.getByText(`Mined in block ${mined}, taken back by a reorg`).waitFor({ timeout: 60_000 });
+    await page.getByText('Mined again').waitFor({ timeout: 60_000 });
+    await page.locator('#tx-facts .badge', { hasText: 'succeeded' }).waitFor({ timeout: 60_000 });
+    await axeClean('transaction after a reorg');
+    await screenshot('transaction');
+  });
+
+  it('refreshes an unfinished transaction while the tab is visible, and not while it is hidden', async () => {
+    // Not final yet (anvil's finalized block trails by 64): the page asks again every 2 s while visible.
+    const asked = () => {
+      let count = 0;
+      const onRequest = (request: { url(): string }) => {
+        if (request.url().includes('/transaction/get-transaction')) count++;
+      };
+      page.on('request', onRequest);
+      return () => {
+        page.off('request', onRequest);
+        return count;
+      };
+    };
+    const setHidden = (hidden: boolean) =>
+      page.evaluate((h) => {
+        Object.defineProperty(document, 'visibilityState', { value: h ? 'hidden' : 'visible', configurable: true });
+        Object.defineProperty(document, 'hidden', { value: h, configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, hidden);
+    let stop = asked();
+    await page.waitForTimeout(4_500);
+    assert.ok(stop() >= 1, 'asked again while visible');
+    await setHidden(true);
+    stop = asked();
+    await page.waitForTimeout(4_500);
+    assert.equal(stop(), 0, 'not asked while hidden');
+    stop = asked();
+    await setHidden(false);
+    await page.waitForTimeout(2_500);
+    assert.ok(stop() >= 1, 'asked again once visible');
+  });
+
   it('lists it among the transactions, filtered by status', async () => {
     await nav('Transactions');
     await page.getByRole('cell', { name: 'succeeded' }).waitFor();
@@ -136,6 +213,9 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await page.getByText('No reverted transaction.').waitFor();
     assert.match(page.url(), /status=reverted/);
     await axeClean('transactions');
+    await page.getByLabel('Status').selectOption('');
+    await page.getByRole('cell', { name: 'succeeded' }).waitFor();
+    await screenshot('transactions');
   });
 
   it('creates a subscription to the Counter’s events and shows what it finds', async () => {
@@ -163,6 +243,120 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await heading('Records of Increments');
     await page.getByText('"amount": "7"').waitFor({ timeout: 60_000 });
     await axeClean('records');
+    await screenshot('records');
+  });
+
+  it('stops and resumes the subscription’s scan, and edits its webhook with the error beside the field', async () => {
+    await nav('Event notifier');
+    await page.getByRole('button', { name: 'Stop scanning for Increments' }).click();
+    await page.getByRole('button', { name: 'Resume scanning for Increments' }).waitFor();
+    await page.getByText('stopped').waitFor();
+    const stopped = await p.h.db.query('SELECT scan_enabled FROM event_notifier_subscriptions');
+    assert.equal(stopped.rows[0]?.scan_enabled, false);
+    await page.getByRole('button', { name: 'Resume scanning for Increments' }).click();
+    await page.getByRole('button', { name: 'Stop scanning for Increments' }).waitFor();
+    await page.getByRole('button', { name: 'Edit the webhook of Increments' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Webhook of Increments' });
+    await dialog.getByLabel('Webhook URL').fill('ftp://example.com/hook');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByText('An http(s) URL').waitFor();
+    await axeClean('edit webhook dialog');
+    await dialog.getByLabel('Webhook URL').fill('https://example.com/hooks/increments');
+    await dialog.getByLabel('Webhook retries').fill('3');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // Saved with "Send webhooks" left off: the URL is kept, and the records wait (nothing goes to example.com).
+    await page.getByText('https://example.com/hooks/increments').waitFor();
+    await page.getByRole('button', { name: 'Enable the webhook of Increments' }).waitFor();
+    const saved = await p.h.db.query(
+      'SELECT webhook_url, webhook_max_retries, webhook_enabled FROM event_notifier_subscriptions',
+    );
+    assert.deepEqual(saved.rows[0], {
+      webhook_url: 'https://example.com/hooks/increments',
+      webhook_max_retries: 3,
+      webhook_enabled: false,
+    });
+    await axeClean('event notifier with a subscription');
+    await screenshot('event-notifier');
+  });
+
+  it('adds a webhook endpoint, reads its attempt log, rotates its secret and replays a window', async () => {
+    const receiver = await startReceiver();
+    try {
+      await nav('Webhooks');
+      await page.getByText('No endpoint yet').waitFor();
+      await axeClean('webhooks, empty');
+      await page.getByRole('button', { name: 'Add an endpoint' }).click();
+      const add = page.getByRole('dialog', { name: 'Add an endpoint' });
+      await add.getByLabel('Endpoint URL').fill('not a url');
+      await add.getByRole('button', { name: 'Add' }).click();
+      await add.getByText('An http(s) URL').waitFor();
+      await add.getByLabel('Endpoint URL').fill(receiver.url);
+      await add.getByLabel('Description').fill('Order service');
+      await add.getByRole('button', { name: 'Add' }).click();
+      const first = (await add.locator('code').textContent()) ?? '';
+      assert.match(first, /^whsec_/);
+      await axeClean('endpoint added');
+      await add.getByRole('button', { name: 'Done' }).click();
+      await page.getByRole('cell', { name: /Order service/ }).waitFor();
+
+      const fn = await p.h.db.query<{ id: number }>(
+        "SELECT id FROM contract_activated_functions WHERE signature LIKE 'increment%'",
+      );
+      const executed = await p.h.call('execute-transaction', {
+        headers: { 'x-api-key': apiKey },
+        body: { contractActivatedFunctionId: fn.rows[0]?.id, functionArgs: ['2'], idempotencyKey: 'console-webhook' },
+      });
+      assert.equal(executed.status, 201, JSON.stringify(executed.body));
+      await receiver.waitFor(() => receiver.deliveries.length >= 1, 60_000, 'transaction.succeeded delivered');
+      const webhookId = receiver.deliveries[0]?.headers['webhook-id'] as string;
+
+      await page.getByRole('link', { name: `Attempts of ${receiver.url}` }).click();
+      await heading('Attempt log');
+      await page.getByRole('cell', { name: 'HTTP 200' }).waitFor({ timeout: 20_000 });
+      await page
+        .getByRole('cell', { name: /transaction\.succeeded/ })
+        .first()
+        .waitFor();
+      await axeClean('attempt log');
+      await screenshot('attempt-log');
+      await page.getByLabel('Outcome').selectOption('failed');
+      await page.getByText('No attempt matches these filters.').waitFor();
+      assert.match(page.url(), /outcome=failed/);
+
+      await nav('Webhooks');
+      await page.getByRole('button', { name: `Rotate the secret of ${receiver.url}` }).click();
+      const rotate = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+      await rotate.getByLabel('Grace period').selectOption('3600');
+      await rotate.getByRole('button', { name: 'Rotate now' }).click();
+      const second = (await rotate.locator('code').textContent()) ?? '';
+      assert.match(second, /^whsec_/);
+      assert.notEqual(second, first, 'a new secret');
+      await rotate.getByText(/The previous one signs beside it until/).waitFor();
+      await axeClean('secret rotated');
+      await rotate.getByRole('button', { name: 'Done' }).click();
+      await page.getByText(/previous one signs until/).waitFor();
+
+      await page.getByRole('button', { name: `Replay messages of ${receiver.url}` }).click();
+      const replay = page.getByRole('dialog', { name: 'Replay messages' });
+      await replay.getByLabel('Only the failed ones').uncheck();
+      await axeClean('replay dialog');
+      await replay.getByRole('button', { name: 'Replay' }).click();
+      await replay.getByText('1 message(s) queued again, with their original webhook-id.').waitFor();
+      await replay.getByRole('button', { name: 'Done' }).click();
+      await receiver.waitFor(() => receiver.deliveries.length >= 2, 30_000, 'the replayed message');
+      assert.equal(receiver.deliveries[1]?.headers['webhook-id'], webhookId, 'sent again under its webhook-id');
+
+      await page.getByRole('button', { name: `Disable ${receiver.url}` }).click();
+      await page.getByRole('button', { name: `Enable ${receiver.url}` }).waitFor();
+      await axeClean('webhooks');
+      await screenshot('webhooks');
+      await nav('Overview');
+      await page.getByRole('img', { name: /[1-9]\d* webhook attempts in the last 24 hours/ }).waitFor();
+      await screenshot('overview');
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('rotates the API key as admin: the new key is shown once, and the console goes on with it', async () => {
@@ -198,7 +392,10 @@ describe('the developer console', { timeout: 120_000 }, () => {
     assert.equal(await page.getByRole('link', { name: /^Execute/ }).count(), 0);
     await nav('Event notifier');
     await page.getByRole('link', { name: 'Increments' }).waitFor();
-    assert.equal(await page.getByRole('button', { name: /Create|webhook/ }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: /Create|webhook|scanning/ }).count(), 0);
+    await nav('Webhooks');
+    await page.getByRole('cell', { name: /Order service/ }).waitFor();
+    assert.equal(await page.getByRole('button', { name: /Add|Enable|Disable|Rotate|Replay|Delete/ }).count(), 0);
     await nav('Project');
     await page.getByRole('heading', { name: 'Members' }).waitFor();
     assert.equal(await page.getByRole('button', { name: /Rotate/ }).count(), 0);

@@ -1,3 +1,4 @@
+import type { EventNotifierSubscription } from '@mountain/public-api-client';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { messageOf } from '../api/errors.ts';
@@ -9,13 +10,17 @@ import { formatTime } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { CreateSubscriptionDialog } from './CreateSubscriptionDialog.tsx';
-import { useSubscriptions, useUpdateWebhook } from './useSubscriptions.ts';
+import { EditWebhookDialog } from './EditWebhookDialog.tsx';
+import { useSubscriptions, useUpdateScan, useUpdateWebhook } from './useSubscriptions.ts';
 
 export function EventsView() {
   const subscriptions = useSubscriptions();
   const update = useUpdateWebhook();
+  const scan = useUpdateScan();
   const canWrite = useCanWrite();
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<EventNotifierSubscription | null>(null);
+  const failed = update.error ?? scan.error;
   const list = subscriptions.data?.eventNotifierSubscriptions;
   return (
     <>
@@ -29,9 +34,9 @@ export function EventsView() {
       )}
       {subscriptions.isPending && <Loading what="subscriptions" />}
       {subscriptions.isError && <ErrorNotice error={subscriptions.error} onRetry={() => subscriptions.refetch()} />}
-      {update.isError && (
+      {failed && (
         <div className="notice error" role="alert">
-          {messageOf(update.error)}
+          {messageOf(failed)}
         </div>
       )}
       {list && list.length === 0 && (
@@ -78,15 +83,34 @@ export function EventsView() {
                     <div className="muted">{s.webhookEnabled ? 'enabled' : 'disabled'}</div>
                   </td>
                   <td>
-                    {canWrite && s.webhookURL && (
-                      <button
-                        type="button"
-                        disabled={update.isPending}
-                        onClick={() => update.mutate({ id: s.id, webhookEnabled: !s.webhookEnabled })}
-                        aria-label={`${s.webhookEnabled ? 'Disable' : 'Enable'} the webhook of ${s.subscriptionName}`}
-                      >
-                        {s.webhookEnabled ? 'Disable webhook' : 'Enable webhook'}
-                      </button>
+                    {canWrite && (
+                      <div className="actions">
+                        <button
+                          type="button"
+                          disabled={scan.isPending}
+                          onClick={() => scan.mutate({ id: s.id, scanEnabled: !s.scanEnabled })}
+                          aria-label={`${s.scanEnabled ? 'Stop scanning' : 'Resume scanning'} for ${s.subscriptionName}`}
+                        >
+                          {s.scanEnabled ? 'Stop scanning' : 'Resume scanning'}
+                        </button>
+                        {s.webhookURL && (
+                          <button
+                            type="button"
+                            disabled={update.isPending}
+                            onClick={() => update.mutate({ id: s.id, webhookEnabled: !s.webhookEnabled })}
+                            aria-label={`${s.webhookEnabled ? 'Disable' : 'Enable'} the webhook of ${s.subscriptionName}`}
+                          >
+                            {s.webhookEnabled ? 'Disable webhook' : 'Enable webhook'}
+                          </button>
+                        )}
+                        <button
+                          type="button"
+                          onClick={() => setEditing(s)}
+                          aria-label={`Edit the webhook of ${s.subscriptionName}`}
+                        >
+                          Edit webhook…
+                        </button>
+                      </div>
                     )}
                   </td>
                 </tr>
@@ -96,6 +120,7 @@ export function EventsView() {
         </div>
       )}
       {canWrite && <CreateSubscriptionDialog isOpen={creating} onClose={() => setCreating(false)} />}
+      {canWrite && <EditWebhookDialog subscription={editing} onClose={() => setEditing(null)} />}
     </>
   );
 }

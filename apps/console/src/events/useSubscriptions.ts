@@ -30,6 +30,15 @@ export function useUpdateWebhook() {
   });
 }
 
+export function useUpdateScan() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'update-subscription-scan'>) => client.updateSubscriptionScan(body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['subscriptions'] }),
+  });
+}
+
 export function useRecords(subscriptionId: string, page: number) {
   const client = useClient();
   return useQuery({

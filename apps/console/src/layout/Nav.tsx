@@ -1,12 +1,13 @@
 import { Link } from '@tanstack/react-router';
 
-/** The console's areas. The Webhooks area joins this list with the API's project webhooks. */
+/** The console's areas. */
 const AREAS = [
   { to: '/', label: 'Overview' },
   { to: '/project', label: 'Project' },
   { to: '/contracts', label: 'Contracts' },
   { to: '/transactions', label: 'Transactions' },
   { to: '/events', label: 'Event notifier' },
+  { to: '/webhooks', label: 'Webhooks' },
 ] as const;
 
 export function Nav() {

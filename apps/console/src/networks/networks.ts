@@ -1,14 +1,14 @@
 import type { NetworkId } from '@mountain/public-api-client';
 
-/** The API's networks, with the block explorer a person would open (none for the local chain). */
-export const NETWORKS: Record<NetworkId, { name: string; explorer?: string }> = {
-  1: { name: 'Ethereum', explorer: 'https://etherscan.io' },
-  137: { name: 'Polygon', explorer: 'https://polygonscan.com' },
-  42161: { name: 'Arbitrum One', explorer: 'https://arbiscan.io' },
-  11155111: { name: 'Sepolia', explorer: 'https://sepolia.etherscan.io' },
-  80002: { name: 'Polygon Amoy', explorer: 'https://amoy.polygonscan.com' },
-  421614: { name: 'Arbitrum Sepolia', explorer: 'https://sepolia.arbiscan.io' },
-  1337: { name: 'Local chain 1337' },
+/** The API's networks, their native coin, and the block explorer a person would open (none for the local chain). */
+export const NETWORKS: Record<NetworkId, { name: string; coin: string; explorer?: string }> = {
+  1: { name: 'Ethereum', coin: 'ETH', explorer: 'https://etherscan.io' },
+  137: { name: 'Polygon', coin: 'POL', explorer: 'https://polygonscan.com' },
+  42161: { name: 'Arbitrum One', coin: 'ETH', explorer: 'https://arbiscan.io' },
+  11155111: { name: 'Sepolia', coin: 'ETH', explorer: 'https://sepolia.etherscan.io' },
+  80002: { name: 'Polygon Amoy', coin: 'POL', explorer: 'https://amoy.polygonscan.com' },
+  421614: { name: 'Arbitrum Sepolia', coin: 'ETH', explorer: 'https://sepolia.arbiscan.io' },
+  1337: { name: 'Local chain 1337', coin: 'ETH' },
 };
 
 export const NETWORK_IDS = Object.keys(NETWORKS).map(Number) as NetworkId[];

@@ -1,25 +1,27 @@
-// Transactions per hour, stacked by final status, drawn by uPlot (a small canvas chart library). The canvas is an
-// image with a summary for screen readers; the same numbers are in a table below it.
+// Counts per hour, stacked by series, drawn by uPlot (a small canvas chart library). The canvas is an image with a
+// summary for screen readers; the same numbers are in a table beside it (HourlyPanel).
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
-export interface HourCounts {
-  hour: string;
-  succeeded: number;
-  reverted: number;
-  failed: number;
-  pending: number;
+/** One stacked series: its key in each hour's counts, its name, and its colour (the CSS swatch uses the same). */
+export interface Series<K extends string> {
+  key: K;
+  label: string;
+  colour: string;
 }
 
-export const OUTCOMES = [
-  { key: 'succeeded', label: 'Succeeded', colour: '#2dd4bf' },
-  { key: 'reverted', label: 'Reverted', colour: '#f87171' },
-  { key: 'failed', label: 'Failed', colour: '#fbbf24' },
-  { key: 'pending', label: 'Pending', colour: '#93c5fd' },
-] as const;
+export type Hour<K extends string> = { hour: string } & Record<K, number>;
 
-export function HourlyChart({ hours, label }: { hours: HourCounts[]; label: string }) {
+export function HourlyChart<K extends string>({
+  hours,
+  series,
+  label,
+}: {
+  hours: Hour<K>[];
+  series: readonly Series<K>[];
+  label: string;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = box.current;
@@ -27,10 +29,10 @@ export function HourlyChart({ hours, label }: { hours: HourCounts[]; label: stri
     const x = hours.map((h) => Date.parse(h.hour) / 1000);
     // Stacked: each series is the sum of itself and the ones below it, drawn from the tallest down.
     const cumulative: number[][] = [];
-    OUTCOMES.forEach((outcome, i) => {
-      cumulative.push(hours.map((h, j) => (cumulative[i - 1]?.[j] ?? 0) + h[outcome.key]));
+    series.forEach((s, i) => {
+      cumulative.push(hours.map((h, j) => (cumulative[i - 1]?.[j] ?? 0) + h[s.key]));
     });
-    const order = [...OUTCOMES.keys()].reverse();
+    const order = [...series.keys()].reverse();
     const bars = uPlot.paths.bars?.({ size: [0.7, 40] });
     const plot = new uPlot(
       {
@@ -46,9 +48,9 @@ export function HourlyChart({ hours, label }: { hours: HourCounts[]; label: stri
         series: [
           {},
           ...order.map((i) => ({
-            label: OUTCOMES[i]?.label ?? '',
-            fill: OUTCOMES[i]?.colour ?? '',
-            stroke: OUTCOMES[i]?.colour ?? '',
+            label: series[i]?.label ?? '',
+            fill: series[i]?.colour ?? '',
+            stroke: series[i]?.colour ?? '',
             ...(bars ? { paths: bars } : {}),
             points: { show: false },
           })),
@@ -58,6 +60,6 @@ export function HourlyChart({ hours, label }: { hours: HourCounts[]; label: stri
       element,
     );
     return () => plot.destroy();
-  }, [hours]);
+  }, [hours, series]);
   return <div className="chart" ref={box} role="img" aria-label={label} />;
 }

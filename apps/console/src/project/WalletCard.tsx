@@ -1,6 +1,9 @@
-import type { SystemWallet } from '@mountain/public-api-client';
+import type { NetworkId, SystemWallet } from '@mountain/public-api-client';
+import { formatEther } from 'viem';
+import { explorerUrl, NETWORKS, networkName } from '../networks/networks.ts';
+import { useWalletBalances } from './useProject.ts';
 
-/** One system wallet: address, how its key is kept (custody), network type and owner type. */
+/** One system wallet: address, how its key is kept (custody), network type, owner type and balances. */
 export function WalletCard({ title, wallet }: { title: string; wallet: SystemWallet }) {
   return (
     <section className="card" aria-labelledby={`wallet-${wallet.id}`}>
@@ -16,8 +19,41 @@ export function WalletCard({ title, wallet }: { title: string; wallet: SystemWal
         <dd>{wallet.networkType}</dd>
         <dt>Owner</dt>
         <dd>{wallet.ownerType === 'dedicated' ? 'dedicated to this project' : 'shared with other projects'}</dd>
+        <dt>Balance</dt>
+        <dd>
+          <Balances walletId={wallet.id} />
+        </dd>
       </dl>
     </section>
+  );
+}
+
+/** The wallet's native coin on each network of its type this deployment reads, or why one could not be read. */
+function Balances({ walletId }: { walletId: number }) {
+  const balances = useWalletBalances();
+  if (balances.isPending) return <span className="muted">reading…</span>;
+  if (balances.isError) return <span className="field-error">could not be read</span>;
+  const mine = balances.data.balances.filter((b) => b.systemWalletId === walletId);
+  if (mine.length === 0) return <span className="muted">no network of this type is configured here</span>;
+  return (
+    <ul className="plain">
+      {mine.map((b) => {
+        const link = explorerUrl(b.networkId, 'address', b.address);
+        const name = networkName(b.networkId);
+        return (
+          <li key={b.networkId}>
+            {b.balance === null ? (
+              <span className="field-error">{b.error}</span>
+            ) : (
+              <span className="mono">
+                {formatEther(BigInt(b.balance))} {NETWORKS[b.networkId as NetworkId]?.coin ?? ''}
+              </span>
+            )}{' '}
+            on {link ? <a href={link}>{name}</a> : name}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 

@@ -20,6 +20,16 @@ export function useIsAdmin(): boolean {
   return useProjectDetail().data?.caller.role === 'admin';
 }
 
+/** Each wallet's balance per configured network (get-wallet-balances), refreshed every 15 s while visible. */
+export function useWalletBalances() {
+  const client = useClient();
+  return useQuery({
+    queryKey: ['wallet-balances'],
+    queryFn: ({ signal }) => client.getWalletBalances({ signal }),
+    refetchInterval: 15_000,
+  });
+}
+
 export function useMembers() {
   const client = useClient();
   return useQuery({ queryKey: ['project-members'], queryFn: ({ signal }) => client.getProjectMembers({ signal }) });

@@ -1,6 +1,8 @@
-import type { Transaction } from '@mountain/public-api-client';
+import type { ResponseBody, Transaction } from '@mountain/public-api-client';
 import { explorerUrl } from '../networks/networks.ts';
 import { formatTime } from '../ui/format.ts';
+
+type Reorg = ResponseBody<'get-transaction'>['reorgs'][number];
 
 interface Step {
   key: string;
@@ -10,10 +12,10 @@ interface Step {
 }
 
 /**
- * A transaction's lifecycle as the API tells it now: accepted, the custodian's steps, broadcast, mined (and how deep),
- * finalized, or where it failed. A reorged transaction is back to broadcast with its block cleared, and shows so.
+ * A transaction's lifecycle as the API tells it now: accepted, the custodian's steps, broadcast, each block that held
+ * it and left the chain (a reorg), mined again (and how deep), finalized, or where it failed.
  */
-export function timelineOf(t: Transaction): Step[] {
+export function timelineOf(t: Transaction, reorgs: Reorg[] = []): Step[] {
   const steps: Step[] = [{ key: 'accepted', title: 'Accepted', detail: formatTime(t.createdAt), done: true }];
   if (t.custody) {
     steps.push({
@@ -30,11 +32,20 @@ export function timelineOf(t: Transaction): Step[] {
     detail: t.transactionHash ? <HashLink t={t} /> : undefined,
     done: Boolean(t.transactionHash),
   });
+  reorgs.forEach((r, i) => {
+    steps.push({
+      key: `reorg-${i}`,
+      title: `Mined in block ${r.blockNumber}, taken back by a reorg`,
+      detail: `${formatTime(r.reorgedAt)}: the block left the canonical chain`,
+      done: true,
+    });
+  });
+  const again = reorgs.length > 0 ? 'Mined again' : 'Mined';
   if (t.blockNumber !== null && t.blockNumber !== undefined) {
     const block = explorerUrl(t.networkId, 'block', t.blockNumber);
     steps.push({
       key: 'mined',
-      title: t.status === 'reverted' ? 'Mined, reverted' : 'Mined',
+      title: t.status === 'reverted' ? `${again}, reverted` : again,
       detail: (
         <>
           in block{' '}
@@ -77,10 +88,10 @@ function HashLink({ t }: { t: Transaction }) {
   );
 }
 
-export function Timeline({ transaction }: { transaction: Transaction }) {
+export function Timeline({ transaction, reorgs }: { transaction: Transaction; reorgs: Reorg[] }) {
   return (
     <ol className="timeline" aria-label="Lifecycle">
-      {timelineOf(transaction).map((step) => (
+      {timelineOf(transaction, reorgs).map((step) => (
         <li key={step.key} className={step.done ? 'done' : 'pending'}>
           <strong>{step.title}</strong>
           {step.detail && <div className="muted">{step.detail}</div>}

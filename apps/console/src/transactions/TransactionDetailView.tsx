@@ -50,7 +50,7 @@ export function TransactionDetailView() {
           </section>
           <section className="card" aria-labelledby="tx-lifecycle">
             <h2 id="tx-lifecycle">Lifecycle</h2>
-            <Timeline transaction={t} />
+            <Timeline transaction={t} reorgs={query.data?.reorgs ?? []} />
           </section>
         </div>
       )}

@@ -1,0 +1,78 @@
+import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { useSubscriptions } from '../events/useSubscriptions.ts';
+import { Empty } from '../ui/Empty.tsx';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { Loading } from '../ui/Loading.tsx';
+import { AttemptFilters } from './AttemptFilters.tsx';
+import { AttemptRow } from './AttemptRow.tsx';
+import type { AttemptSearch } from './attemptSearch.ts';
+import { useAttempts, useEndpoints } from './useWebhooks.ts';
+
+const attemptsRoute = getRouteApi('/_console/webhooks/attempts');
+
+/** The attempt log, newest first: every attempt of every webhook of the project, filtered, a page at a time. */
+export function AttemptsView() {
+  const search = attemptsRoute.useSearch();
+  const navigate = useNavigate({ from: '/webhooks/attempts' });
+  const attempts = useAttempts({ ...search, limit: 50 });
+  const endpoints = useEndpoints().data?.webhookEndpoints ?? [];
+  const subscriptions = useSubscriptions().data?.eventNotifierSubscriptions ?? [];
+  const rows = attempts.data?.webhookAttempts;
+  const filtered = Object.keys(search).some((k) => k !== 'cursor');
+  const show = (next: AttemptSearch) => navigate({ search: next });
+  return (
+    <>
+      <h1>Attempt log</h1>
+      <p>
+        <Link to="/webhooks">Back to the endpoints</Link>
+      </p>
+      <AttemptFilters
+        search={search}
+        endpoints={endpoints}
+        subscriptions={subscriptions}
+        onChange={(filters) => show(filters)}
+      />
+      {attempts.isPending && <Loading what="attempts" />}
+      {attempts.isError && <ErrorNotice error={attempts.error} onRetry={() => attempts.refetch()} />}
+      {rows && rows.length === 0 && (
+        <Empty>{filtered ? 'No attempt matches these filters.' : 'No webhook attempt yet.'}</Empty>
+      )}
+      {rows && rows.length > 0 && (
+        <div className="table-scroll">
+          <table>
+            <caption className="visually-hidden">Webhook attempts, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Message</th>
+                <th scope="col">URL</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Duration</th>
+                <th scope="col">Answer</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((a) => (
+                <AttemptRow key={a.id} attempt={a} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {(search.cursor || attempts.data?.nextCursor) && (
+        <nav aria-label="Pages" className="row">
+          <button type="button" disabled={!search.cursor} onClick={() => show({ ...search, cursor: undefined })}>
+            Newest page
+          </button>
+          <button
+            type="button"
+            disabled={!attempts.data?.nextCursor}
+            onClick={() => show({ ...search, cursor: attempts.data?.nextCursor ?? undefined })}
+          >
+            Older attempts
+          </button>
+        </nav>
+      )}
+    </>
+  );
+}

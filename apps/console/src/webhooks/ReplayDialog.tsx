@@ -1,0 +1,81 @@
+import { type FormEvent, useState } from 'react';
+import { fieldErrorsOf } from '../api/errors.ts';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { Field } from '../ui/Field.tsx';
+import { Modal } from '../ui/Modal.tsx';
+import { fromLocalInput, toLocalInput } from './localTime.ts';
+import { useReplay, type WebhookEndpoint } from './useWebhooks.ts';
+
+/**
+ * Send an endpoint's messages of a time window again (the failed ones, or all): each keeps its `webhook-id`, so a
+ * receiver that de-duplicates on it processes each once. The answer says how many were queued.
+ */
+export function ReplayDialog({ endpoint, onClose }: { endpoint: WebhookEndpoint | null; onClose: () => void }) {
+  const [since, setSince] = useState(() => toLocalInput(new Date(Date.now() - 3_600_000)));
+  const [until, setUntil] = useState('');
+  const [onlyFailed, setOnlyFailed] = useState(true);
+  const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const replay = useReplay();
+  const errors = { ...fieldErrorsOf(replay.error), ...localErrors };
+  const close = () => {
+    replay.reset();
+    setLocalErrors({});
+    onClose();
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const from = fromLocalInput(since);
+    const to = fromLocalInput(until);
+    const problems: Record<string, string> = {};
+    if (!from) problems.since = 'Choose when the window starts';
+    if (from && to && to <= from) problems.until = 'The end comes after the start';
+    setLocalErrors(problems);
+    if (!endpoint || !from || Object.keys(problems).length > 0) return;
+    replay.mutate({ endpointId: endpoint.id, since: from, ...(to ? { until: to } : {}), onlyFailed });
+  };
+  return (
+    <Modal title="Replay messages" isOpen={endpoint !== null} onClose={close}>
+      {replay.data ? (
+        <div className="notice success" aria-live="polite">
+          <p>
+            {replay.data.queuedCount} message(s) queued again, with their original webhook-id
+            {endpoint?.enabled ? '.' : ': they are sent once the endpoint is enabled.'}
+          </p>
+          <p>
+            <button type="button" onClick={close}>
+              Done
+            </button>
+          </p>
+        </div>
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <p>
+            Messages of <span className="mono">{endpoint?.url}</span> created in the window, sent again at a bounded
+            rate.
+          </p>
+          {replay.isError && Object.keys(fieldErrorsOf(replay.error)).length === 0 && (
+            <ErrorNotice error={replay.error} />
+          )}
+          <Field label="From (your time)" error={errors.since}>
+            <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} />
+          </Field>
+          <Field label="Until (your time)" hint="Optional: now when empty." error={errors.until}>
+            <input type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
+          </Field>
+          <label className="row">
+            <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} />
+            Only the failed ones
+          </label>
+          <div className="row">
+            <button type="submit" className="primary" disabled={replay.isPending}>
+              Replay
+            </button>
+            <button type="button" onClick={close}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </Modal>
+  );
+}

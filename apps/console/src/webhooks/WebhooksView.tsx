@@ -1,0 +1,151 @@
+import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
+import { messageOf } from '../api/errors.ts';
+import { useCanWrite } from '../project/useProject.ts';
+import { Empty } from '../ui/Empty.tsx';
+import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { formatTime } from '../ui/format.ts';
+import { Loading } from '../ui/Loading.tsx';
+import { CreateEndpointDialog } from './CreateEndpointDialog.tsx';
+import { DeleteEndpointDialog } from './DeleteEndpointDialog.tsx';
+import { ReplayDialog } from './ReplayDialog.tsx';
+import { RotateSecretDialog } from './RotateSecretDialog.tsx';
+import { useEndpoints, useUpdateEndpoint, type WebhookEndpoint } from './useWebhooks.ts';
+
+type Dialog = { kind: 'rotate' | 'replay' | 'delete'; endpoint: WebhookEndpoint } | { kind: 'create' } | null;
+
+/** The project's webhook endpoints: their state, secret and event types; add, switch, rotate, replay, delete. */
+export function WebhooksView() {
+  const endpoints = useEndpoints();
+  const update = useUpdateEndpoint();
+  const canWrite = useCanWrite();
+  const [dialog, setDialog] = useState<Dialog>(null);
+  const list = endpoints.data?.webhookEndpoints;
+  const open = (kind: 'rotate' | 'replay' | 'delete', endpoint: WebhookEndpoint) => setDialog({ kind, endpoint });
+  const dialogEndpoint = (kind: 'rotate' | 'replay' | 'delete') =>
+    dialog && dialog.kind === kind ? dialog.endpoint : null;
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <div className="toolbar">
+        {canWrite && (
+          <button type="button" className="primary" onClick={() => setDialog({ kind: 'create' })}>
+            Add an endpoint
+          </button>
+        )}
+        <Link to="/webhooks/attempts" search={{}} className="button">
+          Attempt log
+        </Link>
+      </div>
+      {endpoints.isPending && <Loading what="endpoints" />}
+      {endpoints.isError && <ErrorNotice error={endpoints.error} onRetry={() => endpoints.refetch()} />}
+      {update.isError && (
+        <div className="notice error" role="alert">
+          {messageOf(update.error)}
+        </div>
+      )}
+      {list && list.length === 0 && (
+        <Empty>
+          No endpoint yet: an endpoint receives the project's transaction and event webhooks, signed, at a URL of yours.
+        </Empty>
+      )}
+      {list && list.length > 0 && (
+        <div className="table-scroll">
+          <table>
+            <caption className="visually-hidden">Webhook endpoints</caption>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Event types</th>
+                <th scope="col">State</th>
+                <th scope="col">Secret</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <span className="mono">{e.url}</span>
+                    {e.description && <div className="muted">{e.description}</div>}
+                  </td>
+                  <td>
+                    <ul className="plain mono">
+                      {e.eventTypes.map((t) => (
+                        <li key={t}>{t}</li>
+                      ))}
+                    </ul>
+                  </td>
+                  <td>
+                    <span className={`badge ${e.enabled ? 'status-succeeded' : 'status-failed'}`}>
+                      {e.enabled ? 'enabled' : 'disabled'}
+                    </span>
+                    {e.disabledReason && <div className="field-error">{e.disabledReason}</div>}
+                    {e.failingSince && <div className="field-error">failing since {formatTime(e.failingSince)}</div>}
+                  </td>
+                  <td>
+                    <span className="mono">{e.secret}</span>
+                    {e.previousSecretExpiresAt && (
+                      <div className="muted">previous one signs until {formatTime(e.previousSecretExpiresAt)}</div>
+                    )}
+                  </td>
+                  <td>
+                    <div className="actions">
+                      <Link to="/webhooks/attempts" search={{ endpointId: e.id }} aria-label={`Attempts of ${e.url}`}>
+                        Attempts
+                      </Link>
+                      {canWrite && (
+                        <>
+                          <button
+                            type="button"
+                            disabled={update.isPending}
+                            onClick={() => update.mutate({ id: e.id, enabled: !e.enabled })}
+                            aria-label={`${e.enabled ? 'Disable' : 'Enable'} ${e.url}`}
+                          >
+                            {e.enabled ? 'Disable' : 'Enable'}
+                          </button>
+                          <button
+                            type="button"
+                            onClick={() => open('rotate', e)}
+                            aria-label={`Rotate the secret of ${e.url}`}
+                          >
+                            Rotate secret…
+                          </button>
+                          <button
+                            type="button"
+                            onClick={() => open('replay', e)}
+                            aria-label={`Replay messages of ${e.url}`}
+                          >
+                            Replay…
+                          </button>
+                          <button
+                            type="button"
+                            className="danger"
+                            onClick={() => open('delete', e)}
+                            aria-label={`Delete ${e.url}`}
+                          >
+                            Delete…
+                          </button>
+                        </>
+                      )}
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {canWrite && (
+        <>
+          <CreateEndpointDialog isOpen={dialog?.kind === 'create'} onClose={() => setDialog(null)} />
+          <RotateSecretDialog endpoint={dialogEndpoint('rotate')} onClose={() => setDialog(null)} />
+          <ReplayDialog endpoint={dialogEndpoint('replay')} onClose={() => setDialog(null)} />
+          <DeleteEndpointDialog endpoint={dialogEndpoint('delete')} onClose={() => setDialog(null)} />
+        </>
+      )}
+    </>
+  );
+}
