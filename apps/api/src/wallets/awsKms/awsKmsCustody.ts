@@ -1,6 +1,7 @@
 import type { LocalAccount } from 'viem';
 import { concurrencyLimit } from '#api/lib/concurrencyLimit.ts';
 import { SignerUnavailableError } from '../custody.ts';
+import { curveThread } from './curveThread.ts';
 import { ethereumSignature, SignatureMismatchError } from './ethereumSignature.ts';
 import { kmsAccount } from './kmsAccount.ts';
 import { createKmsApi, type KmsApi, KmsCallError } from './kmsApi.ts';
@@ -33,6 +34,8 @@ export function createAwsKmsCustody(
   options: { retryBaseMs?: number; callTimeoutMs?: number } = {},
 ): AwsKmsCustody {
   const api = createKmsApi(settings, options);
+  // The recovery ids of every wallet's signatures are found off the sender's event loop.
+  const curve = curveThread();
   const accounts = new Map<number, LocalAccount>();
 
   /** Signs a 32-byte hash with the wallet's key; every failure becomes a SignerUnavailableError naming the key. */
@@ -48,7 +51,7 @@ export function createAwsKmsCustody(
           }),
         ),
       );
-      return ethereumSignature(hash, answer.Signature as Uint8Array, address);
+      return await ethereumSignature(hash, answer.Signature as Uint8Array, address, curve);
     } catch (error) {
       throw unavailable(keyArn, error);
     }

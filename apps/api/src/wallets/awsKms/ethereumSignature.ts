@@ -59,15 +59,42 @@ export function parseDerSignature(der: Uint8Array): { r: bigint; s: bigint } {
 }
 
 /**
+ * The two operations on secp256k1 points that finding a recovery id takes (libsecp256k1's, through tiny-secp256k1):
+ * in this thread (`inThisThread`), or in a thread of their own (curveThread.ts) so that a busy sender's event loop
+ * does not run them.
+ */
+export interface CurveOps {
+  /** The signer recovered from a compact signature with recovery id `id` (uncompressed), or null when there is none. */
+  recover(digest: Uint8Array, compact: Uint8Array, id: 0 | 1): Uint8Array | null | Promise<Uint8Array | null>;
+  /** `point` + t·G (uncompressed; t 32 bytes, not zero), or null at infinity. */
+  addMultipleOfG(point: Uint8Array, t: Uint8Array): Uint8Array | null | Promise<Uint8Array | null>;
+}
+
+export const inThisThread = {
+  recover: (digest: Uint8Array, compact: Uint8Array, id: 0 | 1): Uint8Array | null =>
+    recover(digest, compact, id, false),
+  // t·G from libsecp256k1's fixed-base tables, then one addition: cheaper than Q + t·G in one call.
+  addMultipleOfG(point: Uint8Array, t: Uint8Array): Uint8Array | null {
+    const tG = pointFromScalar(t, false);
+    return tG && pointAdd(point, tG, false);
+  },
+} satisfies CurveOps;
+
+/**
  * The Ethereum signature of `hash` from a DER ECDSA signature of it: s made low (EIP-2: n − s when above n/2, which
  * real networks require; KMS gives high s about half the time), and the recovery id whose recovered signer is
  * `address`. Throws SignatureMismatchError when neither is.
  */
-export function ethereumSignature(hash: Hex, der: Uint8Array, address: string): { r: Hex; s: Hex; yParity: 0 | 1 } {
+export async function ethereumSignature(
+  hash: Hex,
+  der: Uint8Array,
+  address: string,
+  curve: CurveOps = inThisThread,
+): Promise<{ r: Hex; s: Hex; yParity: 0 | 1 }> {
   const { r, s: rawS } = parseDerSignature(der);
   const s = rawS > HALF_N ? N - rawS : rawS;
   const compact = hexToBytes(`0x${r.toString(16).padStart(64, '0')}${s.toString(16).padStart(64, '0')}`);
-  const yParity = recoveryId(hexToBytes(hash), compact, r, address.toLowerCase());
+  const yParity = await recoveryId(hexToBytes(hash), compact, r, address.toLowerCase(), curve);
   if (yParity === undefined) {
     throw new SignatureMismatchError(`the key's signature does not recover to the wallet's address ${address}`);
   }
@@ -79,24 +106,28 @@ export function ethereumSignature(hash: Hex, der: Uint8Array, address: string): 
  * `wanted` (lower case), or undefined when neither has. One recovery instead of two: the signers recovered with the
  * two ids, Q₀ and Q₁ (from R and −R), add up to −2·r⁻¹·z·G (Qₚ = r⁻¹·(s·Rₚ − z·G)), so when Q₀ is not the wallet's,
  * Q₁ is −(Q₀ + t·G) with t = 2·r⁻¹·z mod n: a multiple of G (fixed-base, from tables) and one addition, about a
- * third of a second recovery.
+ * third of a second recovery. The addresses are compared here, whichever thread did the curve operations.
  */
-export function recoveryId(digest: Uint8Array, compact: Uint8Array, r: bigint, wanted: string): 0 | 1 | undefined {
+export async function recoveryId(
+  digest: Uint8Array,
+  compact: Uint8Array,
+  r: bigint,
+  wanted: string,
+  curve: CurveOps = inThisThread,
+): Promise<0 | 1 | undefined> {
   const signer = (point: Uint8Array | null) => (point ? `0x${keccak256(point.subarray(1)).slice(-40)}` : undefined);
-  const q0 = recover(digest, compact, 0, false);
+  const q0 = await curve.recover(digest, compact, 0);
   if (!q0) return undefined; // no curve point has x = r: no recovery id gives a signer
   if (signer(q0) === wanted) return 0;
   const z = BigInt(bytesToHex(digest)) % N;
   const t = (2n * invert(r, N) * z) % N;
   let q1: Uint8Array | null = null;
   if (t !== 0n) {
-    // t·G from libsecp256k1's fixed-base tables, then one addition: cheaper than Q₀ + t·G in one call.
-    const tG = pointFromScalar(hexToBytes(`0x${t.toString(16).padStart(64, '0')}`), false);
-    const sum = tG && pointAdd(q0, tG, false);
+    const sum = await curve.addMultipleOfG(q0, hexToBytes(`0x${t.toString(16).padStart(64, '0')}`));
     if (sum) q1 = negate(sum);
   }
   // z ≡ 0 (Q₁ = −Q₀) or Q₀ + t·G at infinity: ask the library, as rare as a hash collision.
-  if (!q1) q1 = recover(digest, compact, 1, false);
+  if (!q1) q1 = await curve.recover(digest, compact, 1);
   return signer(q1) === wanted ? 1 : undefined;
 }
 
