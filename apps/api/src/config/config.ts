@@ -277,6 +277,8 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
   if (!['none', 'loopback', 'all'].includes(allowance)) {
     problems.push(`WEBHOOK_ALLOW_PRIVATE_ADDRESSES must be none, loopback or all (got "${allowance}")`);
   }
+  const attemptLog = env.WEBHOOK_ATTEMPT_LOG ?? 'on';
+  if (!['on', 'off'].includes(attemptLog)) problems.push(`WEBHOOK_ATTEMPT_LOG must be on or off (got "${attemptLog}")`);
   const confirmations = { ...defaults.confirmations };
   for (const id of NETWORK_IDS) {
     const value = env[`CONFIRMATIONS_${id}`];
@@ -315,6 +317,7 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
     ),
     webhookDisableAfterHours: int('WEBHOOK_DISABLE_AFTER_HOURS', defaults.webhookDisableAfterHours, 1, 8_760),
     webhookLogRetentionDays: int('WEBHOOK_LOG_RETENTION_DAYS', defaults.webhookLogRetentionDays, 1, 3_650),
+    webhookAttemptLog: attemptLog !== 'off',
   });
 }
 

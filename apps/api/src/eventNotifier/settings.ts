@@ -50,6 +50,8 @@ export interface EventNotifierSettings {
   readonly webhookDisableAfterHours: number;
   /** Days the attempt log keeps an attempt. */
   readonly webhookLogRetentionDays: number;
+  /** Whether each webhook attempt is written to the attempt log (WEBHOOK_ATTEMPT_LOG: on, or off). */
+  readonly webhookAttemptLog: boolean;
 }
 
 /** How long a delivery attempt holds the records it claimed: its timeout, and a margin for recording the outcome. */
@@ -84,5 +86,6 @@ export function defaultEventNotifierSettings(
     maxWebhookEndpointsPerProject: 50,
     webhookDisableAfterHours: 120,
     webhookLogRetentionDays: 30,
+    webhookAttemptLog: true,
   });
 }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '#api/config/config.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { purgeWebhookLog } from '#api/webhooks/log/purgeLog.ts';
@@ -179,5 +180,40 @@ describe('webhook attempt log', () => {
     const left = await h.call('get-webhook-attempts', { headers, query: { endpointId } });
     assert.equal(left.body.webhookAttempts.length, 4);
     assert.deepEqual(await purgeWebhookLog(h.db, 30), { attempts: 0, messages: 0 });
+  });
+
+  it('WEBHOOK_ATTEMPT_LOG=off: the message is delivered and recorded, and no attempt is logged', async () => {
+    status = 200;
+    const { rows } = await h.db.query<{ id: string }>(
+      `SELECT webhook_write_message($1, 'endpoint.disabled', NULL,
+                jsonb_populate_record(NULL::webhook_messages, jsonb_build_object('data', $2::jsonb))) AS id`,
+      [projectId, JSON.stringify({ endpoint: { id: endpointId, url, disabledReason: 'unlogged' } })],
+    );
+    const report = await deliverEndpoint(
+      { db: h.db, masterKey: h.masterKey, settings: { ...settings, webhookAttemptLog: false }, queue: async () => {} },
+      endpointId,
+    );
+    assert.deepEqual(report, { delivered: 1, retrying: 0, failed: 0, disabled: false });
+    const message = await h.call('get-webhook-messages', { headers, query: { endpointId } });
+    const sent = message.body.webhookMessages.find((m: { webhookId: string }) => m.webhookId === rows[0]?.id);
+    assert.equal(sent?.status, 'delivered');
+    const logged = await h.db.query('SELECT 1 FROM webhook_attempts WHERE message_id = $1', [rows[0]?.id]);
+    assert.equal(logged.rowCount, 0);
+  });
+});
+
+describe('WEBHOOK_ATTEMPT_LOG', () => {
+  const secrets = {
+    MASTER_KEY: Buffer.alloc(32, 1).toString('base64'),
+    TOKEN_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64'),
+  };
+  it('is on unless off, and any other value is refused naming the variable', () => {
+    assert.equal(loadConfig({ ...secrets, NODE_ENV: 'test' }).eventNotifier.webhookAttemptLog, true);
+    const off = loadConfig({ ...secrets, NODE_ENV: 'test', WEBHOOK_ATTEMPT_LOG: 'off' });
+    assert.equal(off.eventNotifier.webhookAttemptLog, false);
+    assert.throws(
+      () => loadConfig({ ...secrets, NODE_ENV: 'test', WEBHOOK_ATTEMPT_LOG: 'no' }),
+      (error: Error) => error instanceof ConfigError && /WEBHOOK_ATTEMPT_LOG must be on or off/.test(error.message),
+    );
   });
 });

@@ -82,19 +82,21 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
             }),
       );
       await recordResults(deps, subscription, claimed.rows, results, report);
-      await recordAttempts(
-        deps.db,
-        claimed.rows.map((record, i) => ({
-          projectId: subscription.project_id,
-          messageId: record.id,
-          endpointId: null,
-          subscriptionId: subscription.id,
-          eventType: record.removal_of ? 'event_notifier.event.removed' : 'event_notifier.event',
-          url,
-          attemptedAt,
-          result: results[i] as AttemptResult,
-        })),
-      );
+      if (deps.settings.webhookAttemptLog) {
+        await recordAttempts(
+          deps.db,
+          claimed.rows.map((record, i) => ({
+            projectId: subscription.project_id,
+            messageId: record.id,
+            endpointId: null,
+            subscriptionId: subscription.id,
+            eventType: record.removal_of ? 'event_notifier.event.removed' : 'event_notifier.event',
+            url,
+            attemptedAt,
+            result: results[i] as AttemptResult,
+          })),
+        );
+      }
       if (await trackFailures(deps, subscriptionId, results, attemptedAt)) disabled = true;
     }
   };

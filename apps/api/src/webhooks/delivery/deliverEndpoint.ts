@@ -155,19 +155,21 @@ async function recordOutcomes(
         [endpoint.id, failed.map((f) => f.id), failed.map((f) => f.final), failed.map((f) => f.delay)],
       );
     }
-    await recordAttempts(
-      client,
-      claimed.map((c, i) => ({
-        projectId: endpoint.project_id,
-        messageId: c.message_id,
-        endpointId: endpoint.id,
-        subscriptionId: null,
-        eventType: payloads.get(c.message_id)?.type ?? 'unknown',
-        url: endpoint.url,
-        attemptedAt,
-        result: results[i] as AttemptResult,
-      })),
-    );
+    if (deps.settings.webhookAttemptLog) {
+      await recordAttempts(
+        client,
+        claimed.map((c, i) => ({
+          projectId: endpoint.project_id,
+          messageId: c.message_id,
+          endpointId: endpoint.id,
+          subscriptionId: null,
+          eventType: payloads.get(c.message_id)?.type ?? 'unknown',
+          url: endpoint.url,
+          attemptedAt,
+          result: results[i] as AttemptResult,
+        })),
+      );
+    }
     // Any delivered attempt ends a failure streak; otherwise the streak starts with this batch's first attempt.
     await client.query(
       `UPDATE webhook_endpoints
