@@ -201,7 +201,7 @@ try {
     );
     console.log(
       `  long tasks while paging: ${over} over ${LONG_TASK_MS} ms, longest ${Math.round(longest)} ms` +
-        ` (longest animation frame ${Math.round(paging.longestFrameMs)} ms)` +
+        ` (longest animation frame ${Math.round(paging.longestFrameMs)} ms${paging.longestFrame ? `: ${paging.longestFrame}` : ''})` +
         `${slowdown === 1 ? (over === 0 ? '  PASS' : '  FAIL') : ''}`,
     );
     console.log(

@@ -16,8 +16,9 @@ export interface PagingResult {
   /** Long tasks (ms) while the Transactions view first loaded, and while paging. */
   loadTasks: number[];
   pagingTasks: number[];
-  /** The longest animation frame (long-animation-frame entries) while paging, for the picture beside the tasks. */
+  /** The longest animation frame (long-animation-frame entries) while paging, and what took its time. */
   longestFrameMs: number;
+  longestFrame: string;
 }
 
 /**
@@ -29,7 +30,18 @@ const OBSERVERS = `
   window.__benchFrames = [];
   function keep(into) {
     return function (list) {
-      for (const e of list.getEntries()) into.push({ start: e.startTime, duration: e.duration });
+      for (const e of list.getEntries()) {
+        const entry = { start: e.startTime, duration: e.duration, parts: '' };
+        if (e.scripts) {
+          const scripts = e.scripts.map(function (s) {
+            return Math.round(s.duration) + ' ms ' + s.invokerType + ' ' + (s.sourceFunctionName || s.invoker || '') +
+              ' (' + (s.sourceURL || '').split('/').pop() + ')';
+          });
+          entry.parts = scripts.join(', ') + '; style and layout ' +
+            Math.round(e.startTime + e.duration - (e.styleAndLayoutStart || e.startTime + e.duration)) + ' ms';
+        }
+        into.push(entry);
+      }
     };
   }
   new PerformanceObserver(keep(window.__benchTasks)).observe({ type: 'longtask', buffered: true });
@@ -40,7 +52,7 @@ const OBSERVERS = `
 declare global {
   interface Window {
     __benchTasks: { start: number; duration: number }[];
-    __benchFrames: { start: number; duration: number }[];
+    __benchFrames: { start: number; duration: number; parts: string }[];
   }
 }
 
@@ -106,11 +118,13 @@ export async function pageThroughTransactions(
     const { tasks, frames } = await page.evaluate(() => ({ tasks: window.__benchTasks, frames: window.__benchFrames }));
     if (!tasks.some((t) => t.start >= end && t.duration >= 80))
       throw new Error('the longtask observer did not see the 80 ms task made to check it');
+    const longest = frames.filter((f) => f.start >= mark && f.start < end).sort((a, b) => b.duration - a.duration)[0];
     return {
       steps,
       loadTasks: tasks.filter((t) => t.start < mark).map((t) => t.duration),
       pagingTasks: tasks.filter((t) => t.start >= mark && t.start < end).map((t) => t.duration),
-      longestFrameMs: Math.max(0, ...frames.filter((f) => f.start >= mark && f.start < end).map((f) => f.duration)),
+      longestFrameMs: longest?.duration ?? 0,
+      longestFrame: longest?.parts ?? '',
     };
   } finally {
     await tab.close();
