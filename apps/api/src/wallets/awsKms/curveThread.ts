@@ -64,7 +64,9 @@ export function curveThread(): CurveOps {
   };
   const start = () => {
     const library = createRequire(import.meta.url).resolve('tiny-secp256k1');
-    const started = new Worker(PROGRAM, { eval: true, workerData: { library } });
+    // Without this process's execArgv (a TypeScript loader under tsx): the program is plain JavaScript, and so starts
+    // in a tenth of a second rather than several.
+    const started = new Worker(PROGRAM, { eval: true, workerData: { library }, execArgv: [] });
     started.on('message', ({ id, result, error }: { id: number; result: Uint8Array | null; error?: string }) => {
       const waiting = pending.get(id);
       if (!waiting) return;
