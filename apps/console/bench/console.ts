@@ -7,8 +7,9 @@
 //  3. Paging a project's BENCH_TRANSACTIONS (10,000) transactions in the Transactions view (next, previous, status
 //     filters) with a 'longtask' PerformanceObserver in the page; target no long task over 50 ms. Once as the
 //     desktop runs it, once with the CPU slowed 4× as Lighthouse's mobile run does (for information).
-// Exits 1 when a target is missed. The whole run is bounded (BENCH_TIMEOUT_S, 30 minutes); everything it started
-// (PostgreSQL's keeper, anvil, the API and worker, each Chromium) is stopped by its handle, also on Ctrl-C.
+// Beside each view: Lighthouse's CPU benchmark index (median; lower when other work shares the machine) and the load
+// average. Exits 1 when a target is missed. The whole run is bounded (BENCH_TIMEOUT_S, 30 minutes); everything it
+// started (PostgreSQL's keeper, anvil, the API and worker, each Chromium) is stopped by its handle, also on Ctrl-C.
 // BENCH_REPORT_DIR=<dir> keeps each Lighthouse report (JSON) there; BENCH_RUNS=0 leaves Lighthouse out.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -138,7 +139,7 @@ try {
   else console.log(`\nLighthouse ${RUNS}× per view, mobile, signed in (median; load average before each view)\n`);
   if (RUNS > 0)
     console.log(
-      'view            perf  a11y  bp    seo   LCP ms  TBT ms  FCP ms  JS bytes (transfer)  runs perf      load',
+      'view            perf  a11y  bp    seo   LCP ms  TBT ms  FCP ms  JS bytes (transfer)  runs perf CPU index  load',
     );
   const losses = new Map<string, Set<string>>();
   for (const [name, route] of RUNS > 0 ? views : []) {
@@ -164,6 +165,7 @@ try {
           .map((r) => r.scores.performance)
           .join('/')
           .padEnd(9),
+        String(Math.round(m((r) => r.benchmarkIndex))).padEnd(9),
         loadBefore,
       ].join(' '),
     );

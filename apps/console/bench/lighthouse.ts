@@ -14,6 +14,8 @@ export interface Audit {
   tbtMs: number;
   fcpMs: number;
   jsBytes: number;
+  /** Lighthouse's measure of the CPU it had (lhr.environment.benchmarkIndex): lower when other work shares it. */
+  benchmarkIndex: number;
   /** Audits below a full score that weigh in performance or accessibility, with what Lighthouse says of them. */
   losses: string[];
 }
@@ -59,6 +61,7 @@ export async function audit(url: string, apiKey: string, origin: string, reportF
       lcpMs: lhr.audits['largest-contentful-paint']?.numericValue ?? Number.NaN,
       tbtMs: lhr.audits['total-blocking-time']?.numericValue ?? Number.NaN,
       fcpMs: lhr.audits['first-contentful-paint']?.numericValue ?? Number.NaN,
+      benchmarkIndex: lhr.environment.benchmarkIndex,
       jsBytes: items.filter((i) => i.resourceType === 'Script').reduce((sum, i) => sum + (i.transferSize ?? 0), 0),
       losses,
     };
