@@ -3,7 +3,8 @@
 // next to a raw baseline measured in the same run (the same block ranges fetched with eth_getLogs and decoded
 // with viem, nothing stored), webhook deliveries per second, and the p95 latency from block mined to webhook
 // received for live events. Then the provider section (eventsProvider.ts; BENCH_PROVIDER=0 skips it) and the live
-// section on 1 s blocks with reorgs (eventsLive.ts; BENCH_LIVE=0 skips it).
+// section on 1 s blocks with reorgs (eventsLive.ts; BENCH_LIVE=0 skips it), and the webhook endpoints' sections
+// (webhooks.ts: the attempt log's cost, 1,000 endpoints with one failing; BENCH_WEBHOOKS=0 skips them).
 
 import { fork } from 'node:child_process';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
 import { liveReorgSection } from './eventsLive.ts';
 import { benchProviderBackfill } from './eventsProvider.ts';
+import { webhookDeliverySections } from './webhooks.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
 const PER_TX = 1_000;
@@ -187,6 +189,8 @@ try {
     console.log('\nlive, 1 s blocks, confirmations 0, reorgs of depth 4–6 every 10 s:');
     if (!(await liveReorgSection())) process.exitCode = 1;
   }
+  // Webhook endpoints: the attempt log's cost, and 1,000 endpoints with one that never answers.
+  if (process.env.BENCH_WEBHOOKS !== '0' && !(await webhookDeliverySections())) process.exitCode = 1;
 } finally {
   await cleanup();
 }

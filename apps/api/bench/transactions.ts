@@ -11,7 +11,8 @@
 //   5. Fireblocks (bench/fireblocks.ts): accepted → submitted and rows/s through the simulated workspace against the
 //      same SDK calls made directly; exits 1 below its targets;
 //   6. AWS KMS (bench/kms.ts): block fill on interval blocks and tx/s on automine of a KMS wallet whose every Sign
-//      takes 30 ms, against a from-mnemonic wallet in the same run; exits 1 below its targets.
+//      takes 30 ms, against a from-mnemonic wallet in the same run; exits 1 below its targets;
+//   7. transaction events (bench/webhooks.ts): status change → webhook received at 500 executions/s.
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -30,6 +31,7 @@ import { startBenchDatabase } from './benchDatabase.ts';
 import { fireblocksSection } from './fireblocks.ts';
 import { intervalMiningSection } from './intervalMining.ts';
 import { kmsSection } from './kms.ts';
+import { transactionEventsSection } from './webhooks.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -230,4 +232,9 @@ const kmsHeld = await kmsSection().catch((error) => {
   console.error(error);
   return false;
 });
-process.exit(held && fireblocksHeld && kmsHeld ? 0 : 1);
+console.log('\nTransaction events to a webhook endpoint');
+const eventsHeld = await transactionEventsSection().catch((error) => {
+  console.error(error);
+  return false;
+});
+process.exit(held && fireblocksHeld && kmsHeld && eventsHeld ? 0 : 1);

@@ -86,6 +86,9 @@ export async function deliverEndpoint(deps: EndpointDeliveryDeps, endpointId: st
       });
     });
     await recordOutcomes(deps, endpoint, claimed.rows, results, payloads, attemptedAt, report);
+    // Fewer than a batch: nothing else was due. What became due since is found by the next look (the project's run
+    // looks again; alone, the retry below is queued for now).
+    if (claimed.rows.length < batchSize) break;
   }
   if (report.disabled) return report;
   const next = await deps.db.query<{ at: Date | null }>(

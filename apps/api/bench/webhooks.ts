@@ -1,0 +1,313 @@
+// The webhooks' benchmarks, each on a fresh embedded PostgreSQL with a real receiver on 127.0.0.1:
+//   A. transaction events (a section of bench:tx): execute-transaction at BENCH_WEBHOOK_TX_RATE (500)/s, open loop,
+//      for BENCH_WEBHOOK_TX_SECONDS (10) s after a warm-up, against anvil (automine), the worker running, one
+//      endpoint taking transaction.succeeded; status change → webhook received (the receiver's clock minus the
+//      payload's `timestamp`, the time of the database transaction that changed the status): p50, p95, p99;
+//      target p95 ≤ 1 s;
+//   B. the attempt log's cost (a section of bench:events): BENCH_WEBHOOK_MESSAGES (4,000) messages written for one
+//      endpoint with no worker running, then drained by a worker, with WEBHOOK_ATTEMPT_LOG on and off in turn
+//      (after a warm-up round, three of each, alternating): median deliveries/s on ÷ off; target ≥ 0.9;
+//   C. BENCH_WEBHOOK_ENDPOINTS (1,000) endpoints on one project (a section of bench:events): a message every
+//      BENCH_WEBHOOK_EVERY_MS (10,000) ms for BENCH_WEBHOOK_FANOUT_SECONDS (40) s, each to every endpoint (100
+//      deliveries/s on average, in bursts of 1,000: one worker process on this machine, with the receiver beside
+//      it, sends about 200-250/s to one project, and a saturated queue would measure its backlog, not the
+//      delivery); the delivery p95 of the healthy endpoints with every endpoint healthy, then with one whose
+//      receiver never answers (each attempt waits for the 5 s timeout): ratio ≤ 1.2.
+// Alone: node --import tsx bench/webhooks.ts
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
+import { type Delivery, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
+import { buildApp } from '#api/app.ts';
+import { createChains } from '#api/chain/chains.ts';
+import type { Db } from '#api/db/db.ts';
+import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
+import type { WalletKeys } from '#api/wallets/walletKeys.ts';
+import { createEndpoint } from '#api/webhooks/endpoints/endpoints.ts';
+import { createWorker } from '#api/worker/worker.ts';
+import { percentile } from '../scripts/lib/labPlatform.ts';
+import { type Stop, startBenchDatabase } from './benchDatabase.ts';
+
+const TX_RATE = Number(process.env.BENCH_WEBHOOK_TX_RATE ?? 500);
+const TX_SECONDS = Number(process.env.BENCH_WEBHOOK_TX_SECONDS ?? 10);
+const MESSAGES = Number(process.env.BENCH_WEBHOOK_MESSAGES ?? 4_000);
+const ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 1_000);
+const EVERY_MS = Number(process.env.BENCH_WEBHOOK_EVERY_MS ?? 10_000);
+const FANOUT_SECONDS = Number(process.env.BENCH_WEBHOOK_FANOUT_SECONDS ?? 40);
+
+const ms = (value: number) => `${Math.round(value)} ms`;
+
+/** Milliseconds from each delivery's event (its payload's `timestamp`) to its arrival at the receiver. */
+function latencies(deliveries: readonly Delivery[], keep: (payload: { timestamp: string }) => boolean): number[] {
+  return deliveries.flatMap((d) => {
+    const payload = JSON.parse(d.body) as { timestamp: string };
+    return keep(payload) ? [d.receivedAt - Date.parse(payload.timestamp)] : [];
+  });
+}
+
+/** A worker of the bench's database; `stop` ends it. */
+function startWorker(
+  db: Db,
+  keys: WalletKeys,
+  masterKey: Buffer,
+  eventNotifier: EventNotifierSettings,
+  chains = createChains({}),
+) {
+  const stop = new AbortController();
+  const worker = createWorker({
+    deps: { db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal, eventNotifier },
+  });
+  return {
+    start: () => worker.start(),
+    stop: async () => {
+      stop.abort();
+      await worker.stop();
+    },
+  };
+}
+
+async function waitUntil(what: string, timeoutMs: number, done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not done within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A: status change → webhook received at TX_RATE executions/s. */
+export async function transactionEventsSection(): Promise<boolean> {
+  const stops: Stop[] = [];
+  try {
+    const anvil = await startAnvil({ port: await freePort() });
+    stops.push(() => anvil.stop());
+    const { db, masterKey, keys, apiKey } = await startBenchDatabase('webhook-tx', stops);
+    const counter = await deployCounter(anvil.url);
+    const chains = createChains({ 1337: anvil.url });
+    const settings = defaultEventNotifierSettings('test');
+    const app = buildApp({
+      db,
+      chains,
+      tokenSigningKey: randomBytes(32),
+      masterKey,
+      bodyLimit: 65536,
+      eventNotifier: settings,
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    stops.push(() => app.close());
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/public-api/v3`;
+    const post = async (op: string, body: object) =>
+      (await (
+        await fetch(`${base}${op}`, {
+          method: 'POST',
+          headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as Record<string, { id: number }>;
+    const receiver = await startReceiver();
+    stops.push(() => receiver.close());
+    await post('/webhook/create-webhook-endpoint', { url: receiver.url, eventTypes: ['transaction.succeeded'] });
+    const contract = await post('/contract/import-contract', {
+      networkId: 1337,
+      address: counter,
+      formattedAbi: COUNTER_FORMATTED_ABI,
+    });
+    const activated = await post('/contract/activate-contract-function', {
+      contractId: contract.contract?.id as number,
+      formattedAbiFunction: 'function increment(uint256 amount)',
+    });
+    const worker = startWorker(db, keys, masterKey, settings, chains);
+    await worker.start();
+    stops.push(() => worker.stop());
+    const load = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'executeLoad.ts'), {
+      execArgv: ['--import', 'tsx'],
+    });
+    stops.push(() => load.kill());
+    const drive = (rate: number, seconds: number) =>
+      new Promise<{ accepted: number }>((resolve, reject) => {
+        const exited = (code: number | null) => reject(new Error(`load generator exited with ${code}`));
+        load.once('exit', exited);
+        load.once('message', (m) => {
+          load.off('exit', exited);
+          resolve(m as { accepted: number });
+        });
+        load.send({
+          url: `${base}/transaction/execute-transaction`,
+          apiKey,
+          functionId: activated.contractActivatedFunction?.id,
+          rate,
+          seconds,
+          connections: 64,
+        });
+      });
+    const settled = () =>
+      waitUntil('every transaction succeeded and its webhook received', 180_000, async () => {
+        const { rows } = await db.query<{ open: number; succeeded: number }>(
+          `SELECT count(*) FILTER (WHERE status IN ('created', 'processing', 'broadcasted'))::int AS open,
+                  count(*) FILTER (WHERE status = 'succeeded')::int AS succeeded FROM transactions`,
+        );
+        return rows[0]?.open === 0 && receiver.deliveries.length >= (rows[0]?.succeeded ?? 0);
+      });
+    // A warm-up at the same rate, drained: the first seconds of a process compile its paths.
+    await drive(TX_RATE, 3);
+    await settled();
+    const measuredFrom = Date.now();
+    const { accepted } = await drive(TX_RATE, TX_SECONDS);
+    await settled();
+    const lags = latencies(receiver.deliveries, (p) => Date.parse(p.timestamp) >= measuredFrom).sort((a, b) => a - b);
+    const p95 = percentile(lags, 95);
+    console.log(
+      `  A. transaction events at ${TX_RATE} executions/s for ${TX_SECONDS} s (${accepted} accepted, ${lags.length} transaction.succeeded received): status change → webhook received p50 ${ms(percentile(lags, 50))}, p95 ${ms(p95)}, p99 ${ms(percentile(lags, 99))} (target p95 ≤ 1 s) ${p95 <= 1_000 ? 'PASS' : 'short'}`,
+    );
+    return p95 <= 1_000;
+  } finally {
+    for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
+  }
+}
+
+/** Writes `count` endpoint.disabled messages to every endpoint of `projectId` taking the type, in one statement. */
+async function writeMessages(db: Db, projectId: number, count: number): Promise<void> {
+  await db.query(
+    `SELECT webhook_write_message($1, 'endpoint.disabled', NULL,
+              jsonb_populate_record(NULL::webhook_messages,
+                jsonb_build_object('data', jsonb_build_object('endpoint',
+                  jsonb_build_object('id', gen_random_uuid(), 'url', 'https://example.com/gone',
+                                     'disabledReason', 'bench ' || i)))))
+       FROM generate_series(1, $2) AS i`,
+    [projectId, count],
+  );
+}
+
+/** Creates an endpoint through the API's own function, taking endpoint.disabled. */
+async function addEndpoints(db: Db, projectId: number, urls: string[], masterKey: Buffer): Promise<string[]> {
+  const ids: string[] = [];
+  for (const url of urls) {
+    const created = await createEndpoint(db, masterKey, 100_000, projectId, { url, eventTypes: ['endpoint.disabled'] });
+    ids.push(created.id);
+  }
+  return ids;
+}
+
+/** B: deliveries per second with the attempt log on and off. */
+export async function attemptLogSection(): Promise<boolean> {
+  const stops: Stop[] = [];
+  try {
+    const { db, masterKey, keys, project } = await startBenchDatabase('webhook-log', stops);
+    const receiver = await startReceiver();
+    stops.push(() => receiver.close());
+    const [endpointId] = await addEndpoints(db, project.id, [receiver.url], masterKey);
+    const rates: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    // A warm-up round first (not counted): the first deliveries of a process compile its paths.
+    for (const [i, log] of (['on', 'on', 'off', 'on', 'off', 'on', 'off'] as const).entries()) {
+      await writeMessages(db, project.id, MESSAGES);
+      const settings = { ...defaultEventNotifierSettings('test'), webhookAttemptLog: log === 'on' };
+      const worker = startWorker(db, keys, masterKey, settings);
+      const started = performance.now();
+      await worker.start();
+      await waitUntil(`${MESSAGES} deliveries with the log ${log}`, 300_000, async () => {
+        const { rows } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`,
+          [endpointId],
+        );
+        return rows[0]?.n === 0;
+      });
+      if (i > 0) rates[log].push(MESSAGES / ((performance.now() - started) / 1000));
+      await worker.stop();
+    }
+    const on = percentile(rates.on, 50);
+    const off = percentile(rates.off, 50);
+    const ratio = on / off;
+    console.log(
+      `  B. the attempt log's cost, ${MESSAGES} messages to one endpoint drained by a worker (a warm-up, then on and off in turn, three each): ${rates.on.map((r) => r.toFixed(0)).join(' / ')} deliveries/s with the log on, ${rates.off.map((r) => r.toFixed(0)).join(' / ')} off; median on ÷ median off ${ratio.toFixed(2)} (target ≥ 0.9) ${ratio >= 0.9 ? 'PASS' : 'short'}`,
+    );
+    return ratio >= 0.9;
+  } finally {
+    for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
+  }
+}
+
+/** C: the healthy endpoints' delivery p95 among ENDPOINTS, with and without one that never answers. */
+export async function endpointFanoutSection(): Promise<boolean> {
+  const stops: Stop[] = [];
+  try {
+    const { db, masterKey, keys, project } = await startBenchDatabase('webhook-fanout', stops);
+    const healthy = await startReceiver();
+    stops.push(() => healthy.close());
+    // Never answers: each attempt lasts the whole timeout.
+    const hanging = await startReceiver(() => ({ status: 200, delayMs: 600_000 }));
+    stops.push(() => hanging.close());
+    await addEndpoints(
+      db,
+      project.id,
+      Array.from({ length: ENDPOINTS - 1 }, () => healthy.url),
+      masterKey,
+    );
+    const [failing] = await addEndpoints(db, project.id, [healthy.url], masterKey);
+    const settings = { ...defaultEventNotifierSettings('test'), webhookTimeoutMs: 5_000 };
+    const run = async (label: string): Promise<number> => {
+      const worker = startWorker(db, keys, masterKey, settings);
+      await worker.start();
+      const first = healthy.deliveries.length;
+      const rounds = Math.round((FANOUT_SECONDS * 1000) / EVERY_MS);
+      for (let i = 0; i < rounds; i++) {
+        await writeMessages(db, project.id, 1);
+        await new Promise((r) => setTimeout(r, EVERY_MS));
+      }
+      const expected = rounds * (ENDPOINTS - 1);
+      // Counted, not parsed, at each arrival: the check runs once per delivery.
+      await healthy.waitFor(
+        () => healthy.deliveries.length - first >= expected,
+        300_000,
+        `${label}: ${expected} deliveries to the healthy endpoints`,
+      );
+      await worker.stop();
+      const lags = latencies(healthy.deliveries.slice(first), () => true).sort((a, b) => a - b);
+      return percentile(lags, 95);
+    };
+    const allHealthy = await run('every endpoint healthy');
+    await db.query('UPDATE webhook_endpoints SET url = $2 WHERE id = $1', [failing, hanging.url]);
+    const oneFailing = await run('one endpoint failing');
+    const ratio = oneFailing / allHealthy;
+    console.log(
+      `  C. ${ENDPOINTS} endpoints on one project, a message to each every ${EVERY_MS} ms for ${FANOUT_SECONDS} s: the healthy endpoints' delivery p95 ${ms(allHealthy)} with every endpoint healthy, ${ms(oneFailing)} with one that never answers (${hanging.deliveries.length} attempts to it); ratio ${ratio.toFixed(2)} (target ≤ 1.2) ${ratio <= 1.2 ? 'PASS' : 'short'}`,
+    );
+    return ratio <= 1.2;
+  } finally {
+    for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});
+  }
+}
+
+/** The sections of bench:events (B and C). */
+export async function webhookDeliverySections(): Promise<boolean> {
+  console.log('\nWebhook delivery');
+  const log = await attemptLogSection();
+  const fanout = await endpointFanoutSection();
+  return log && fanout;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const deadline = setTimeout(() => {
+    console.error('the webhook benchmarks did not finish within 20 minutes');
+    process.exit(1);
+  }, 1_200_000);
+  deadline.unref();
+  const only = process.env.BENCH_WEBHOOK_ONLY;
+  let ok = true;
+  for (const [name, section] of [
+    ['A', transactionEventsSection],
+    ['B', attemptLogSection],
+    ['C', endpointFanoutSection],
+  ] as const) {
+    if (only && !only.includes(name)) continue;
+    const held = await section().catch((error) => {
+      console.error(error);
+      return false;
+    });
+    ok = held && ok;
+  }
+  process.exit(ok ? 0 : 1);
+}
