@@ -1,3 +1,4 @@
+import { formatHour } from '../ui/format.ts';
 import { type Hour, HourlyChart, type Series } from './HourlyChart.tsx';
 
 /** One panel of the Overview: a stacked chart of 24 hours, its legend with totals, and the numbers as a table. */
@@ -50,7 +51,7 @@ export function HourlyPanel<K extends string>({
             <tbody>
               {hours.map((h) => (
                 <tr key={h.hour}>
-                  <td>{new Date(h.hour).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' })}</td>
+                  <td>{formatHour(h.hour)}</td>
                   {series.map((s) => (
                     <td key={s.key}>{h[s.key]}</td>
                   ))}

@@ -15,6 +15,14 @@ export function formatTime(iso: string | null | undefined): string {
   return makeDateTime().format(new Date(iso));
 }
 
+let hourFormat: Intl.DateTimeFormat | undefined;
+
+/** An hour of a chart's table, short (one formatter for all 24 rows of both tables). */
+export function formatHour(iso: string): string {
+  hourFormat ??= new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'short' });
+  return hourFormat.format(new Date(iso));
+}
+
 /** 0x1234…abcd: enough to recognise, the full value in a title and for copying. */
 export function shortHex(value: string, keep = 6): string {
   return value.length > keep * 2 + 3 ? `${value.slice(0, keep + 2)}…${value.slice(-keep)}` : value;
