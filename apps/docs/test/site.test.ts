@@ -329,12 +329,13 @@ describe('API reference', () => {
     try {
       await waitForHydration(page);
       await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
-      // get-transaction answers {transaction}: one field, shown expanded down to the entity's fields.
-      const single = page.locator('[data-operation="get-transaction"]');
-      assert.equal(await single.locator('code', { hasText: /^transactionHash$/ }).count(), 0);
+      // update-subscription-scan answers {eventNotifierSubscription}: one field, shown expanded down to the entity's
+      // fields.
+      const single = page.locator('[data-operation="update-subscription-scan"]');
+      assert.equal(await single.locator('code', { hasText: /^lastScannedBlock$/ }).count(), 0);
       await single.getByRole('button', { name: /^200 OK$/ }).click();
       await single
-        .locator('code', { hasText: /^transactionHash$/ })
+        .locator('code', { hasText: /^lastScannedBlock$/ })
         .first()
         .waitFor();
       // get-transactions answers {data, meta}: nested objects start collapsed and open on demand.
@@ -354,8 +355,9 @@ describe('API reference', () => {
       await execute.getByRole('button', { name: /^Error responses/ }).click();
       await execute.getByRole('button', { name: /^403\b/ }).click();
       await execute.locator('pre', { hasText: '"requiredRoles"' }).first().waitFor();
-      await single.getByRole('button', { name: /^Copy request sample/ }).click();
-      await single
+      const get = page.locator('[data-operation="get-transaction"]');
+      await get.getByRole('button', { name: /^Copy request sample/ }).click();
+      await get
         .getByRole('button', { name: /^Copy request sample/ })
         .filter({ hasText: 'Copied' })
         .waitFor();

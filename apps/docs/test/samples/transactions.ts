@@ -182,7 +182,10 @@ export const transactionSteps: Record<string, Step> = {
     check: (code, c) => {
       const shown = JSON.parse(code).transaction;
       for (const k of Object.keys(shown)) assert.ok(k in c.values.succeeded, k);
-      c.h.validator.assertResponse('get-transaction', 200, { transaction: { ...c.values.succeeded, ...shown } });
+      c.h.validator.assertResponse('get-transaction', 200, {
+        transaction: { ...c.values.succeeded, ...shown },
+        reorgs: [],
+      });
       assert.equal(shown.custody.status, 'PENDING_AUTHORIZATION');
     },
   },
