@@ -2,6 +2,12 @@
 -- project's endpoints side by side: a message to 1,000 endpoints queues one job, not 1,000, and an endpoint that
 -- never answers holds one of the job's lanes instead of a project slot (see webhooks/delivery/deliverProject.ts).
 
+-- Each delivery names its endpoint's project, so the project's job finds its due deliveries through one index, in
+-- time order, whatever the number of endpoints or of other projects' deliveries.
+ALTER TABLE webhook_deliveries ADD COLUMN project_id integer;
+UPDATE webhook_deliveries d SET project_id = e.project_id FROM webhook_endpoints e WHERE e.id = d.endpoint_id;
+ALTER TABLE webhook_deliveries ALTER COLUMN project_id SET NOT NULL;
+
 -- Queues the delivery job of a project once per database transaction (the job key makes later ones moot).
 CREATE FUNCTION webhook_queue_project(project integer) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -39,8 +45,8 @@ BEGIN
               message.record_id, message.subscription_id, message.data)
       RETURNING id INTO message_id;
     END IF;
-    INSERT INTO webhook_deliveries (endpoint_id, message_id, status, next_attempt_at)
-    VALUES (endpoint.id, message_id, CASE WHEN endpoint.enabled THEN 'pending' ELSE 'failed' END,
+    INSERT INTO webhook_deliveries (endpoint_id, message_id, project_id, status, next_attempt_at)
+    VALUES (endpoint.id, message_id, project, CASE WHEN endpoint.enabled THEN 'pending' ELSE 'failed' END,
             CASE WHEN endpoint.enabled THEN now() END);
     queue := queue OR endpoint.enabled;
   END LOOP;
@@ -48,5 +54,5 @@ BEGIN
   RETURN message_id;
 END $$;
 
--- The due deliveries in time order, for a project's job to find its endpoints with work (deliverProject.ts).
-CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+-- A project's due deliveries in time order, for its job to find its endpoints with work (deliverProject.ts).
+CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (project_id, next_attempt_at) WHERE status = 'pending';
