@@ -6,7 +6,8 @@
 //      target p95 ≤ 1 s;
 //   B. the attempt log's cost (a section of bench:events): BENCH_WEBHOOK_MESSAGES (4,000) messages written for one
 //      endpoint with no worker running, then drained by a worker, with WEBHOOK_ATTEMPT_LOG on and off in turn
-//      (after a warm-up round, three of each, alternating): median deliveries/s on ÷ off; target ≥ 0.9;
+//      (after a warm-up round, three of each, alternating): median deliveries/s on ÷ off; target ≥ 0.9; then the
+//      purge of everything those rounds left, aged past the retention: rows/s;
 //   C. BENCH_WEBHOOK_ENDPOINTS (1,000) endpoints on one project (a section of bench:events): a message every
 //      BENCH_WEBHOOK_EVERY_MS (10,000) ms for BENCH_WEBHOOK_FANOUT_SECONDS (40) s, each to every endpoint (100
 //      deliveries/s on average, in bursts of 1,000: one worker process on this machine, with the receiver beside
@@ -29,6 +30,7 @@ import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/e
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import type { WalletKeys } from '#api/wallets/walletKeys.ts';
 import { createEndpoint } from '#api/webhooks/endpoints/endpoints.ts';
+import { purgeWebhookLog } from '#api/webhooks/log/purgeLog.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { percentile } from '../scripts/lib/labPlatform.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
@@ -218,6 +220,15 @@ export async function attemptLogSection(): Promise<boolean> {
       if (i > 0) rates[log].push(MESSAGES / ((performance.now() - started) / 1000));
       await worker.stop();
     }
+    // The purge's cost: every attempt and message aged past the retention, then deleted by the job's function.
+    await db.query(`UPDATE webhook_attempts SET attempted_at = now() - interval '40 days'`);
+    await db.query(`UPDATE webhook_messages SET created_at = now() - interval '40 days'`);
+    const purgeStarted = performance.now();
+    const purged = await purgeWebhookLog(db, 30);
+    const purgeSeconds = (performance.now() - purgeStarted) / 1000;
+    console.log(
+      `  B. the purge (webhook:purge-log) of what those rounds left, aged past 30 days: ${purged.attempts} attempts and ${purged.messages} messages in ${purgeSeconds.toFixed(2)} s (${((purged.attempts + purged.messages) / purgeSeconds).toFixed(0)} rows/s, 5,000 rows a statement)`,
+    );
     const on = percentile(rates.on, 50);
     const off = percentile(rates.off, 50);
     const ratio = on / off;
