@@ -1,6 +1,11 @@
-// The console's routes (TanStack Router, typed): the sign-in page, and the signed-in areas inside the shell.
+// The console's routes (TanStack Router, typed): the sign-in page, and the signed-in areas inside the shell. Each
+// signed-in route's loader starts its view's calls (the same queries as the view's hooks, in the same QueryClient)
+// without waiting for them: they run while the view's chunk downloads, and the view shows what came, or its
+// loading state, as it did.
+import type { MountainClient } from '@mountain/public-api-client';
+import type { FetchQueryOptions, QueryClient, QueryKey } from '@tanstack/react-query';
 import {
-  createRootRoute,
+  createRootRouteWithContext,
   createRoute,
   createRouter,
   Link,
@@ -9,11 +14,19 @@ import {
   Outlet,
   redirect,
 } from '@tanstack/react-router';
+import { clientFor } from './api/client.ts';
+import { queryClient } from './api/queryClient.ts';
+import { activatedFunctionsQuery, contractsQuery } from './contracts/useContracts.ts';
+import { recordsQuery, subscriptionsQuery } from './events/useSubscriptions.ts';
 import { Shell } from './layout/Shell.tsx';
+import { statisticsQuery } from './overview/useStatistics.ts';
+import { membersQuery, projectDetailQuery, walletBalancesQuery } from './project/useProject.ts';
 import { session, useCredentials } from './session/session.ts';
 import { SignInView } from './signIn/SignInView.tsx';
 import { isStatusFilter, type StatusFilter } from './transactions/statuses.ts';
+import { transactionQuery, transactionsQuery } from './transactions/useTransactions.ts';
 import { type AttemptSearch, validateAttemptSearch } from './webhooks/attemptSearch.ts';
+import { ATTEMPTS_PER_PAGE, attemptsQuery, endpointsQuery } from './webhooks/useWebhooks.ts';
 
 // Each area is its own chunk, loaded when first visited: the first load is the shell and the sign-in page.
 const ContractsView = lazyRouteComponent(() => import('./contracts/ContractsView.tsx'), 'ContractsView');
@@ -41,7 +54,10 @@ function NotFound() {
   );
 }
 
-const rootRoute = createRootRoute({ component: Outlet, notFoundComponent: NotFound });
+const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({
+  component: Outlet,
+  notFoundComponent: NotFound,
+});
 
 const signInRoute = createRoute({ getParentRoute: () => rootRoute, path: '/sign-in', component: SignInView });
 
@@ -55,14 +71,37 @@ function SignedIn() {
 const consoleRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: '_console',
-  beforeLoad: () => {
-    if (!session.get()) throw redirect({ to: '/sign-in' });
+  beforeLoad: (): { client: MountainClient } => {
+    const credentials = session.get();
+    if (!credentials) throw redirect({ to: '/sign-in' });
+    return { client: clientFor(credentials) };
   },
+  // The shell names the project and the caller's role (what each view may show) on every view.
+  loader: ({ context }) => prefetch(context, projectDetailQuery(context.client)),
   component: SignedIn,
 });
 
-const child = <P extends string>(path: P, component: typeof OverviewView) =>
-  createRoute({ getParentRoute: () => consoleRoute, path, component });
+type Context = { queryClient: QueryClient; client: MountainClient };
+
+/** Starts a query and returns at once: a failure is the view's to show (its hook has the query's state). */
+function prefetch<Data, Key extends QueryKey>(
+  { queryClient }: Context,
+  query: FetchQueryOptions<Data, Error, Data, Key>,
+) {
+  void queryClient.prefetchQuery(query);
+}
+
+const child = <P extends string>(
+  path: P,
+  component: typeof OverviewView,
+  load: (context: Context, params: Record<string, string>) => void,
+) =>
+  createRoute({
+    getParentRoute: () => consoleRoute,
+    path,
+    component,
+    loader: ({ context, params }) => load(context, params as Record<string, string>),
+  });
 
 const transactionsRoute = createRoute({
   getParentRoute: () => consoleRoute,
@@ -75,6 +114,8 @@ const transactionsRoute = createRoute({
       page: Number.isInteger(page) && page >= 1 ? page : 1,
     };
   },
+  loaderDeps: ({ search }) => search,
+  loader: ({ context, deps }) => prefetch(context, transactionsQuery(context.client, deps.status, deps.page)),
 });
 
 const executeRoute = createRoute({
@@ -84,6 +125,11 @@ const executeRoute = createRoute({
   validateSearch: (search: Record<string, unknown>): { contractId: number } => ({
     contractId: Number(search.contractId) || 0,
   }),
+  loaderDeps: ({ search }) => search,
+  loader: ({ context, deps }) => {
+    prefetch(context, activatedFunctionsQuery(context.client, deps.contractId));
+    prefetch(context, contractsQuery(context.client));
+  },
 });
 
 const attemptsRoute = createRoute({
@@ -91,25 +137,45 @@ const attemptsRoute = createRoute({
   path: '/webhooks/attempts',
   component: AttemptsView,
   validateSearch: (search: Record<string, unknown>): AttemptSearch => validateAttemptSearch(search),
+  loaderDeps: ({ search }) => search,
+  loader: ({ context, deps }) => {
+    prefetch(context, attemptsQuery(context.client, { ...deps, limit: ATTEMPTS_PER_PAGE }));
+    prefetch(context, endpointsQuery(context.client));
+    prefetch(context, subscriptionsQuery(context.client));
+  },
 });
+
+/** The contracts, then each one's activated functions (the cards ask for them once the list is there). */
+async function prefetchContracts(context: Context) {
+  const { contracts } = await context.queryClient.ensureQueryData(contractsQuery(context.client));
+  for (const c of contracts) prefetch(context, activatedFunctionsQuery(context.client, c.id));
+}
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
   consoleRoute.addChildren([
-    child('/', OverviewView),
-    child('/project', ProjectView),
-    child('/contracts', ContractsView),
+    child('/', OverviewView, (c) => prefetch(c, statisticsQuery(c.client))),
+    child('/project', ProjectView, (c) => {
+      prefetch(c, membersQuery(c.client));
+      prefetch(c, walletBalancesQuery(c.client));
+    }),
+    child('/contracts', ContractsView, (c) => void prefetchContracts(c).catch(() => {})),
     transactionsRoute,
-    child('/transactions/$transactionId', TransactionDetailView),
+    child('/transactions/$transactionId', TransactionDetailView, (c, params) =>
+      prefetch(c, transactionQuery(c.client, params.transactionId as string)),
+    ),
     executeRoute,
-    child('/events', EventsView),
-    child('/events/$subscriptionId', RecordsView),
-    child('/webhooks', WebhooksView),
+    child('/events', EventsView, (c) => prefetch(c, subscriptionsQuery(c.client))),
+    child('/events/$subscriptionId', RecordsView, (c, params) => {
+      prefetch(c, recordsQuery(c.client, params.subscriptionId as string, 1));
+      prefetch(c, subscriptionsQuery(c.client));
+    }),
+    child('/webhooks', WebhooksView, (c) => prefetch(c, endpointsQuery(c.client))),
     attemptsRoute,
   ]),
 ]);
 
-export const router = createRouter({ routeTree, basepath: '/console' });
+export const router = createRouter({ routeTree, basepath: '/console', context: { queryClient } });
 
 declare module '@tanstack/react-router' {
   interface Register {

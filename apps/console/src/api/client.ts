@@ -16,6 +16,21 @@ export function createClient(credentials: Credentials): MountainClient {
   });
 }
 
+const clients = new WeakMap<Credentials, MountainClient>();
+
+/**
+ * The client of these credentials, the same one each time: the shell hands it to the views and the routes' loaders
+ * call with it (new credentials, such as a rotated key, are a new object, so a new client).
+ */
+export function clientFor(credentials: Credentials): MountainClient {
+  let client = clients.get(credentials);
+  if (!client) {
+    client = createClient(credentials);
+    clients.set(credentials, client);
+  }
+  return client;
+}
+
 export const ClientContext = createContext<MountainClient | null>(null);
 
 /** The signed-in client; only views below the signed-in shell call it. */

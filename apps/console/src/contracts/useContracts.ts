@@ -1,18 +1,22 @@
-import type { NetworkId } from '@mountain/public-api-client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { MountainClient, NetworkId } from '@mountain/public-api-client';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
 
-export function useContracts() {
-  const client = useClient();
-  return useQuery({ queryKey: ['contracts'], queryFn: ({ signal }) => client.getContracts({ signal }) });
-}
+export const contractsQuery = (client: MountainClient) =>
+  queryOptions({ queryKey: ['contracts'], queryFn: ({ signal }) => client.getContracts({ signal }) });
 
-export function useActivatedFunctions(contractId: number) {
-  const client = useClient();
-  return useQuery({
+export const activatedFunctionsQuery = (client: MountainClient, contractId: number) =>
+  queryOptions({
     queryKey: ['activated-functions', contractId],
     queryFn: ({ signal }) => client.getContractActivatedFunctions({ contractId }, { signal }),
   });
+
+export function useContracts() {
+  return useQuery(contractsQuery(useClient()));
+}
+
+export function useActivatedFunctions(contractId: number) {
+  return useQuery(activatedFunctionsQuery(useClient(), contractId));
 }
 
 export function useImportContract() {

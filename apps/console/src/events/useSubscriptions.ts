@@ -1,15 +1,17 @@
-import type { RequestBody } from '@mountain/public-api-client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { MountainClient, RequestBody } from '@mountain/public-api-client';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
 
-export function useSubscriptions() {
-  const client = useClient();
-  return useQuery({
+export const subscriptionsQuery = (client: MountainClient) =>
+  queryOptions({
     queryKey: ['subscriptions'],
     queryFn: ({ signal }) => client.getSubscriptions({ signal }),
     // Scanning moves on its own: the list's scan status and last block follow it while the tab is visible.
     refetchInterval: 5_000,
   });
+
+export function useSubscriptions() {
+  return useQuery(subscriptionsQuery(useClient()));
 }
 
 export function useCreateSubscription() {
@@ -39,13 +41,15 @@ export function useUpdateScan() {
   });
 }
 
-export function useRecords(subscriptionId: string, page: number) {
-  const client = useClient();
-  return useQuery({
+export const recordsQuery = (client: MountainClient, subscriptionId: string, page: number) =>
+  queryOptions({
     queryKey: ['records', subscriptionId, page],
     queryFn: ({ signal }) => client.getRecords({ subscriptionId, page, perPage: 50 }, { signal }),
     refetchInterval: 5_000,
   });
+
+export function useRecords(subscriptionId: string, page: number) {
+  return useQuery(recordsQuery(useClient(), subscriptionId, page));
 }
 
 export function useResendFailed(subscriptionId: string) {

@@ -1,14 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate } from '@tanstack/react-router';
-import { useEffect, useMemo, useRef } from 'react';
-import { ClientContext, createClient } from '../api/client.ts';
+import { useEffect, useRef } from 'react';
+import { ClientContext, clientFor } from '../api/client.ts';
 import { type Credentials, session } from '../session/session.ts';
 import { Nav } from './Nav.tsx';
 import { Who } from './Who.tsx';
 
 /** The signed-in console: navigation, who is signed in, sign-out, and the view. */
 export function Shell({ credentials }: { credentials: Credentials }) {
-  const client = useMemo(() => createClient(credentials), [credentials]);
+  const client = clientFor(credentials);
   const queryClient = useQueryClient();
   // New credentials in the same session (a rotated key): reload what is shown with them, once the views have the new
   // client (an effect runs after they rendered with it).

@@ -1,13 +1,16 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { MountainClient } from '@mountain/public-api-client';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
 import { session } from '../session/session.ts';
 
 export const projectKey = ['project-detail'] as const;
 
 /** The project, its two wallets, and who is calling with which role. */
+export const projectDetailQuery = (client: MountainClient) =>
+  queryOptions({ queryKey: projectKey, queryFn: ({ signal }) => client.getProjectDetail({ signal }) });
+
 export function useProjectDetail() {
-  const client = useClient();
-  return useQuery({ queryKey: projectKey, queryFn: ({ signal }) => client.getProjectDetail({ signal }) });
+  return useQuery(projectDetailQuery(useClient()));
 }
 
 /** Whether the caller may change things (admin, editor): readers are shown no write controls. */
@@ -21,18 +24,22 @@ export function useIsAdmin(): boolean {
 }
 
 /** Each wallet's balance per configured network (get-wallet-balances), refreshed every 15 s while visible. */
-export function useWalletBalances() {
-  const client = useClient();
-  return useQuery({
+export const walletBalancesQuery = (client: MountainClient) =>
+  queryOptions({
     queryKey: ['wallet-balances'],
     queryFn: ({ signal }) => client.getWalletBalances({ signal }),
     refetchInterval: 15_000,
   });
+
+export function useWalletBalances() {
+  return useQuery(walletBalancesQuery(useClient()));
 }
 
+export const membersQuery = (client: MountainClient) =>
+  queryOptions({ queryKey: ['project-members'], queryFn: ({ signal }) => client.getProjectMembers({ signal }) });
+
 export function useMembers() {
-  const client = useClient();
-  return useQuery({ queryKey: ['project-members'], queryFn: ({ signal }) => client.getProjectMembers({ signal }) });
+  return useQuery(membersQuery(useClient()));
 }
 
 /**

@@ -1,5 +1,10 @@
-import { FINAL_TRANSACTION_STATUSES, type QueryParams, type Transaction } from '@mountain/public-api-client';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  FINAL_TRANSACTION_STATUSES,
+  type MountainClient,
+  type QueryParams,
+  type Transaction,
+} from '@mountain/public-api-client';
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
 
 /** How often a list or a transaction that is not final yet is asked for again, while the tab is visible. */
@@ -13,20 +18,26 @@ export type TransactionFilter = QueryParams<'get-transactions'>['status'];
  * One page of transactions. Refreshed while any of them is unfinished; TanStack Query pauses the refresh while the
  * tab is hidden (refetchIntervalInBackground is off).
  */
-export function useTransactions(status: TransactionFilter | undefined, page: number, perPage = 20) {
-  const client = useClient();
-  return useQuery({
+export const transactionsQuery = (
+  client: MountainClient,
+  status: TransactionFilter | undefined,
+  page: number,
+  perPage = 20,
+) =>
+  queryOptions({
     queryKey: ['transactions', status ?? 'all', page, perPage],
     queryFn: ({ signal }) => client.getTransactions({ page, perPage, ...(status ? { status } : {}) }, { signal }),
     placeholderData: keepPreviousData,
     refetchInterval: (query) => (query.state.data?.data.transactions.some((t) => !isFinal(t)) ? REFRESH_MS : false),
   });
+
+export function useTransactions(status: TransactionFilter | undefined, page: number, perPage = 20) {
+  return useQuery(transactionsQuery(useClient(), status, page, perPage));
 }
 
 /** One transaction, refreshed until it is final and finalized (a mined one may still be reorged until then). */
-export function useTransaction(transactionId: string) {
-  const client = useClient();
-  return useQuery({
+export const transactionQuery = (client: MountainClient, transactionId: string) =>
+  queryOptions({
     queryKey: ['transaction', transactionId],
     queryFn: ({ signal }) => client.getTransaction({ transactionId }, { signal }),
     refetchInterval: (query) => {
@@ -34,6 +45,9 @@ export function useTransaction(transactionId: string) {
       return t && isFinal(t) && (t.finalized || t.status !== 'succeeded') ? false : REFRESH_MS;
     },
   });
+
+export function useTransaction(transactionId: string) {
+  return useQuery(transactionQuery(useClient(), transactionId));
 }
 
 export function useExecuteTransaction() {

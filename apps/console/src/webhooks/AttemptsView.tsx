@@ -6,7 +6,7 @@ import { Loading } from '../ui/Loading.tsx';
 import { AttemptFilters } from './AttemptFilters.tsx';
 import { AttemptRow } from './AttemptRow.tsx';
 import type { AttemptSearch } from './attemptSearch.ts';
-import { useAttempts, useEndpoints } from './useWebhooks.ts';
+import { ATTEMPTS_PER_PAGE, useAttempts, useEndpoints } from './useWebhooks.ts';
 
 const attemptsRoute = getRouteApi('/_console/webhooks/attempts');
 
@@ -14,7 +14,7 @@ const attemptsRoute = getRouteApi('/_console/webhooks/attempts');
 export function AttemptsView() {
   const search = attemptsRoute.useSearch();
   const navigate = useNavigate({ from: '/webhooks/attempts' });
-  const attempts = useAttempts({ ...search, limit: 50 });
+  const attempts = useAttempts({ ...search, limit: ATTEMPTS_PER_PAGE });
   const endpoints = useEndpoints().data?.webhookEndpoints ?? [];
   const subscriptions = useSubscriptions().data?.eventNotifierSubscriptions ?? [];
   const rows = attempts.data?.webhookAttempts;

@@ -1,5 +1,5 @@
-import type { QueryParams, RequestBody, ResponseBody } from '@mountain/public-api-client';
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { MountainClient, QueryParams, RequestBody, ResponseBody } from '@mountain/public-api-client';
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
 
 export type WebhookEndpoint = ResponseBody<'get-webhook-endpoints'>['webhookEndpoints'][number];
@@ -23,13 +23,15 @@ export const EVENT_TYPES = [
 const endpointsKey = ['webhook-endpoints'] as const;
 
 /** The project's endpoints; their failure streaks and auto-disable move on their own, so they refresh while visible. */
-export function useEndpoints() {
-  const client = useClient();
-  return useQuery({
+export const endpointsQuery = (client: MountainClient) =>
+  queryOptions({
     queryKey: endpointsKey,
     queryFn: ({ signal }) => client.getWebhookEndpoints({ signal }),
     refetchInterval: 10_000,
   });
+
+export function useEndpoints() {
+  return useQuery(endpointsQuery(useClient()));
 }
 
 /** A change to endpoints: the list is read again once it is made. */
@@ -72,14 +74,19 @@ export function useReplay() {
   });
 }
 
+/** Attempts a page of the log shows. */
+export const ATTEMPTS_PER_PAGE = 50;
+
 /** One page of the attempt log for `query` (its filters and cursor); the page shown stays while the next loads. */
-export function useAttempts(query: AttemptQuery) {
-  const client = useClient();
-  return useQuery({
+export const attemptsQuery = (client: MountainClient, query: AttemptQuery) =>
+  queryOptions({
     queryKey: ['webhook-attempts', query],
     queryFn: ({ signal }) => client.getWebhookAttempts(query, { signal }),
     placeholderData: keepPreviousData,
     // Only the newest page moves: an older one (a cursor) is history.
     refetchInterval: query.cursor ? false : 5_000,
   });
+
+export function useAttempts(query: AttemptQuery) {
+  return useQuery(attemptsQuery(useClient(), query));
 }
