@@ -3,9 +3,11 @@ import { useCanWrite } from '../project/useProject.ts';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
+import { lazyNamed, WhenOpened } from '../ui/WhenOpened.tsx';
 import { ContractCard } from './ContractCard.tsx';
-import { ImportContractDialog } from './ImportContractDialog.tsx';
 import { useContracts } from './useContracts.ts';
+
+const ImportContractDialog = lazyNamed(() => import('./ImportContractDialog.tsx'), 'ImportContractDialog');
 
 export function ContractsView() {
   const contracts = useContracts();
@@ -31,7 +33,11 @@ export function ContractsView() {
       {contracts.data?.contracts.map((contract) => (
         <ContractCard key={contract.id} contract={contract} canWrite={canWrite} />
       ))}
-      {canWrite && <ImportContractDialog isOpen={importing} onClose={() => setImporting(false)} />}
+      {canWrite && (
+        <WhenOpened open={importing}>
+          <ImportContractDialog isOpen={importing} onClose={() => setImporting(false)} />
+        </WhenOpened>
+      )}
     </>
   );
 }

@@ -9,9 +9,11 @@ import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
-import { CreateSubscriptionDialog } from './CreateSubscriptionDialog.tsx';
-import { EditWebhookDialog } from './EditWebhookDialog.tsx';
+import { lazyNamed, WhenOpened } from '../ui/WhenOpened.tsx';
 import { useSubscriptions, useUpdateScan, useUpdateWebhook } from './useSubscriptions.ts';
+
+const CreateSubscriptionDialog = lazyNamed(() => import('./CreateSubscriptionDialog.tsx'), 'CreateSubscriptionDialog');
+const EditWebhookDialog = lazyNamed(() => import('./EditWebhookDialog.tsx'), 'EditWebhookDialog');
 
 export function EventsView() {
   const subscriptions = useSubscriptions();
@@ -119,8 +121,16 @@ export function EventsView() {
           </table>
         </div>
       )}
-      {canWrite && <CreateSubscriptionDialog isOpen={creating} onClose={() => setCreating(false)} />}
-      {canWrite && <EditWebhookDialog subscription={editing} onClose={() => setEditing(null)} />}
+      {canWrite && (
+        <>
+          <WhenOpened open={creating}>
+            <CreateSubscriptionDialog isOpen={creating} onClose={() => setCreating(false)} />
+          </WhenOpened>
+          <WhenOpened open={editing !== null}>
+            <EditWebhookDialog subscription={editing} onClose={() => setEditing(null)} />
+          </WhenOpened>
+        </>
+      )}
     </>
   );
 }

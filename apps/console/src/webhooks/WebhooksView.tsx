@@ -6,11 +6,13 @@ import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
-import { CreateEndpointDialog } from './CreateEndpointDialog.tsx';
-import { DeleteEndpointDialog } from './DeleteEndpointDialog.tsx';
-import { ReplayDialog } from './ReplayDialog.tsx';
-import { RotateSecretDialog } from './RotateSecretDialog.tsx';
+import { lazyNamed, WhenOpened } from '../ui/WhenOpened.tsx';
 import { useEndpoints, useUpdateEndpoint, type WebhookEndpoint } from './useWebhooks.ts';
+
+const CreateEndpointDialog = lazyNamed(() => import('./CreateEndpointDialog.tsx'), 'CreateEndpointDialog');
+const DeleteEndpointDialog = lazyNamed(() => import('./DeleteEndpointDialog.tsx'), 'DeleteEndpointDialog');
+const ReplayDialog = lazyNamed(() => import('./ReplayDialog.tsx'), 'ReplayDialog');
+const RotateSecretDialog = lazyNamed(() => import('./RotateSecretDialog.tsx'), 'RotateSecretDialog');
 
 type Dialog = { kind: 'rotate' | 'replay' | 'delete'; endpoint: WebhookEndpoint } | { kind: 'create' } | null;
 
@@ -140,10 +142,18 @@ export function WebhooksView() {
       )}
       {canWrite && (
         <>
-          <CreateEndpointDialog isOpen={dialog?.kind === 'create'} onClose={() => setDialog(null)} />
-          <RotateSecretDialog endpoint={dialogEndpoint('rotate')} onClose={() => setDialog(null)} />
-          <ReplayDialog endpoint={dialogEndpoint('replay')} onClose={() => setDialog(null)} />
-          <DeleteEndpointDialog endpoint={dialogEndpoint('delete')} onClose={() => setDialog(null)} />
+          <WhenOpened open={dialog?.kind === 'create'}>
+            <CreateEndpointDialog isOpen={dialog?.kind === 'create'} onClose={() => setDialog(null)} />
+          </WhenOpened>
+          <WhenOpened open={dialog?.kind === 'rotate'}>
+            <RotateSecretDialog endpoint={dialogEndpoint('rotate')} onClose={() => setDialog(null)} />
+          </WhenOpened>
+          <WhenOpened open={dialog?.kind === 'replay'}>
+            <ReplayDialog endpoint={dialogEndpoint('replay')} onClose={() => setDialog(null)} />
+          </WhenOpened>
+          <WhenOpened open={dialog?.kind === 'delete'}>
+            <DeleteEndpointDialog endpoint={dialogEndpoint('delete')} onClose={() => setDialog(null)} />
+          </WhenOpened>
         </>
       )}
     </>
