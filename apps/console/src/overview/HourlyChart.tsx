@@ -1,8 +1,7 @@
-// Counts per hour, stacked by series, drawn by uPlot (a small canvas chart library). The canvas is an image with a
-// summary for screen readers; the same numbers are in a table beside it (HourlyPanel).
+// Counts per hour, stacked by series, drawn by uPlot (plotHours.ts). The canvas is an image with a summary for screen
+// readers; the same numbers are in a table beside it. The panel's box has the chart's size from the
+// first render on; uPlot is loaded and draws into it when the browser is idle, so nothing moves when it does.
 import { useEffect, useRef } from 'react';
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 
 /** One stacked series: its key in each hour's counts, its name, and its colour (the CSS swatch uses the same). */
 export interface Series<K extends string> {
@@ -12,6 +11,22 @@ export interface Series<K extends string> {
 }
 
 export type Hour<K extends string> = { hour: string } & Record<K, number>;
+
+/** The chart's height in pixels: app.css gives .chart-plot the same, so the box is this tall before uPlot draws. */
+const HEIGHT = 240;
+
+type Plotter = typeof import('./plotHours.ts');
+let plotter: Plotter | undefined;
+
+/** Runs `then` when the browser is idle (soon after, without requestIdleCallback); returns what cancels it. */
+function whenIdle(then: () => void): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const id = requestIdleCallback(then, { timeout: 2_000 });
+    return () => cancelIdleCallback(id);
+  }
+  const id = setTimeout(then, 1);
+  return () => clearTimeout(id);
+}
 
 export function HourlyChart<K extends string>({
   hours,
@@ -26,40 +41,30 @@ export function HourlyChart<K extends string>({
   useEffect(() => {
     const element = box.current;
     if (!element) return;
-    const x = hours.map((h) => Date.parse(h.hour) / 1000);
-    // Stacked: each series is the sum of itself and the ones below it, drawn from the tallest down.
-    const cumulative: number[][] = [];
-    series.forEach((s, i) => {
-      cumulative.push(hours.map((h, j) => (cumulative[i - 1]?.[j] ?? 0) + h[s.key]));
-    });
-    const order = [...series.keys()].reverse();
-    const bars = uPlot.paths.bars?.({ size: [0.7, 40] });
-    const plot = new uPlot(
-      {
-        width: Math.max(320, element.clientWidth - 16),
-        height: 240,
-        legend: { show: false },
-        cursor: { show: false },
-        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, max)] } },
-        axes: [
-          { stroke: '#a7b4bc', grid: { stroke: '#26323a' }, ticks: { stroke: '#26323a' } },
-          { stroke: '#a7b4bc', grid: { stroke: '#26323a' }, ticks: { stroke: '#26323a' } },
-        ],
-        series: [
-          {},
-          ...order.map((i) => ({
-            label: series[i]?.label ?? '',
-            fill: series[i]?.colour ?? '',
-            stroke: series[i]?.colour ?? '',
-            ...(bars ? { paths: bars } : {}),
-            points: { show: false },
-          })),
-        ],
-      },
-      [x, ...order.map((i) => cumulative[i] ?? [])],
-      element,
-    );
-    return () => plot.destroy();
+    let remove: (() => void) | undefined;
+    let gone = false;
+    const draw = (loaded: Plotter) => {
+      if (!gone) remove = loaded.plotHours(element, hours, series, HEIGHT);
+    };
+    // Once uPlot is loaded, new numbers (the minute's refresh) are drawn at once, in place of the chart they replace.
+    if (plotter) draw(plotter);
+    const load = async () => {
+      const loaded = await import('./plotHours.ts');
+      plotter = loaded;
+      // Each chart draws in an idle task of its own, not in the one that ran uPlot's module: together they would
+      // be one long task on a slow phone.
+      cancel = whenIdle(() => draw(loaded));
+    };
+    let cancel = plotter ? undefined : whenIdle(() => void load().catch(() => {}));
+    return () => {
+      gone = true;
+      cancel?.();
+      remove?.();
+    };
   }, [hours, series]);
-  return <div className="chart" ref={box} role="img" aria-label={label} />;
+  return (
+    <div className="chart" role="img" aria-label={label}>
+      <div className="chart-plot" ref={box} />
+    </div>
+  );
 }
