@@ -5,9 +5,11 @@ import { createRoot } from 'react-dom/client';
 import { queryClient } from './api/queryClient.ts';
 import { router } from './routes.tsx';
 import './styles/app.css';
+import { prepareDateFormat } from './ui/format.ts';
 
 // The first view's chunk and calls (its route's loader) start now, while React renders the first time, not after.
 router.load().catch(() => {});
+prepareDateFormat();
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>

@@ -1,5 +1,5 @@
-import { formatHour } from '../ui/format.ts';
 import { type Hour, HourlyChart, type Series } from './HourlyChart.tsx';
+import { HourTable } from './HourTable.tsx';
 
 /** One panel of the Overview: a stacked chart of 24 hours, its legend with totals, and the numbers as a table. */
 export function HourlyPanel<K extends string>({
@@ -34,33 +34,7 @@ export function HourlyPanel<K extends string>({
           </span>
         ))}
       </p>
-      <details>
-        <summary>The numbers, hour by hour</summary>
-        <div className="table-scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Hour</th>
-                {series.map((s) => (
-                  <th scope="col" key={s.key}>
-                    {s.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {hours.map((h) => (
-                <tr key={h.hour}>
-                  <td>{formatHour(h.hour)}</td>
-                  {series.map((s) => (
-                    <td key={s.key}>{h[s.key]}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
+      <HourTable hours={hours} series={series} />
     </section>
   );
 }
