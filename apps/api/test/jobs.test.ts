@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import Type from 'typebox';
 import { createChains } from '#api/chain/chains.ts';
 import { migrate } from '#api/db/migrate.ts';
@@ -81,6 +82,45 @@ describe('the jobs layer', () => {
     } finally {
       await holder.release();
     }
+  });
+
+  it('with wakeOnRelease, the holder starts at once the run that found its lock held, and queues none otherwise', async () => {
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const runs: number[] = [];
+    const job = defineJob({
+      name: 'test:wake',
+      lane: 'sending',
+      payload: Type.Object({ id: Type.Integer() }),
+      subject: ({ id }) => String(id),
+      maxAttempts: 3,
+      lock: { key: ({ id }) => [727_096, id], retryInMs: () => 60_000, wakeOnRelease: true },
+      async run({ payload }) {
+        runs.push(payload.id);
+        if (runs.length === 1) await gate;
+      },
+    });
+    const task = createTaskList(deps, [job])['test:wake'] as (payload: unknown, helpers: never) => Promise<void>;
+    const holder = task({ id: 3 }, {} as never);
+    await waitFor(async () => (runs.length === 1 ? true : undefined), 10_000, 'the first run');
+    await task({ id: 3 }, {} as never);
+    assert.deepEqual(runs, [3], 'refused while the first run holds the lock');
+    const [later] = await queued('test:wake');
+    assert.ok((later?.runAt.getTime() ?? 0) - Date.now() > 50_000, 'queued for its retry, a minute later');
+    open();
+    await holder;
+    const [now] = await queued('test:wake');
+    assert.equal(now?.key, 'test:wake:3');
+    assert.ok((now?.runAt.getTime() ?? Number.POSITIVE_INFINITY) <= Date.now(), 'moved to now when the holder let go');
+
+    await database.db.query(
+      `DELETE FROM graphile_worker._private_jobs WHERE task_id = (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'test:wake')`,
+    );
+    await task({ id: 4 }, {} as never);
+    assert.deepEqual(runs, [3, 4]);
+    assert.deepEqual(await queued('test:wake'), [], 'a run nobody waited for queues nothing');
   });
 
   it('a string lock object is hashed, and seen as held', async () => {

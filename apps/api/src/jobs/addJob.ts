@@ -36,3 +36,22 @@ export async function addJob(
     ],
   );
 }
+
+/**
+ * Moves the job queued under `jobKey` to now, if one waits for a later time and is not running: add_job with the key
+ * replaces its time (and wakes the workers), and without such a job nothing is queued. A job that starts between the
+ * look and the replace gets a second run, which finds its work done.
+ */
+export async function runQueuedNow(
+  client: Queryable,
+  task: string,
+  payload: object,
+  jobKey: string,
+  maxAttempts: number,
+): Promise<void> {
+  await client.query(
+    `SELECT graphile_worker.add_job($1, $2::json, max_attempts => $3, job_key => $4)
+       FROM graphile_worker.jobs WHERE key = $4 AND locked_at IS NULL AND run_at > now() LIMIT 1`,
+    [task, JSON.stringify(payload), maxAttempts, jobKey],
+  );
+}

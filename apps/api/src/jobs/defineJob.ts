@@ -1,7 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import type { Db, Queryable } from '#api/db/db.ts';
 import type { Logger } from '#api/runtime/logger.ts';
-import { addJob } from './addJob.ts';
+import { addJob, runQueuedNow } from './addJob.ts';
 import type { LockKey } from './advisoryLock.ts';
 import type { JobLane } from './lanes.ts';
 import type { WorkerDeps } from './workerDeps.ts';
@@ -55,6 +55,12 @@ export interface JobDefinition<S extends TSchema> {
     retryInMs(deps: WorkerDeps): number;
     /** Leave a job already queued for the subject at its time (the holder usually queues the next run). */
     keepQueued?: boolean;
+    /**
+     * The holder, when it lets go, starts at once a run that was queued for later because it found the lock held
+     * (see runQueuedNow): work that arrived while the holder was finishing waits for the holder only, not for the
+     * retry and the worker's next look at the queue. The retry stays, for a holder that dies.
+     */
+    wakeOnRelease?: boolean;
   };
   /**
    * A cap per project: at most `limit` jobs of this kind run at once for one project, across every worker. Each
@@ -80,6 +86,8 @@ export interface Job<S extends TSchema = TSchema> extends JobDefinition<S> {
   jobKey(payload: Static<S>): string;
   /** Queues the job with the caller's client, so it commits or rolls back with the caller's writes. */
   enqueue(client: Queryable, payload: Static<S>, options?: EnqueueOptions): Promise<void>;
+  /** Moves a run of this payload that is queued for later (and not running) to now; queues nothing otherwise. */
+  runQueuedNow(client: Queryable, payload: Static<S>): Promise<void>;
 }
 
 /** Any job, whatever its payload (method signatures keep a list of different jobs assignable). */
@@ -98,6 +106,9 @@ export function defineJob<S extends TSchema>(definition: JobDefinition<S>): Job<
         ...(options.runAt ? { runAt: options.runAt } : {}),
         ...(options.keepQueued ? { jobKeyMode: 'preserve_run_at' as const } : {}),
       });
+    },
+    runQueuedNow(client, payload) {
+      return runQueuedNow(client, definition.name, payload as object, jobKey(payload), definition.maxAttempts);
     },
   };
 }

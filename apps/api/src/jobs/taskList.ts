@@ -1,7 +1,7 @@
 import type { JobHelpers, Task, TaskList } from 'graphile-worker';
 import { Compile } from 'typebox/compile';
 import type { Logger } from '#api/runtime/logger.ts';
-import { type LockKey, tryAdvisoryLocks } from './advisoryLock.ts';
+import { advisoryLockHeld, type LockKey, tryAdvisoryLocks } from './advisoryLock.ts';
 import type { AnyJob, JobContext } from './defineJob.ts';
 import { jobLogger, jobProjects } from './jobLog.ts';
 import type { WorkerDeps } from './workerDeps.ts';
@@ -77,12 +77,21 @@ async function runLocked(
       runAt: new Date(Date.now() + (wait?.retryInMs(deps) ?? 1_000)),
       ...(taken.refused === 'all' && job.lock?.keepQueued ? { keepQueued: true } : {}),
     });
+    // A holder that let go before that run was queued did not see it: then it runs now.
+    if (taken.refused === 'all' && job.lock?.wakeOnRelease && !(await advisoryLockHeld(deps.db, job.lock.key(payload))))
+      await job.runQueuedNow(deps.db.pool, payload);
     return;
   }
   try {
     await job.run(ctx);
   } finally {
     await taken.lock.release();
+    if (job.lock?.wakeOnRelease) {
+      // Best effort: the queued run's retry still comes.
+      await job
+        .runQueuedNow(deps.db.pool, payload)
+        .catch((err: unknown) => log.warn({ err }, 'wake on release failed'));
+    }
   }
 }
 

@@ -44,8 +44,9 @@ export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
   subject: (target) => `${target.walletId}:${target.networkId}`,
   projectOf: projectOfWallet,
   maxAttempts: 25,
-  // Another process is sending for this wallet: look again shortly in case it is just finishing.
-  lock: { key: sendLock, retryInMs: () => 250 },
+  // Another run is sending for this wallet: it starts this one when it lets go (it is usually just finishing: an
+  // acceptance queues a run once the holder has cleared its wake flag); the retry is for a holder that dies.
+  lock: { key: sendLock, retryInMs: () => 250, wakeOnRelease: true },
   run: ({ deps, payload, requeue }) =>
     sendTransactions(deps, settingsOf(deps), payload, {
       again: (runAt) => requeue(deps.db.pool, runAt ? { runAt } : {}),
