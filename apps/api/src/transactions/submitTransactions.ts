@@ -81,6 +81,12 @@ export async function submitTransactions(
       const prepared = await prepareRound(ctx, Number.POSITIVE_INFINITY);
       if (!prepared) {
         if (heldAt === undefined) break;
+        if (submits.busy()) {
+          // Nothing waits yet: the submits in flight end first, the flag still held (a row accepted meanwhile is
+          // read by the next look instead of queueing a run that would find this one's lock held).
+          await submits.settled();
+          continue;
+        }
         // Nothing waits: let go of the flag, then look once more for a row accepted before that (its acceptance
         // found the flag held and queued nothing).
         await clearWakeRequest(db, target);
@@ -146,6 +152,7 @@ function submitPool(ctx: RoundContext, submitter: Submitter, wallet: SystemWalle
   };
   return {
     waiting: () => waiting,
+    busy: () => inFlight.size > 0,
     settled,
     async add(rows: SubmitRow[], inDoubt: boolean): Promise<void> {
       for (const row of rows) {
