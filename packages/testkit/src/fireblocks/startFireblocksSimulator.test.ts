@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { verify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Hex } from 'viem';
+import { Fireblocks } from '@fireblocks/ts-sdk';
+import { type Address, type Hex, parseEther } from 'viem';
 import { waitFor } from '../waitFor.ts';
 import { startReceiver } from '../webhookReceiver.ts';
+import { startFireblocksSimulatorProcess } from './simulatorProcess.ts';
 import { type SimulatorFixture, startSimulatorFixture, TEST_ASSET } from './startSimulatorFixture.ts';
 
 describe('Fireblocks simulator through the official SDK', () => {
@@ -267,6 +269,65 @@ describe('Fireblocks simulator: queueing, delays and webhooks', () => {
       assert.equal(new Set(created.map((d) => d.headers['fireblocks-signature'])).size, 1);
     } finally {
       receiver.respondWith(() => ({ status: 200 }));
+    }
+  });
+});
+
+describe('Fireblocks simulator in a process of its own (benchmarks)', () => {
+  let f: SimulatorFixture;
+  before(async () => {
+    f = await startSimulatorFixture();
+  });
+  after(() => f?.stop());
+
+  it('answers the official SDK as its registered user, runs a CONTRACT_CALL on the chain, and reports it', async () => {
+    const sim = await startFireblocksSimulatorProcess({
+      assets: { [TEST_ASSET]: { rpcUrl: f.anvil.url, chainId: 1337 } },
+    });
+    try {
+      const fireblocks = new Fireblocks({
+        apiKey: sim.user.apiKey,
+        secretKey: sim.user.privateKeyPem,
+        basePath: sim.url,
+      });
+      const vault = (await fireblocks.vaults.createVaultAccount({ createVaultAccountRequest: { name: 'apart' } })).data;
+      const wallet = (
+        await fireblocks.vaults.createVaultAccountAsset({ vaultAccountId: String(vault.id), assetId: TEST_ASSET })
+      ).data;
+      const funding = await f.chain.sendTransaction({ to: wallet.address as Address, value: parseEther('1') });
+      await f.chain.waitForTransactionReceipt({ hash: funding, pollingInterval: 50 });
+      const before = await f.count();
+      const created = await fireblocks.transactions.createTransaction({
+        transactionRequest: f.incrementRequest(String(vault.id), 2n, { externalTxId: 'apart-1' }),
+      });
+      await waitFor(
+        async () =>
+          (await fireblocks.transactions.getTransaction({ txId: String(created.data.id) })).data.status === 'COMPLETED'
+            ? true
+            : undefined,
+        15_000,
+        'the transaction to complete',
+      );
+      assert.equal((await f.count()) - before, 2n);
+      const reported = await sim.transactions();
+      assert.deepEqual(
+        reported.map((t) => [t.externalTxId, t.status]),
+        [['apart-1', 'COMPLETED']],
+      );
+      const stranger = new Fireblocks({
+        apiKey: 'not-registered',
+        secretKey: sim.user.privateKeyPem,
+        basePath: sim.url,
+      });
+      await assert.rejects(
+        stranger.vaults.getPagedVaultAccounts({}),
+        (error: { response?: { statusCode?: number } }) => {
+          assert.equal(error.response?.statusCode, 401);
+          return true;
+        },
+      );
+    } finally {
+      await sim.stop();
     }
   });
 });
