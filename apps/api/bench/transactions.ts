@@ -1,22 +1,4 @@
-// npm run bench:tx — execute-transaction against anvil (automine) and the real pipeline:
-//   1. accepted executions per second and p50/p99 latency of execute-transaction at a fixed request rate, open
-//      loop (simulation, idempotency, insert and queueing; the sender is not running yet, so it measures the API
-//      alone, with the load generator, PostgreSQL and anvil on the same machine);
-//   2. confirmed transactions per second from one system wallet: a worker drains everything accepted in step 1;
-//      the baseline is viem alone sending the same number of calls from one local account (pre-signed, gas
-//      estimated once, no database), in nonce order, 64 per JSON-RPC batch;
-//   3. nonce gaps: the nonces of the confirmed transactions must be exactly 0..n-1;
-//   4. interval mining (bench/intervalMining.ts): capacity, latency, and reorgs and a fee spike on a chain lab with
-//      1 s blocks; exits 1 if an invariant breaks there;
-//   5. Fireblocks (bench/fireblocks.ts): accepted → submitted and rows/s through the simulated workspace against the
-//      same SDK calls made directly; exits 1 below its targets;
-//   6. AWS KMS (bench/kms.ts): block fill on interval blocks and tx/s on automine of a KMS wallet whose every Sign
-//      takes 30 ms, against a from-mnemonic wallet in the same run; exits 1 below its targets;
-//   7. transaction events (bench/webhooks.ts): status change → webhook received at 500 executions/s.
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
@@ -28,6 +10,7 @@ import { DEV_STALL_MS } from '#api/transactions/devChain.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
+import { startExecuteLoad } from './executeLoadDriver.ts';
 import { fireblocksSection } from './fireblocks.ts';
 import { intervalMiningSection } from './intervalMining.ts';
 import { kmsSection } from './kms.ts';
@@ -77,27 +60,10 @@ try {
   //    same rate by the same generator process (the first seconds of a fresh process compile and re-compile the
   //    request path, in the API and in the generator; after 3 s the first half second measured still showed stalls
   //    of 50-100 ms, after 6 s none: those are not the steady state).
-  const load = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'executeLoad.ts'), {
-    execArgv: ['--import', 'tsx'],
-  });
-  stops.push(() => load.kill());
-  const drive = (rate: number, seconds: number) =>
-    new Promise<{ accepted: number; non2xx: number; errors: number; p50: number; p99: number }>((resolve, reject) => {
-      const exited = (code: number | null) => reject(new Error(`load generator exited with ${code}`));
-      load.once('exit', exited);
-      load.once('message', (m) => {
-        load.off('exit', exited);
-        resolve(m as never);
-      });
-      load.send({
-        url: `${base}/transaction/execute-transaction`,
-        apiKey,
-        functionId,
-        rate,
-        seconds,
-        connections: CONNECTIONS,
-      });
-    });
+  const drive = startExecuteLoad(
+    { url: `${base}/transaction/execute-transaction`, apiKey, functionId, connections: CONNECTIONS },
+    stops,
+  );
   await drive(RATE, WARMUP_SECONDS);
   console.log(
     `execute-transaction: ${RATE} req/s for ${SECONDS} s (open loop, latency from each request's due time; after ${WARMUP_SECONDS} s of warm-up)…`,

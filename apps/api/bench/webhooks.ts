@@ -1,24 +1,5 @@
-// The webhooks' benchmarks, each on a fresh embedded PostgreSQL with a real receiver on 127.0.0.1:
-//   A. transaction events (a section of bench:tx): execute-transaction at BENCH_WEBHOOK_TX_RATE (500)/s, open loop,
-//      for BENCH_WEBHOOK_TX_SECONDS (10) s after a warm-up, against anvil (automine), the worker running, one
-//      endpoint taking transaction.succeeded; status change → webhook received (the receiver's clock minus the
-//      payload's `timestamp`, the time of the database transaction that changed the status): p50, p95, p99;
-//      target p95 ≤ 1 s;
-//   B. the attempt log's cost (a section of bench:events): BENCH_WEBHOOK_MESSAGES (4,000) messages written for one
-//      endpoint with no worker running, then drained by a worker, with WEBHOOK_ATTEMPT_LOG on and off in turn
-//      (after a warm-up round, three of each, alternating): median deliveries/s on ÷ off; target ≥ 0.9; then the
-//      purge of everything those rounds left, aged past the retention: rows/s;
-//   C. BENCH_WEBHOOK_ENDPOINTS (1,000) endpoints on one project (a section of bench:events): a message every
-//      BENCH_WEBHOOK_EVERY_MS (10,000) ms for BENCH_WEBHOOK_FANOUT_SECONDS (40) s, each to every endpoint (100
-//      deliveries/s on average, in bursts of 1,000: one worker process on this machine, with the receiver beside
-//      it, sends about 200-250/s to one project, and a saturated queue would measure its backlog, not the
-//      delivery); the delivery p95 of the healthy endpoints with every endpoint healthy, then with one whose
-//      receiver never answers (each attempt waits for the 5 s timeout): ratio ≤ 1.2.
-// Alone: node --import tsx bench/webhooks.ts
-import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
@@ -34,6 +15,7 @@ import { purgeWebhookLog } from '#api/webhooks/log/purgeLog.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { percentile } from '../scripts/lib/labPlatform.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
+import { startExecuteLoad } from './executeLoadDriver.ts';
 
 const TX_RATE = Number(process.env.BENCH_WEBHOOK_TX_RATE ?? 500);
 const TX_SECONDS = Number(process.env.BENCH_WEBHOOK_TX_SECONDS ?? 10);
@@ -125,27 +107,15 @@ export async function transactionEventsSection(): Promise<boolean> {
     const worker = startWorker(db, keys, masterKey, settings, chains);
     await worker.start();
     stops.push(() => worker.stop());
-    const load = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'executeLoad.ts'), {
-      execArgv: ['--import', 'tsx'],
-    });
-    stops.push(() => load.kill());
-    const drive = (rate: number, seconds: number) =>
-      new Promise<{ accepted: number }>((resolve, reject) => {
-        const exited = (code: number | null) => reject(new Error(`load generator exited with ${code}`));
-        load.once('exit', exited);
-        load.once('message', (m) => {
-          load.off('exit', exited);
-          resolve(m as { accepted: number });
-        });
-        load.send({
-          url: `${base}/transaction/execute-transaction`,
-          apiKey,
-          functionId: activated.contractActivatedFunction?.id,
-          rate,
-          seconds,
-          connections: 64,
-        });
-      });
+    const drive = startExecuteLoad(
+      {
+        url: `${base}/transaction/execute-transaction`,
+        apiKey,
+        functionId: activated.contractActivatedFunction?.id,
+        connections: 64,
+      },
+      stops,
+    );
     const settled = () =>
       waitUntil('every transaction succeeded and its webhook received', 180_000, async () => {
         const { rows } = await db.query<{ open: number; succeeded: number }>(
