@@ -1,11 +1,11 @@
 import type { NetworkId } from '@mountain/public-api-client';
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { parseAbiItem } from 'viem';
-import { fieldErrorsOf, otherErrors } from '../api/errors.ts';
-import { NETWORK_IDS, NETWORKS } from '../networks/networks.ts';
-import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { fieldErrorsOf } from '../api/errors.ts';
+import { NetworkSelect } from '../networks/NetworkSelect.tsx';
 import { Field } from '../ui/Field.tsx';
-import { Modal } from '../ui/Modal.tsx';
+import { FormDialog } from '../ui/FormDialog.tsx';
+import { SecretShown } from '../ui/SecretShown.tsx';
 import { useCreateSubscription } from './useSubscriptions.ts';
 
 const FIELDS = [
@@ -34,13 +34,11 @@ export function CreateSubscriptionDialog({ isOpen, onClose }: { isOpen: boolean;
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const [secret, setSecret] = useState<string | null>(null);
   const create = useCreateSubscription();
-  const apiErrors = fieldErrorsOf(create.error);
-  const errors = { ...apiErrors, ...localErrors };
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
-    setForm((f) => ({ ...f, [name]: name === 'networkId' ? Number(event.target.value) : event.target.value }));
+  const errors = { ...fieldErrorsOf(create.error), ...localErrors };
+  const set = (name: Exclude<keyof typeof form, 'networkId'>) => (event: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [name]: event.target.value }));
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async () => {
     const problems: Record<string, string> = {};
     if (form.subscriptionName.trim() === '') problems.subscriptionName = 'Give the subscription a name';
     if (!/^0x[0-9a-fA-F]{40}$/.test(form.address.trim()))
@@ -74,71 +72,54 @@ export function CreateSubscriptionDialog({ isOpen, onClose }: { isOpen: boolean;
     create.reset();
     onClose();
   };
-  const unplaced = otherErrors(apiErrors, FIELDS);
   return (
-    <Modal title="Create a subscription" isOpen={isOpen} onClose={close}>
-      {secret ? (
-        <div className="notice success" aria-live="polite">
-          <p>Created. Its webhook secret, shown this once (verify each webhook's signature with it):</p>
-          <code>{secret}</code>
-          <p>
-            <button type="button" onClick={close}>
-              Done
-            </button>
-          </p>
-        </div>
-      ) : (
-        <form onSubmit={(event) => submit(event).catch(() => {})} noValidate>
-          {create.isError && Object.keys(apiErrors).length === 0 && <ErrorNotice error={create.error} />}
-          {unplaced.length > 0 && (
-            <div className="notice error" role="alert">
-              {unplaced.join('; ')}
-            </div>
-          )}
-          <Field label="Name" error={errors.subscriptionName}>
-            <input value={form.subscriptionName} onChange={set('subscriptionName')} />
-          </Field>
-          <Field label="Network" error={errors.networkId}>
-            <select value={form.networkId} onChange={set('networkId')}>
-              {NETWORK_IDS.map((id) => (
-                <option key={id} value={id}>
-                  {NETWORKS[id].name} ({id})
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Contract address" error={errors.address}>
-            <input value={form.address} onChange={set('address')} spellCheck={false} autoComplete="off" />
-          </Field>
-          <Field
-            label="Event"
-            hint="event Transfer(address indexed from, address indexed to, uint256 value)"
-            error={errors.formattedAbiEvent}
-          >
-            <input value={form.formattedAbiEvent} onChange={set('formattedAbiEvent')} spellCheck={false} />
-          </Field>
-          <Field label="From block" error={errors.initialBlockNumber}>
-            <input value={form.initialBlockNumber} onChange={set('initialBlockNumber')} inputMode="numeric" />
-          </Field>
-          <Field label="Scan every (seconds)" error={errors.scanInterval}>
-            <input value={form.scanInterval} onChange={set('scanInterval')} inputMode="numeric" />
-          </Field>
-          <Field label="Webhook URL" hint="Optional: where each event is sent, signed." error={errors.webhookURL}>
-            <input value={form.webhookURL} onChange={set('webhookURL')} type="url" spellCheck={false} />
-          </Field>
-          <Field label="Webhook retries" error={errors.webhookMaxRetries}>
-            <input value={form.webhookMaxRetries} onChange={set('webhookMaxRetries')} inputMode="numeric" />
-          </Field>
-          <div className="row">
-            <button type="submit" className="primary" disabled={create.isPending}>
-              Create
-            </button>
-            <button type="button" onClick={close}>
-              Cancel
-            </button>
-          </div>
-        </form>
-      )}
-    </Modal>
+    <FormDialog
+      title="Create a subscription"
+      isOpen={isOpen}
+      onClose={close}
+      error={create.error}
+      fields={FIELDS}
+      submit="Create"
+      pending={create.isPending}
+      onSubmit={submit}
+      done={
+        secret && (
+          <SecretShown
+            lead="Created. Its webhook secret, shown this once (verify each webhook's signature with it):"
+            secret={secret}
+            onDone={close}
+          />
+        )
+      }
+    >
+      <Field label="Name" error={errors.subscriptionName}>
+        <input value={form.subscriptionName} onChange={set('subscriptionName')} />
+      </Field>
+      <Field label="Network" error={errors.networkId}>
+        <NetworkSelect value={form.networkId} onChange={(networkId) => setForm((f) => ({ ...f, networkId }))} />
+      </Field>
+      <Field label="Contract address" error={errors.address}>
+        <input value={form.address} onChange={set('address')} spellCheck={false} autoComplete="off" />
+      </Field>
+      <Field
+        label="Event"
+        hint="event Transfer(address indexed from, address indexed to, uint256 value)"
+        error={errors.formattedAbiEvent}
+      >
+        <input value={form.formattedAbiEvent} onChange={set('formattedAbiEvent')} spellCheck={false} />
+      </Field>
+      <Field label="From block" error={errors.initialBlockNumber}>
+        <input value={form.initialBlockNumber} onChange={set('initialBlockNumber')} inputMode="numeric" />
+      </Field>
+      <Field label="Scan every (seconds)" error={errors.scanInterval}>
+        <input value={form.scanInterval} onChange={set('scanInterval')} inputMode="numeric" />
+      </Field>
+      <Field label="Webhook URL" hint="Optional: where each event is sent, signed." error={errors.webhookURL}>
+        <input value={form.webhookURL} onChange={set('webhookURL')} type="url" spellCheck={false} />
+      </Field>
+      <Field label="Webhook retries" error={errors.webhookMaxRetries}>
+        <input value={form.webhookMaxRetries} onChange={set('webhookMaxRetries')} inputMode="numeric" />
+      </Field>
+    </FormDialog>
   );
 }

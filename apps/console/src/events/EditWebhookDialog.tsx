@@ -1,9 +1,8 @@
 import type { EventNotifierSubscription } from '@mountain/public-api-client';
-import { type FormEvent, useEffect, useState } from 'react';
-import { fieldErrorsOf, otherErrors } from '../api/errors.ts';
-import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { useEffect, useState } from 'react';
+import { fieldErrorsOf } from '../api/errors.ts';
 import { Field } from '../ui/Field.tsx';
-import { Modal } from '../ui/Modal.tsx';
+import { FormDialog } from '../ui/FormDialog.tsx';
 import { useUpdateWebhook } from './useSubscriptions.ts';
 
 const FIELDS = ['webhookURL', 'webhookMaxRetries', 'webhookEnabled'];
@@ -27,15 +26,13 @@ export function EditWebhookDialog({
     setRetries(String(subscription.webhookMaxRetries));
     setEnabled(subscription.webhookEnabled);
   }, [subscription]);
-  const apiErrors = fieldErrorsOf(update.error);
-  const errors = { ...apiErrors, ...localErrors };
+  const errors = { ...fieldErrorsOf(update.error), ...localErrors };
   const close = () => {
     update.reset();
     setLocalErrors({});
     onClose();
   };
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async () => {
     const problems: Record<string, string> = {};
     if (url.trim() && !/^https?:\/\/\S+$/.test(url.trim())) problems.webhookURL = 'An http(s) URL';
     if (!url.trim() && enabled) problems.webhookURL = 'A webhook needs a URL to be enabled';
@@ -50,42 +47,30 @@ export function EditWebhookDialog({
     });
     close();
   };
-  const unplaced = otherErrors(apiErrors, FIELDS);
   return (
-    <Modal
+    <FormDialog
       title={`Webhook of ${subscription?.subscriptionName ?? 'the subscription'}`}
       isOpen={subscription !== null}
       onClose={close}
+      error={update.error}
+      fields={FIELDS}
+      submit="Save"
+      pending={update.isPending}
+      onSubmit={submit}
     >
-      <form onSubmit={(event) => submit(event).catch(() => {})} noValidate>
-        {update.isError && Object.keys(apiErrors).length === 0 && <ErrorNotice error={update.error} />}
-        {unplaced.length > 0 && (
-          <div className="notice error" role="alert">
-            {unplaced.join('; ')}
-          </div>
-        )}
-        {subscription?.webhookDisabledReason && (
-          <p className="field-error">Disabled by the platform: {subscription.webhookDisabledReason}</p>
-        )}
-        <Field label="Webhook URL" error={errors.webhookURL}>
-          <input value={url} onChange={(e) => setUrl(e.target.value)} type="url" spellCheck={false} />
-        </Field>
-        <Field label="Webhook retries" error={errors.webhookMaxRetries}>
-          <input value={retries} onChange={(e) => setRetries(e.target.value)} inputMode="numeric" />
-        </Field>
-        <label className="row">
-          <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
-          Send webhooks (while off, new records stay scanned)
-        </label>
-        <div className="row">
-          <button type="submit" className="primary" disabled={update.isPending}>
-            Save
-          </button>
-          <button type="button" onClick={close}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Modal>
+      {subscription?.webhookDisabledReason && (
+        <p className="field-error">Disabled by the platform: {subscription.webhookDisabledReason}</p>
+      )}
+      <Field label="Webhook URL" error={errors.webhookURL}>
+        <input value={url} onChange={(e) => setUrl(e.target.value)} type="url" spellCheck={false} />
+      </Field>
+      <Field label="Webhook retries" error={errors.webhookMaxRetries}>
+        <input value={retries} onChange={(e) => setRetries(e.target.value)} inputMode="numeric" />
+      </Field>
+      <label className="row">
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+        Send webhooks (while off, new records stay scanned)
+      </label>
+    </FormDialog>
   );
 }

@@ -1,10 +1,9 @@
-import { type FormEvent, useState } from 'react';
-import { fieldErrorsOf, otherErrors } from '../api/errors.ts';
-import { ErrorNotice } from '../ui/ErrorNotice.tsx';
+import { useState } from 'react';
+import { fieldErrorsOf } from '../api/errors.ts';
 import { Field } from '../ui/Field.tsx';
-import { Modal } from '../ui/Modal.tsx';
+import { FormDialog } from '../ui/FormDialog.tsx';
+import { SecretShown } from '../ui/SecretShown.tsx';
 import { EventTypeChoice } from './EventTypeChoice.tsx';
-import { SecretShown } from './SecretShown.tsx';
 import { type EventType, useCreateEndpoint } from './useWebhooks.ts';
 
 const FIELDS = ['url', 'description', 'eventTypes'];
@@ -17,11 +16,9 @@ export function CreateEndpointDialog({ isOpen, onClose }: { isOpen: boolean; onC
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const [secret, setSecret] = useState<string | null>(null);
   const create = useCreateEndpoint();
-  const apiErrors = fieldErrorsOf(create.error);
-  const errors = { ...apiErrors, ...localErrors };
+  const errors = { ...fieldErrorsOf(create.error), ...localErrors };
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  const submit = async () => {
     const problems: Record<string, string> = {};
     if (!/^https?:\/\/\S+$/.test(url.trim())) problems.url = 'An http(s) URL: https://example.com/webhooks';
     if (eventTypes.length === 0) problems.eventTypes = 'Choose at least one event type';
@@ -41,40 +38,33 @@ export function CreateEndpointDialog({ isOpen, onClose }: { isOpen: boolean; onC
     create.reset();
     onClose();
   };
-  const unplaced = otherErrors(apiErrors, FIELDS);
   return (
-    <Modal title="Add an endpoint" isOpen={isOpen} onClose={close}>
-      {secret ? (
-        <SecretShown
-          lead="Added. Its signing secret, shown this once (verify each webhook's signature with it):"
-          secret={secret}
-          onDone={close}
-        />
-      ) : (
-        <form onSubmit={(event) => submit(event).catch(() => {})} noValidate>
-          {create.isError && Object.keys(apiErrors).length === 0 && <ErrorNotice error={create.error} />}
-          {unplaced.length > 0 && (
-            <div className="notice error" role="alert">
-              {unplaced.join('; ')}
-            </div>
-          )}
-          <Field label="Endpoint URL" error={errors.url}>
-            <input value={url} onChange={(e) => setUrl(e.target.value)} type="url" spellCheck={false} />
-          </Field>
-          <Field label="Description" hint="Optional: a note for you." error={errors.description}>
-            <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />
-          </Field>
-          <EventTypeChoice chosen={eventTypes} onChange={setEventTypes} error={errors.eventTypes} />
-          <div className="row">
-            <button type="submit" className="primary" disabled={create.isPending}>
-              Add
-            </button>
-            <button type="button" onClick={close}>
-              Cancel
-            </button>
-          </div>
-        </form>
-      )}
-    </Modal>
+    <FormDialog
+      title="Add an endpoint"
+      isOpen={isOpen}
+      onClose={close}
+      error={create.error}
+      fields={FIELDS}
+      submit="Add"
+      pending={create.isPending}
+      onSubmit={submit}
+      done={
+        secret && (
+          <SecretShown
+            lead="Added. Its signing secret, shown this once (verify each webhook's signature with it):"
+            secret={secret}
+            onDone={close}
+          />
+        )
+      }
+    >
+      <Field label="Endpoint URL" error={errors.url}>
+        <input value={url} onChange={(e) => setUrl(e.target.value)} type="url" spellCheck={false} />
+      </Field>
+      <Field label="Description" hint="Optional: a note for you." error={errors.description}>
+        <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={512} />
+      </Field>
+      <EventTypeChoice chosen={eventTypes} onChange={setEventTypes} error={errors.eventTypes} />
+    </FormDialog>
   );
 }

@@ -1,10 +1,11 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { fieldErrorsOf } from '../api/errors.ts';
-import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Field } from '../ui/Field.tsx';
-import { Modal } from '../ui/Modal.tsx';
+import { FormDialog } from '../ui/FormDialog.tsx';
 import { fromLocalInput, toLocalInput } from './localTime.ts';
 import { useReplay, type WebhookEndpoint } from './useWebhooks.ts';
+
+const FIELDS = ['endpointId', 'since', 'until', 'onlyFailed'];
 
 /**
  * Send an endpoint's messages of a time window again (the failed ones, or all): each keeps its `webhook-id`, so a
@@ -22,8 +23,7 @@ export function ReplayDialog({ endpoint, onClose }: { endpoint: WebhookEndpoint 
     setLocalErrors({});
     onClose();
   };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     const from = fromLocalInput(since);
     const to = fromLocalInput(until);
     const problems: Record<string, string> = {};
@@ -34,48 +34,46 @@ export function ReplayDialog({ endpoint, onClose }: { endpoint: WebhookEndpoint 
     replay.mutate({ endpointId: endpoint.id, since: from, ...(to ? { until: to } : {}), onlyFailed });
   };
   return (
-    <Modal title="Replay messages" isOpen={endpoint !== null} onClose={close}>
-      {replay.data ? (
-        <div className="notice success" aria-live="polite">
-          <p>
-            {replay.data.queuedCount} message(s) queued again, with their original webhook-id
-            {endpoint?.enabled ? '.' : ': they are sent once the endpoint is enabled.'}
-          </p>
-          <p>
-            <button type="button" onClick={close}>
-              Done
-            </button>
-          </p>
-        </div>
-      ) : (
-        <form onSubmit={submit} noValidate>
-          <p>
-            Messages of <span className="mono">{endpoint?.url}</span> created in the window, sent again at a bounded
-            rate.
-          </p>
-          {replay.isError && Object.keys(fieldErrorsOf(replay.error)).length === 0 && (
-            <ErrorNotice error={replay.error} />
-          )}
-          <Field label="From (your time)" error={errors.since}>
-            <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} />
-          </Field>
-          <Field label="Until (your time)" hint="Optional: now when empty." error={errors.until}>
-            <input type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
-          </Field>
-          <label className="row">
-            <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} />
-            Only the failed ones
-          </label>
-          <div className="row">
-            <button type="submit" className="primary" disabled={replay.isPending}>
-              Replay
-            </button>
-            <button type="button" onClick={close}>
-              Cancel
-            </button>
+    <FormDialog
+      title="Replay messages"
+      isOpen={endpoint !== null}
+      onClose={close}
+      lead={
+        <p>
+          Messages of <span className="mono">{endpoint?.url}</span> created in the window, sent again at a bounded rate.
+        </p>
+      }
+      error={replay.error}
+      fields={FIELDS}
+      submit="Replay"
+      pending={replay.isPending}
+      onSubmit={submit}
+      done={
+        replay.data && (
+          <div className="notice success" aria-live="polite">
+            <p>
+              {replay.data.queuedCount} message(s) queued again, with their original webhook-id
+              {endpoint?.enabled ? '.' : ': they are sent once the endpoint is enabled.'}
+            </p>
+            <p>
+              <button type="button" onClick={close}>
+                Done
+              </button>
+            </p>
           </div>
-        </form>
-      )}
-    </Modal>
+        )
+      }
+    >
+      <Field label="From (your time)" error={errors.since}>
+        <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} />
+      </Field>
+      <Field label="Until (your time)" hint="Optional: now when empty." error={errors.until}>
+        <input type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
+      </Field>
+      <label className="row">
+        <input type="checkbox" checked={onlyFailed} onChange={(e) => setOnlyFailed(e.target.checked)} />
+        Only the failed ones
+      </label>
+    </FormDialog>
   );
 }

@@ -3,7 +3,7 @@ import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Field } from '../ui/Field.tsx';
 import { formatTime } from '../ui/format.ts';
 import { Modal } from '../ui/Modal.tsx';
-import { SecretShown } from './SecretShown.tsx';
+import { SecretShown } from '../ui/SecretShown.tsx';
 import { useRotateEndpointSecret, type WebhookEndpoint } from './useWebhooks.ts';
 
 /** How long the previous secret signs beside the new one: a receiver has that long to take the new secret. */
