@@ -2,6 +2,7 @@ import type { Contract } from '@mountain/public-api-client';
 import { Link } from '@tanstack/react-router';
 import { messageOf } from '../api/errors.ts';
 import { explorerUrl, networkName } from '../networks/networks.ts';
+import { ACTIONS, DataTable } from '../ui/DataTable.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { canonical, structsOf } from './abiText.ts';
@@ -40,62 +41,48 @@ export function ContractCard({ contract, canWrite }: { contract: Contract; canWr
         </div>
       )}
       {activated.data && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Functions of contract {contract.id}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Function</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+        <DataTable caption={`Functions of contract ${contract.id}`} columns={['Function', 'State', ACTIONS]}>
+          {functions.map((signature) => {
+            const active = activeBySignature.get(canonical(signature, structs));
+            return (
+              <tr key={signature}>
+                <td className="mono">{signature}</td>
+                <td>
+                  {active ? (
+                    <span className="badge status-succeeded">active</span>
+                  ) : (
+                    <span className="muted">inactive</span>
+                  )}
+                </td>
+                <td>
+                  <div className="row">
+                    {canWrite && (
+                      <button
+                        type="button"
+                        disabled={setActive.isPending}
+                        onClick={() => setActive.mutate({ formattedAbiFunction: signature, active: !active })}
+                        aria-label={`${active ? 'Deactivate' : 'Activate'} ${signature}`}
+                      >
+                        {active ? 'Deactivate' : 'Activate'}
+                      </button>
+                    )}
+                    {canWrite && active && (
+                      <Link
+                        className="button"
+                        to="/execute/$functionId"
+                        params={{ functionId: String(active.id) }}
+                        search={{ contractId: contract.id }}
+                        aria-label={`Execute ${signature}`}
+                      >
+                        Execute
+                      </Link>
+                    )}
+                  </div>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {functions.map((signature) => {
-                const active = activeBySignature.get(canonical(signature, structs));
-                return (
-                  <tr key={signature}>
-                    <td className="mono">{signature}</td>
-                    <td>
-                      {active ? (
-                        <span className="badge status-succeeded">active</span>
-                      ) : (
-                        <span className="muted">inactive</span>
-                      )}
-                    </td>
-                    <td>
-                      <div className="row">
-                        {canWrite && (
-                          <button
-                            type="button"
-                            disabled={setActive.isPending}
-                            onClick={() => setActive.mutate({ formattedAbiFunction: signature, active: !active })}
-                            aria-label={`${active ? 'Deactivate' : 'Activate'} ${signature}`}
-                          >
-                            {active ? 'Deactivate' : 'Activate'}
-                          </button>
-                        )}
-                        {canWrite && active && (
-                          <Link
-                            className="button"
-                            to="/execute/$functionId"
-                            params={{ functionId: String(active.id) }}
-                            search={{ contractId: contract.id }}
-                            aria-label={`Execute ${signature}`}
-                          >
-                            Execute
-                          </Link>
-                        )}
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
     </section>
   );

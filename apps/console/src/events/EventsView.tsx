@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { messageOf } from '../api/errors.ts';
 import { networkName } from '../networks/networks.ts';
 import { useCanWrite } from '../project/useProject.ts';
+import { ACTIONS, DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
@@ -45,81 +46,61 @@ export function EventsView() {
         <Empty>No subscription yet: one scans a contract's event and sends each to a webhook.</Empty>
       )}
       {list && list.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Subscriptions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Event</th>
-                <th scope="col">Scan</th>
-                <th scope="col">Webhook</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link to="/events/$subscriptionId" params={{ subscriptionId: s.id }}>
-                      {s.subscriptionName}
-                    </Link>
-                    <div className="muted">{networkName(s.networkId)}</div>
-                  </td>
-                  <td className="mono">{s.formattedAbiEvent}</td>
-                  <td>
-                    <StatusBadge status={s.scanStatus} />
-                    <div className="muted">
-                      {s.scanEnabled ? `block ${s.lastScannedBlock ?? '—'}, ${formatTime(s.lastScannedAt)}` : 'stopped'}
-                    </div>
-                    {s.lastScanFailureMessage && <div className="field-error">{s.lastScanFailureMessage}</div>}
-                  </td>
-                  <td>
-                    {s.webhookURL ? (
-                      <span className="mono">{s.webhookURL}</span>
-                    ) : (
-                      <span className="muted">no URL</span>
+        <DataTable caption="Subscriptions" columns={['Name', 'Event', 'Scan', 'Webhook', ACTIONS]}>
+          {list.map((s) => (
+            <tr key={s.id}>
+              <td>
+                <Link to="/events/$subscriptionId" params={{ subscriptionId: s.id }}>
+                  {s.subscriptionName}
+                </Link>
+                <div className="muted">{networkName(s.networkId)}</div>
+              </td>
+              <td className="mono">{s.formattedAbiEvent}</td>
+              <td>
+                <StatusBadge status={s.scanStatus} />
+                <div className="muted">
+                  {s.scanEnabled ? `block ${s.lastScannedBlock ?? '—'}, ${formatTime(s.lastScannedAt)}` : 'stopped'}
+                </div>
+                {s.lastScanFailureMessage && <div className="field-error">{s.lastScanFailureMessage}</div>}
+              </td>
+              <td>
+                {s.webhookURL ? <span className="mono">{s.webhookURL}</span> : <span className="muted">no URL</span>}
+                <div className="muted">{s.webhookEnabled ? 'enabled' : 'disabled'}</div>
+              </td>
+              <td>
+                {canWrite && (
+                  <div className="actions">
+                    <button
+                      type="button"
+                      disabled={scan.isPending}
+                      onClick={() => scan.mutate({ id: s.id, scanEnabled: !s.scanEnabled })}
+                      aria-label={`${s.scanEnabled ? 'Stop scanning' : 'Resume scanning'} for ${s.subscriptionName}`}
+                    >
+                      {s.scanEnabled ? 'Stop scanning' : 'Resume scanning'}
+                    </button>
+                    {s.webhookURL && (
+                      <button
+                        type="button"
+                        disabled={update.isPending}
+                        onClick={() => update.mutate({ id: s.id, webhookEnabled: !s.webhookEnabled })}
+                        aria-label={`${s.webhookEnabled ? 'Disable' : 'Enable'} the webhook of ${s.subscriptionName}`}
+                      >
+                        {s.webhookEnabled ? 'Disable webhook' : 'Enable webhook'}
+                      </button>
                     )}
-                    <div className="muted">{s.webhookEnabled ? 'enabled' : 'disabled'}</div>
-                  </td>
-                  <td>
-                    {canWrite && (
-                      <div className="actions">
-                        <button
-                          type="button"
-                          disabled={scan.isPending}
-                          onClick={() => scan.mutate({ id: s.id, scanEnabled: !s.scanEnabled })}
-                          aria-label={`${s.scanEnabled ? 'Stop scanning' : 'Resume scanning'} for ${s.subscriptionName}`}
-                        >
-                          {s.scanEnabled ? 'Stop scanning' : 'Resume scanning'}
-                        </button>
-                        {s.webhookURL && (
-                          <button
-                            type="button"
-                            disabled={update.isPending}
-                            onClick={() => update.mutate({ id: s.id, webhookEnabled: !s.webhookEnabled })}
-                            aria-label={`${s.webhookEnabled ? 'Disable' : 'Enable'} the webhook of ${s.subscriptionName}`}
-                          >
-                            {s.webhookEnabled ? 'Disable webhook' : 'Enable webhook'}
-                          </button>
-                        )}
-                        <button
-                          type="button"
-                          onClick={() => setEditing(s)}
-                          aria-label={`Edit the webhook of ${s.subscriptionName}`}
-                        >
-                          Edit webhook…
-                        </button>
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                    <button
+                      type="button"
+                      onClick={() => setEditing(s)}
+                      aria-label={`Edit the webhook of ${s.subscriptionName}`}
+                    >
+                      Edit webhook…
+                    </button>
+                  </div>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {canWrite && (
         <>

@@ -2,6 +2,7 @@ import { getRouteApi } from '@tanstack/react-router';
 import { useState } from 'react';
 import { messageOf } from '../api/errors.ts';
 import { useCanWrite } from '../project/useProject.ts';
+import { DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime, shortHex } from '../ui/format.ts';
@@ -52,44 +53,31 @@ export function RecordsView() {
         <Empty>No event found yet. Scanning goes on every scan interval.</Empty>
       )}
       {records.data && records.data.eventNotifierRecords.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Records</caption>
-            <thead>
-              <tr>
-                <th scope="col">Block</th>
-                <th scope="col">Transaction</th>
-                <th scope="col">Event</th>
-                <th scope="col">Delivery</th>
-              </tr>
-            </thead>
-            <tbody>
-              {records.data.eventNotifierRecords.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    {r.blockNumber}
-                    <div className="muted">{formatTime(r.blockTimestamp)}</div>
-                  </td>
-                  <td className="mono">
-                    {shortHex(r.transactionHash)} #{r.logIndex}
-                  </td>
-                  <td>
-                    <pre className="mono">{JSON.stringify(r.decodedLog, null, 2)}</pre>
-                  </td>
-                  <td>
-                    <StatusBadge status={r.status} />
-                    {r.removed && <div className="field-error">removed by a reorg</div>}
-                    {r.lastNotificationFailureMessage && (
-                      <div className="field-error">
-                        {r.notificationFailureCount} failure(s): {r.lastNotificationFailureMessage}
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Records" columns={['Block', 'Transaction', 'Event', 'Delivery']}>
+          {records.data.eventNotifierRecords.map((r) => (
+            <tr key={r.id}>
+              <td>
+                {r.blockNumber}
+                <div className="muted">{formatTime(r.blockTimestamp)}</div>
+              </td>
+              <td className="mono">
+                {shortHex(r.transactionHash)} #{r.logIndex}
+              </td>
+              <td>
+                <pre className="mono">{JSON.stringify(r.decodedLog, null, 2)}</pre>
+              </td>
+              <td>
+                <StatusBadge status={r.status} />
+                {r.removed && <div className="field-error">removed by a reorg</div>}
+                {r.lastNotificationFailureMessage && (
+                  <div className="field-error">
+                    {r.notificationFailureCount} failure(s): {r.lastNotificationFailureMessage}
+                  </div>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {meta && meta.totalPage > 1 && (
         <nav aria-label="Pages" className="row">

@@ -1,3 +1,4 @@
+import { DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
@@ -16,28 +17,15 @@ export function MembersTable() {
     );
   }
   return (
-    <div className="table-scroll">
-      <table>
-        <caption className="visually-hidden">Project members</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Name</th>
-            <th scope="col">Role</th>
-            <th scope="col">Since</th>
-          </tr>
-        </thead>
-        <tbody>
-          {members.data.members.map((m) => (
-            <tr key={m.userId}>
-              <td>{m.email}</td>
-              <td>{m.name || '—'}</td>
-              <td>{m.role}</td>
-              <td>{formatTime(m.since)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Project members" columns={['Email', 'Name', 'Role', 'Since']}>
+      {members.data.members.map((m) => (
+        <tr key={m.userId}>
+          <td>{m.email}</td>
+          <td>{m.name || '—'}</td>
+          <td>{m.role}</td>
+          <td>{formatTime(m.since)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -1,5 +1,6 @@
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { networkName } from '../networks/networks.ts';
+import { DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime, shortHex } from '../ui/format.ts';
@@ -52,37 +53,26 @@ export function TransactionsView() {
         </Empty>
       )}
       {transactions.data && transactions.data.data.transactions.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Transactions, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Transaction</th>
-                <th scope="col">Status</th>
-                <th scope="col">Network</th>
-                <th scope="col">Hash</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {transactions.data.data.transactions.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <Link to="/transactions/$transactionId" params={{ transactionId: t.id }} className="mono">
-                      {shortHex(t.id, 4)}
-                    </Link>
-                  </td>
-                  <td>
-                    <StatusBadge status={t.status} />
-                  </td>
-                  <td>{networkName(t.networkId)}</td>
-                  <td className="mono">{t.transactionHash ? shortHex(t.transactionHash) : '—'}</td>
-                  <td>{formatTime(t.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Transactions, newest first"
+          columns={['Transaction', 'Status', 'Network', 'Hash', 'Created']}
+        >
+          {transactions.data.data.transactions.map((t) => (
+            <tr key={t.id}>
+              <td>
+                <Link to="/transactions/$transactionId" params={{ transactionId: t.id }} className="mono">
+                  {shortHex(t.id, 4)}
+                </Link>
+              </td>
+              <td>
+                <StatusBadge status={t.status} />
+              </td>
+              <td>{networkName(t.networkId)}</td>
+              <td className="mono">{t.transactionHash ? shortHex(t.transactionHash) : '—'}</td>
+              <td>{formatTime(t.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {meta && meta.totalPage > 1 && (
         <nav aria-label="Pages" className="row" style={{ marginTop: '1rem' }}>

@@ -1,5 +1,6 @@
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
 import { useSubscriptions } from '../events/useSubscriptions.ts';
+import { DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
@@ -38,26 +39,14 @@ export function AttemptsView() {
         <Empty>{filtered ? 'No attempt matches these filters.' : 'No webhook attempt yet.'}</Empty>
       )}
       {rows && rows.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Webhook attempts, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Message</th>
-                <th scope="col">URL</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Answer</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((a) => (
-                <AttemptRow key={a.id} attempt={a} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Webhook attempts, newest first"
+          columns={['When', 'Message', 'URL', 'Outcome', 'Duration', 'Answer']}
+        >
+          {rows.map((a) => (
+            <AttemptRow key={a.id} attempt={a} />
+          ))}
+        </DataTable>
       )}
       {(search.cursor || attempts.data?.nextCursor) && (
         <nav aria-label="Pages" className="row">

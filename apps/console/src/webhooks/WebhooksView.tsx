@@ -2,6 +2,7 @@ import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { messageOf } from '../api/errors.ts';
 import { useCanWrite } from '../project/useProject.ts';
+import { ACTIONS, DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
@@ -52,93 +53,77 @@ export function WebhooksView() {
         </Empty>
       )}
       {list && list.length > 0 && (
-        <div className="table-scroll">
-          <table>
-            <caption className="visually-hidden">Webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Event types</th>
-                <th scope="col">State</th>
-                <th scope="col">Secret</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    <span className="mono">{e.url}</span>
-                    {e.description && <div className="muted">{e.description}</div>}
-                  </td>
-                  <td>
-                    <ul className="plain mono">
-                      {e.eventTypes.map((t) => (
-                        <li key={t}>{t}</li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>
-                    <span className={`badge ${e.enabled ? 'status-succeeded' : 'status-failed'}`}>
-                      {e.enabled ? 'enabled' : 'disabled'}
-                    </span>
-                    {e.disabledReason && <div className="field-error">{e.disabledReason}</div>}
-                    {e.failingSince && <div className="field-error">failing since {formatTime(e.failingSince)}</div>}
-                  </td>
-                  <td>
-                    <span className="mono">{e.secret}</span>
-                    {e.previousSecretExpiresAt && (
-                      <div className="muted">previous one signs until {formatTime(e.previousSecretExpiresAt)}</div>
-                    )}
-                  </td>
-                  <td>
-                    <div className="actions">
-                      <Link to="/webhooks/attempts" search={{ endpointId: e.id }} aria-label={`Attempts of ${e.url}`}>
-                        Attempts
-                      </Link>
-                      {canWrite && (
-                        <>
-                          <button
-                            type="button"
-                            disabled={update.isPending}
-                            onClick={() => update.mutate({ id: e.id, enabled: !e.enabled })}
-                            aria-label={`${e.enabled ? 'Disable' : 'Enable'} ${e.url}`}
-                          >
-                            {e.enabled ? 'Disable' : 'Enable'}
-                          </button>
-                          <button
-                            type="button"
-                            onClick={() => open('rotate', e)}
-                            aria-label={`Rotate the secret of ${e.url}`}
-                          >
-                            Rotate secret…
-                          </button>
-                          <button
-                            type="button"
-                            onClick={() => open('replay', e)}
-                            aria-label={`Replay messages of ${e.url}`}
-                          >
-                            Replay…
-                          </button>
-                          <button
-                            type="button"
-                            className="danger"
-                            onClick={() => open('delete', e)}
-                            aria-label={`Delete ${e.url}`}
-                          >
-                            Delete…
-                          </button>
-                        </>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Webhook endpoints" columns={['Endpoint', 'Event types', 'State', 'Secret', ACTIONS]}>
+          {list.map((e) => (
+            <tr key={e.id}>
+              <td>
+                <span className="mono">{e.url}</span>
+                {e.description && <div className="muted">{e.description}</div>}
+              </td>
+              <td>
+                <ul className="plain mono">
+                  {e.eventTypes.map((t) => (
+                    <li key={t}>{t}</li>
+                  ))}
+                </ul>
+              </td>
+              <td>
+                <span className={`badge ${e.enabled ? 'status-succeeded' : 'status-failed'}`}>
+                  {e.enabled ? 'enabled' : 'disabled'}
+                </span>
+                {e.disabledReason && <div className="field-error">{e.disabledReason}</div>}
+                {e.failingSince && <div className="field-error">failing since {formatTime(e.failingSince)}</div>}
+              </td>
+              <td>
+                <span className="mono">{e.secret}</span>
+                {e.previousSecretExpiresAt && (
+                  <div className="muted">previous one signs until {formatTime(e.previousSecretExpiresAt)}</div>
+                )}
+              </td>
+              <td>
+                <div className="actions">
+                  <Link to="/webhooks/attempts" search={{ endpointId: e.id }} aria-label={`Attempts of ${e.url}`}>
+                    Attempts
+                  </Link>
+                  {canWrite && (
+                    <>
+                      <button
+                        type="button"
+                        disabled={update.isPending}
+                        onClick={() => update.mutate({ id: e.id, enabled: !e.enabled })}
+                        aria-label={`${e.enabled ? 'Disable' : 'Enable'} ${e.url}`}
+                      >
+                        {e.enabled ? 'Disable' : 'Enable'}
+                      </button>
+                      <button
+                        type="button"
+                        onClick={() => open('rotate', e)}
+                        aria-label={`Rotate the secret of ${e.url}`}
+                      >
+                        Rotate secret…
+                      </button>
+                      <button
+                        type="button"
+                        onClick={() => open('replay', e)}
+                        aria-label={`Replay messages of ${e.url}`}
+                      >
+                        Replay…
+                      </button>
+                      <button
+                        type="button"
+                        className="danger"
+                        onClick={() => open('delete', e)}
+                        aria-label={`Delete ${e.url}`}
+                      >
+                        Delete…
+                      </button>
+                    </>
+                  )}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {canWrite && (
         <>
