@@ -1,7 +1,7 @@
 // The console's routes (TanStack Router, typed): the sign-in page, and the signed-in areas inside the shell. Each
-// signed-in route's loader starts its view's calls (the same queries as the view's hooks, in the same QueryClient)
-// without waiting for them: they run while the view's chunk downloads, and the view shows what came, or its
-// loading state, as it did.
+// signed-in route's loader starts its view's calls (the same queries as the view's hooks, in the same QueryClient):
+// they run while the view's chunk downloads. The first view of a page load waits for them a little (firstView), so
+// that its first paint holds what they answered; a later one shows at once, with its loading state until they do.
 import type { MountainClient } from '@mountain/public-api-client';
 import type { FetchQueryOptions, QueryClient, QueryKey } from '@tanstack/react-query';
 import {
@@ -76,25 +76,41 @@ const consoleRoute = createRoute({
     if (!credentials) throw redirect({ to: '/sign-in' });
     return { client: clientFor(credentials) };
   },
-  // The shell names the project and the caller's role (what each view may show) on every view.
-  loader: ({ context }) => prefetch(context, projectDetailQuery(context.client)),
+  // The shell names the project and the caller's role (which controls each view shows) on every view.
+  loader: ({ context }) => firstView(prefetch(context, projectDetailQuery(context.client))),
   component: SignedIn,
 });
 
 type Context = { queryClient: QueryClient; client: MountainClient };
 
-/** Starts a query and returns at once: a failure is the view's to show (its hook has the query's state). */
+/** Starts a query; the promise settles when it has (a failure is the view's to show: its hook has the state). */
 function prefetch<Data, Key extends QueryKey>(
   { queryClient }: Context,
   query: FetchQueryOptions<Data, Error, Data, Key>,
-) {
-  void queryClient.prefetchQuery(query);
+): Promise<void> {
+  return queryClient.prefetchQuery(query);
+}
+
+/** How long the first view of a page load waits for its calls, at most, before it is shown with its loading state. */
+const FIRST_VIEW_WAIT_MS = 1_000;
+let firstViewShown = false;
+
+/**
+ * On a page load's first view, what its loader returns: these calls (or FIRST_VIEW_WAIT_MS), so that the view is
+ * first rendered and painted with their answers at once, rather than painted loading and rendered again when they
+ * come (on a slow phone, a long task after the first paint). Afterwards nothing: the next views show at once.
+ */
+function firstView(...calls: Promise<unknown>[]): Promise<void> | undefined {
+  if (firstViewShown) return undefined;
+  return Promise.race([Promise.all(calls), new Promise((resolve) => setTimeout(resolve, FIRST_VIEW_WAIT_MS))]).then(
+    () => {},
+  );
 }
 
 const child = <P extends string>(
   path: P,
   component: typeof OverviewView,
-  load: (context: Context, params: Record<string, string>) => void,
+  load: (context: Context, params: Record<string, string>) => Promise<void> | undefined,
 ) =>
   createRoute({
     getParentRoute: () => consoleRoute,
@@ -115,7 +131,8 @@ const transactionsRoute = createRoute({
     };
   },
   loaderDeps: ({ search }) => search,
-  loader: ({ context, deps }) => prefetch(context, transactionsQuery(context.client, deps.status, deps.page)),
+  loader: ({ context, deps }) =>
+    firstView(prefetch(context, transactionsQuery(context.client, deps.status, deps.page))),
 });
 
 const executeRoute = createRoute({
@@ -126,10 +143,11 @@ const executeRoute = createRoute({
     contractId: Number(search.contractId) || 0,
   }),
   loaderDeps: ({ search }) => search,
-  loader: ({ context, deps }) => {
-    prefetch(context, activatedFunctionsQuery(context.client, deps.contractId));
-    prefetch(context, contractsQuery(context.client));
-  },
+  loader: ({ context, deps }) =>
+    firstView(
+      prefetch(context, activatedFunctionsQuery(context.client, deps.contractId)),
+      prefetch(context, contractsQuery(context.client)),
+    ),
 });
 
 const attemptsRoute = createRoute({
@@ -138,44 +156,52 @@ const attemptsRoute = createRoute({
   component: AttemptsView,
   validateSearch: (search: Record<string, unknown>): AttemptSearch => validateAttemptSearch(search),
   loaderDeps: ({ search }) => search,
-  loader: ({ context, deps }) => {
-    prefetch(context, attemptsQuery(context.client, { ...deps, limit: ATTEMPTS_PER_PAGE }));
-    prefetch(context, endpointsQuery(context.client));
-    prefetch(context, subscriptionsQuery(context.client));
-  },
+  loader: ({ context, deps }) =>
+    firstView(
+      prefetch(context, attemptsQuery(context.client, { ...deps, limit: ATTEMPTS_PER_PAGE })),
+      prefetch(context, endpointsQuery(context.client)),
+      prefetch(context, subscriptionsQuery(context.client)),
+    ),
 });
 
 /** The contracts, then each one's activated functions (the cards ask for them once the list is there). */
-async function prefetchContracts(context: Context) {
+async function prefetchContracts(context: Context): Promise<void> {
   const { contracts } = await context.queryClient.ensureQueryData(contractsQuery(context.client));
-  for (const c of contracts) prefetch(context, activatedFunctionsQuery(context.client, c.id));
+  await Promise.all(contracts.map((c) => prefetch(context, activatedFunctionsQuery(context.client, c.id))));
 }
 
 const routeTree = rootRoute.addChildren([
   signInRoute,
   consoleRoute.addChildren([
-    child('/', OverviewView, (c) => prefetch(c, statisticsQuery(c.client))),
+    child('/', OverviewView, (c) => firstView(prefetch(c, statisticsQuery(c.client)))),
+    // Balances are read from each network's node: the view shows them when they come, without waiting.
     child('/project', ProjectView, (c) => {
-      prefetch(c, membersQuery(c.client));
-      prefetch(c, walletBalancesQuery(c.client));
+      void prefetch(c, walletBalancesQuery(c.client));
+      return firstView(prefetch(c, membersQuery(c.client)));
     }),
-    child('/contracts', ContractsView, (c) => void prefetchContracts(c).catch(() => {})),
+    child('/contracts', ContractsView, (c) => firstView(prefetchContracts(c).catch(() => {}))),
     transactionsRoute,
     child('/transactions/$transactionId', TransactionDetailView, (c, params) =>
-      prefetch(c, transactionQuery(c.client, params.transactionId as string)),
+      firstView(prefetch(c, transactionQuery(c.client, params.transactionId as string))),
     ),
     executeRoute,
-    child('/events', EventsView, (c) => prefetch(c, subscriptionsQuery(c.client))),
-    child('/events/$subscriptionId', RecordsView, (c, params) => {
-      prefetch(c, recordsQuery(c.client, params.subscriptionId as string, 1));
-      prefetch(c, subscriptionsQuery(c.client));
-    }),
-    child('/webhooks', WebhooksView, (c) => prefetch(c, endpointsQuery(c.client))),
+    child('/events', EventsView, (c) => firstView(prefetch(c, subscriptionsQuery(c.client)))),
+    child('/events/$subscriptionId', RecordsView, (c, params) =>
+      firstView(
+        prefetch(c, recordsQuery(c.client, params.subscriptionId as string, 1)),
+        prefetch(c, subscriptionsQuery(c.client)),
+      ),
+    ),
+    child('/webhooks', WebhooksView, (c) => firstView(prefetch(c, endpointsQuery(c.client)))),
     attemptsRoute,
   ]),
 ]);
 
 export const router = createRouter({ routeTree, basepath: '/console', context: { queryClient } });
+const stopWatching = router.subscribe('onResolved', () => {
+  firstViewShown = true;
+  stopWatching();
+});
 
 declare module '@tanstack/react-router' {
   interface Register {
