@@ -7,14 +7,17 @@ import { router } from './routes.tsx';
 import './styles/app.css';
 import { prepareDateFormat } from './ui/format.ts';
 
-// The first view's chunk and calls (its route's loader) start now, while React renders the first time, not after.
-router.load().catch(() => {});
+// The first view's chunk and calls (its route's loader) start now, and React renders once they are in: once, with
+// the view, rather than first a tree that waits for them (on a slow phone, 80–100 ms of script for nothing shown).
+const loaded = router.load().catch(() => {});
 prepareDateFormat();
 
-createRoot(document.getElementById('root') as HTMLElement).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>
-  </StrictMode>,
+loaded.then(() =>
+  createRoot(document.getElementById('root') as HTMLElement).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>
+    </StrictMode>,
+  ),
 );
