@@ -3,7 +3,7 @@ import { useCanWrite } from '../project/useProject.ts';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
-import { lazyNamed, WhenOpened } from '../ui/WhenOpened.tsx';
+import { lazyNamed, loadOnIntent, WhenOpened } from '../ui/WhenOpened.tsx';
 import { ContractCard } from './ContractCard.tsx';
 import { useContracts } from './useContracts.ts';
 
@@ -18,7 +18,12 @@ export function ContractsView() {
       <h1>Contracts</h1>
       {canWrite && (
         <div className="toolbar">
-          <button type="button" className="primary" onClick={() => setImporting(true)}>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => setImporting(true)}
+            {...loadOnIntent(ImportContractDialog)}
+          >
             Import a contract
           </button>
         </div>

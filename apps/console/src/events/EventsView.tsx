@@ -10,7 +10,7 @@ import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
-import { lazyNamed, WhenOpened } from '../ui/WhenOpened.tsx';
+import { lazyNamed, loadOnIntent, WhenOpened } from '../ui/WhenOpened.tsx';
 import { useSubscriptions, useUpdateScan, useUpdateWebhook } from './useSubscriptions.ts';
 
 const CreateSubscriptionDialog = lazyNamed(() => import('./CreateSubscriptionDialog.tsx'), 'CreateSubscriptionDialog');
@@ -30,7 +30,12 @@ export function EventsView() {
       <h1>Event notifier</h1>
       {canWrite && (
         <div className="toolbar">
-          <button type="button" className="primary" onClick={() => setCreating(true)}>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => setCreating(true)}
+            {...loadOnIntent(CreateSubscriptionDialog)}
+          >
             Create a subscription
           </button>
         </div>
@@ -91,6 +96,7 @@ export function EventsView() {
                     <button
                       type="button"
                       onClick={() => setEditing(s)}
+                      {...loadOnIntent(EditWebhookDialog)}
                       aria-label={`Edit the webhook of ${s.subscriptionName}`}
                     >
                       Edit webhook…

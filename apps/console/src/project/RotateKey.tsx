@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { lazyNamed, WhenOpened } from '../ui/WhenOpened.tsx';
+import { lazyNamed, loadOnIntent, WhenOpened } from '../ui/WhenOpened.tsx';
 
 const RotateKeyDialog = lazyNamed(() => import('./RotateKeyDialog.tsx'), 'RotateKeyDialog');
 
@@ -13,7 +13,7 @@ export function RotateKey() {
       <p className="muted">
         Rotating revokes the current key at once: every program using it is refused until it has the new one.
       </p>
-      <button type="button" className="danger" onClick={() => setConfirming(true)}>
+      <button type="button" className="danger" onClick={() => setConfirming(true)} {...loadOnIntent(RotateKeyDialog)}>
         Rotate the API key…
       </button>
       {newKey && (

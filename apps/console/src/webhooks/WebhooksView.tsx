@@ -7,7 +7,7 @@ import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
-import { lazyNamed, WhenOpened } from '../ui/WhenOpened.tsx';
+import { lazyNamed, loadOnIntent, WhenOpened } from '../ui/WhenOpened.tsx';
 import { useEndpoints, useUpdateEndpoint, type WebhookEndpoint } from './useWebhooks.ts';
 
 const CreateEndpointDialog = lazyNamed(() => import('./CreateEndpointDialog.tsx'), 'CreateEndpointDialog');
@@ -32,7 +32,12 @@ export function WebhooksView() {
       <h1>Webhooks</h1>
       <div className="toolbar">
         {canWrite && (
-          <button type="button" className="primary" onClick={() => setDialog({ kind: 'create' })}>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => setDialog({ kind: 'create' })}
+            {...loadOnIntent(CreateEndpointDialog)}
+          >
             Add an endpoint
           </button>
         )}
@@ -98,6 +103,7 @@ export function WebhooksView() {
                       <button
                         type="button"
                         onClick={() => open('rotate', e)}
+                        {...loadOnIntent(RotateSecretDialog)}
                         aria-label={`Rotate the secret of ${e.url}`}
                       >
                         Rotate secret…
@@ -105,6 +111,7 @@ export function WebhooksView() {
                       <button
                         type="button"
                         onClick={() => open('replay', e)}
+                        {...loadOnIntent(ReplayDialog)}
                         aria-label={`Replay messages of ${e.url}`}
                       >
                         Replay…
@@ -113,6 +120,7 @@ export function WebhooksView() {
                         type="button"
                         className="danger"
                         onClick={() => open('delete', e)}
+                        {...loadOnIntent(DeleteEndpointDialog)}
                         aria-label={`Delete ${e.url}`}
                       >
                         Delete…
