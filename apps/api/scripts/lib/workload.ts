@@ -216,12 +216,14 @@ export interface ReceivedWebhook {
 }
 
 /**
- * A webhook receiver on loopback that answers 200, and can hang: while hanging, requests are held unanswered (the
- * sender's timeout gives up on them). Keeps every delivery's `webhook-id` and the record id of its body.
+ * A webhook receiver on loopback that answers 200, at once or after a set delay, and can hang: while hanging,
+ * requests are held unanswered (the sender's timeout gives up on them). Keeps every delivery's `webhook-id` and the
+ * record id of its body.
  */
 export async function startWebhookReceiver() {
   const received: ReceivedWebhook[] = [];
   let hangingUntil = 0;
+  let slowMs = 0;
   const held = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -245,8 +247,12 @@ export async function startWebhookReceiver() {
         res.once('close', () => held.delete(res));
         return;
       }
-      entry.answered = 200;
-      res.writeHead(200).end();
+      const answer = () => {
+        entry.answered = 200;
+        res.writeHead(200).end();
+      };
+      if (slowMs > 0) setTimeout(answer, slowMs);
+      else answer();
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -258,6 +264,10 @@ export async function startWebhookReceiver() {
     /** Holds every request unanswered for `ms`. */
     hang(ms: number) {
       hangingUntil = Date.now() + ms;
+    },
+    /** Answers each request `ms` after it arrived (0: at once), as a slow receiver does. */
+    answerAfter(ms: number) {
+      slowMs = ms;
     },
     /** webhook-ids answered 2xx at least once. */
     delivered(): Set<string> {
