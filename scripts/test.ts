@@ -1,5 +1,5 @@
-// The whole test suite: static checks, generated-file drift, the docs build, then every test file under
-// Node's test runner against one real PostgreSQL started here (each test file makes its own databases). The test
+// The whole test suite: the docs and console builds, then every test file under Node's test runner against one real
+// PostgreSQL started here (each test file makes its own databases), with the static checks beside them. The test
 // files run bundled (@mountain/testkit/devBundle.js: a third of the start-up time of each test process through tsx);
 // MOUNTAIN_TEST_TSX=1 runs their sources through tsx instead.
 import { spawn } from 'node:child_process';
@@ -62,9 +62,9 @@ interface Step {
   command: string;
   args: string[];
 }
-/** Runs the steps two at a time (the static checks and builds are single-threaded, mostly), longest first; each
- * step's output is printed whole when it ends. Exits 1 after they all end if one failed. */
-async function runSteps(steps: Step[]): Promise<void> {
+/** Runs the steps `width` at a time, in order; each step's output is printed whole when it ends. Answers the titles
+ * of those that failed. */
+async function runSteps(steps: Step[], width: number): Promise<string[]> {
   const queue = [...steps];
   const failed: string[] = [];
   const worker = async () => {
@@ -84,32 +84,39 @@ async function runSteps(steps: Step[]): Promise<void> {
       if (code !== 0) failed.push(title);
     }
   };
-  await Promise.all([worker(), worker()]);
-  if (failed.length > 0) {
-    console.error(`✖ failed: ${failed.join(', ')}`);
-    process.exit(1);
-  }
+  await Promise.all(Array.from({ length: width }, worker));
+  return failed;
 }
 
-const steps: Step[] = [];
-// The docs tests and the container image's test (the docs image holds the built site) need the site built.
+// What the test files need first: the docs tests and the container image's test (the docs image holds the built
+// site) need the site built; the console's tests, and the image's (the platform image holds the console), the console.
+const builds: Step[] = [];
 const needsDocs = (f: string) => f.startsWith('apps/docs/') || f === 'scripts/image.test.ts';
 if (files.some(needsDocs) && existsSync(path.join(ROOT, 'apps/docs/docusaurus.config.ts'))) {
-  steps.push({ title: 'docs build', command: 'npm', args: ['run', '-s', 'build', '-w', '@mountain/docs'] });
+  builds.push({ title: 'docs build', command: 'npm', args: ['run', '-s', 'build', '-w', '@mountain/docs'] });
 }
-if (only.length === 0) {
-  // The Node side in one program (tsconfig.node.json), then the docs site's and the console's React sources.
-  for (const project of ['tsconfig.node.json', 'apps/docs', 'apps/console']) {
-    steps.push({ title: `typecheck ${project}`, command: 'npx', args: ['tsc', '-p', project] });
-  }
-  steps.push({ title: 'lint', command: 'npx', args: ['biome', 'check', '.'] });
-}
-// The console's tests, and the image's (the platform image holds the console), need the console built.
 const needsConsole = (f: string) => f.startsWith('apps/console/') || f === 'scripts/image.test.ts';
 if (files.some(needsConsole) && !consoleIsBuilt(ROOT)) {
-  steps.push({ title: 'console build', command: 'npm', args: ['run', '-s', 'build', '-w', '@mountain/console'] });
+  builds.push({ title: 'console build', command: 'npm', args: ['run', '-s', 'build', '-w', '@mountain/console'] });
 }
-await runSteps(steps);
+const failedBuilds = await runSteps(builds, 2);
+if (failedBuilds.length > 0) {
+  console.error(`✖ failed: ${failedBuilds.join(', ')}`);
+  process.exit(1);
+}
+
+// The static checks, when every file runs: the Node side in one program (tsconfig.node.json), the docs site's and
+// the console's React sources, and the linter. They run one at a time beside the test files, at a lower priority
+// (nice): a test file waiting on blocks, timers or a browser leaves a core idle, and the checks take that instead of
+// a minute of both cores before the first test.
+const checks: Step[] = [];
+if (only.length === 0) {
+  for (const project of ['tsconfig.node.json', 'apps/docs', 'apps/console']) {
+    checks.push({ title: `typecheck ${project}`, command: 'nice', args: ['-n', '10', 'npx', 'tsc', '-p', project] });
+  }
+  checks.push({ title: 'lint', command: 'nice', args: ['-n', '10', 'npx', 'biome', 'check', '.'] });
+}
+const checking = runSteps(checks, 1);
 
 // One PostgreSQL for the run: TEST_DATABASE_URL (a server where databases may be created) or an embedded one.
 let adminUrl = process.env.TEST_DATABASE_URL;
@@ -188,6 +195,11 @@ try {
     },
   });
   status = (await new Promise<number | null>((resolve) => child.once('close', resolve))) ?? 1;
+  const failedChecks = await checking;
+  if (failedChecks.length > 0) {
+    console.error(`✖ failed: ${failedChecks.join(', ')}`);
+    status = 1;
+  }
 } finally {
   for (const dir of bundleDirs) rmSync(dir, { recursive: true, force: true });
   await stopPostgres();
