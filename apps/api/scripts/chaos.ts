@@ -18,6 +18,7 @@
 import { randomInt } from 'node:crypto';
 import { canonicalViolations } from '#api-testing/canonicalTruth.ts';
 import { faultInjector, seededRandom } from './lib/chaosFaults.ts';
+import { hardDeadline } from './lib/deadline.ts';
 import { chainTallyOf, printTable, shorten, unfinished, waitUntilSettled } from './lib/labChecks.ts';
 import { offerSteadily } from './lib/labLoad.ts';
 import { type LabPlatform, startLabPlatform, statusCounts } from './lib/labPlatform.ts';
@@ -43,12 +44,7 @@ const cleanUp = async () => {
   platform = undefined;
   await p?.stop();
 };
-const deadlineMs = SECONDS * 1000 + SETTLE_MS + 180_000;
-setTimeout(async () => {
-  console.error(`\n✖ chaos did not finish within ${Math.round(deadlineMs / 60_000)} minutes: stopping`);
-  await Promise.race([cleanUp(), sleep(30_000)]);
-  process.exit(1);
-}, deadlineMs).unref();
+hardDeadline('chaos', SECONDS * 1000 + SETTLE_MS + 180_000, cleanUp);
 
 console.log(
   `chaos: ${SECONDS} s, seed ${SEED} (CHAOS_SEED), ${PROJECTS} projects, ${RATE} executions/s in all (CHAOS_SECONDS, CHAOS_PROJECTS, CHAOS_RATE, CHAOS_RPC_RATE)`,

@@ -15,6 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import { incrementsSubscription } from '@mountain/testkit/testContract.ts';
 import { type Cluster, type ClusterProcess, startCluster } from './lib/cluster.ts';
+import { hardDeadline } from './lib/deadline.ts';
 import { call, runExecutions, setUpProject, startWebhookReceiver, type WorkloadProject } from './lib/workload.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
@@ -81,12 +82,7 @@ const cleanUp = async () => {
   receiver = undefined;
   cluster = undefined;
 };
-const deadlineMs = SECONDS * 1000 + 300_000;
-setTimeout(async () => {
-  console.error(`\n✖ soak did not finish within ${Math.round(deadlineMs / 60_000)} minutes: stopping`);
-  await Promise.race([cleanUp(), sleep(30_000)]);
-  process.exit(1);
-}, deadlineMs).unref();
+hardDeadline('soak', SECONDS * 1000 + 300_000, cleanUp);
 
 console.log(
   `soak: ${SECONDS} s, ${RATE} executions/s over ${PROJECTS} projects, ${SUBSCRIPTIONS} subscriptions, a receiver answering ${RECEIVER_DELAY_MS} ms late (SOAK_SECONDS, SOAK_RATE, SOAK_PROJECTS, SOAK_SUBSCRIPTIONS, SOAK_RECEIVER_DELAY_MS)`,
