@@ -1,6 +1,6 @@
 // Counts per hour, stacked by series, drawn by uPlot (plotHours.ts). The canvas is an image with a summary for screen
-// readers; the same numbers are in a table beside it. The panel's box has the chart's size from the
-// first render on; uPlot is loaded and draws into it when the browser is idle, so nothing moves when it does.
+// readers; the same numbers are in a table beside it (HourTable). The panel's box has the chart's size from the first
+// render on; uPlot is loaded and draws into it when the browser is idle, so nothing moves when it does.
 import { useEffect, useRef } from 'react';
 
 /** One stacked series: its key in each hour's counts, its name, and its colour (the CSS swatch uses the same). */
