@@ -7,7 +7,8 @@
 //      the simulator's createdAt of its Fireblocks transaction minus the row's createdAt (target p99 ≤ 100 ms);
 //   2. rows per second: BENCH_FIREBLOCKS_ROWS (200) accepted with no worker running, then drained to `succeeded`,
 //      against the same SDK calls made directly (one createTransaction per row into a vault account of its own, then
-//      getTransaction until each is COMPLETED) in the same run (target ratio ≥ 0.9).
+//      getTransaction until each is COMPLETED) just before and just after, in the same run: the ratio to the faster
+//      of the two (target ≥ 0.9).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
@@ -155,7 +156,60 @@ export async function fireblocksSection(): Promise<boolean> {
       `  accepted → submitted at ${RATE}/s: p50 ${percentile(delays, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (target p99 ≤ 100 ms)`,
     );
 
-    // 2. Rows per second through the platform, then the same SDK calls directly.
+    // 2. Rows per second: the same SDK calls directly, through the platform, then directly again. The machine's pace
+    //    drifts over a run (the direct rate alone varied 23–31 rows/s): the platform is compared with the faster of
+    //    the direct runs on either side of it.
+    const sdk = await custodians.fireblocks.api.sdk();
+    const data = encodeFunctionData({ abi: compileCounter().abi, functionName: 'increment', args: [1n] });
+    const client = chains.client(1337);
+    const direct = async (name: string) => {
+      const vault = (await sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name } })).data;
+      const wallet = (await sdk.vaults.createVaultAccountAsset({ vaultAccountId: String(vault.id), assetId: ASSET }))
+        .data;
+      await createPublicClient({ transport: http(anvil.url) }).request({
+        method: 'anvil_setBalance' as never,
+        params: [wallet.address, `0x${parseEther('10000').toString(16)}`] as never,
+      });
+      // The calls the platform makes: its gas limit (estimate + 20%) and its fees (twice the base fee plus the tip).
+      const gasLimit =
+        ((await client.estimateGas({ account: wallet.address as `0x${string}`, to: counter, data })) * 12n) / 10n;
+      const fees = feesWithHeadroom(await networkFees(client), parseGwei('1000'));
+      const directStarted = performance.now();
+      const created = await Promise.all(
+        Array.from({ length: ROWS }, () =>
+          sdk.transactions.createTransaction({
+            idempotencyKey: randomUUID(),
+            transactionRequest: {
+              operation: 'CONTRACT_CALL',
+              assetId: ASSET,
+              source: { type: 'VAULT_ACCOUNT', id: String(vault.id) },
+              destination: { type: 'ONE_TIME_ADDRESS', oneTimeAddress: { address: counter } },
+              amount: '0',
+              extraParameters: { contractCallData: data },
+              gasLimit: gasLimit.toString(),
+              maxFee: formatGwei(fees.maxFeePerGas),
+              priorityFee: formatGwei(fees.maxPriorityFeePerGas),
+              externalTxId: randomUUID(),
+            },
+          }),
+        ),
+      );
+      const pending = new Set(created.map((c) => String(c.data.id)));
+      while (pending.size > 0) {
+        for (const id of [...pending]) {
+          const { data: tx } = await sdk.transactions.getTransaction({ txId: id });
+          if (tx.status === 'COMPLETED') pending.delete(id);
+          else if (['FAILED', 'REJECTED', 'BLOCKED', 'CANCELLED'].includes(String(tx.status))) {
+            throw new Error(`direct: ${id} ended ${tx.status}`);
+          }
+        }
+        if (performance.now() - directStarted > 300_000)
+          throw new Error('direct: not every transaction completed in 300 s');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return ROWS / ((performance.now() - directStarted) / 1000);
+    };
+    const before = await direct('bench-direct-before');
     for (let i = 0; i < ROWS; i++) await execute();
     const drainStarted = performance.now();
     stopWorker = await startWorker();
@@ -164,58 +218,11 @@ export async function fireblocksSection(): Promise<boolean> {
     await stopWorker();
     stop.abort();
     const platformRate = ROWS / platformSeconds;
-
-    const sdk = await custodians.fireblocks.api.sdk();
-    const vault = (await sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name: 'bench-direct' } })).data;
-    const wallet = (await sdk.vaults.createVaultAccountAsset({ vaultAccountId: String(vault.id), assetId: ASSET }))
-      .data;
-    await createPublicClient({ transport: http(anvil.url) }).request({
-      method: 'anvil_setBalance' as never,
-      params: [wallet.address, `0x${parseEther('10000').toString(16)}`] as never,
-    });
-    const data = encodeFunctionData({ abi: compileCounter().abi, functionName: 'increment', args: [1n] });
-    // The calls the platform makes: its gas limit (estimate + 20%) and its fees (twice the base fee plus the tip).
-    const client = chains.client(1337);
-    const gasLimit =
-      ((await client.estimateGas({ account: wallet.address as `0x${string}`, to: counter, data })) * 12n) / 10n;
-    const fees = feesWithHeadroom(await networkFees(client), parseGwei('1000'));
-    const directStarted = performance.now();
-    const created = await Promise.all(
-      Array.from({ length: ROWS }, () =>
-        sdk.transactions.createTransaction({
-          idempotencyKey: randomUUID(),
-          transactionRequest: {
-            operation: 'CONTRACT_CALL',
-            assetId: ASSET,
-            source: { type: 'VAULT_ACCOUNT', id: String(vault.id) },
-            destination: { type: 'ONE_TIME_ADDRESS', oneTimeAddress: { address: counter } },
-            amount: '0',
-            extraParameters: { contractCallData: data },
-            gasLimit: gasLimit.toString(),
-            maxFee: formatGwei(fees.maxFeePerGas),
-            priorityFee: formatGwei(fees.maxPriorityFeePerGas),
-            externalTxId: randomUUID(),
-          },
-        }),
-      ),
-    );
-    const pending = new Set(created.map((c) => String(c.data.id)));
-    while (pending.size > 0) {
-      for (const id of [...pending]) {
-        const { data: tx } = await sdk.transactions.getTransaction({ txId: id });
-        if (tx.status === 'COMPLETED') pending.delete(id);
-        else if (['FAILED', 'REJECTED', 'BLOCKED', 'CANCELLED'].includes(String(tx.status))) {
-          throw new Error(`direct: ${id} ended ${tx.status}`);
-        }
-      }
-      if (performance.now() - directStarted > 300_000)
-        throw new Error('direct: not every transaction completed in 300 s');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const directRate = ROWS / ((performance.now() - directStarted) / 1000);
+    const after = await direct('bench-direct-after');
+    const directRate = Math.max(before, after);
     const ratio = platformRate / directRate;
     console.log(
-      `  rows/s: platform ${platformRate.toFixed(1)} (${ROWS} rows to succeeded), the same SDK calls directly ${directRate.toFixed(1)} (to COMPLETED); ratio ${ratio.toFixed(2)} (target ≥ 0.9)`,
+      `  rows/s: platform ${platformRate.toFixed(1)} (${ROWS} rows to succeeded), the same SDK calls directly ${before.toFixed(1)} before and ${after.toFixed(1)} after (to COMPLETED); ratio ${ratio.toFixed(2)} (target ≥ 0.9)`,
     );
     return p99 <= 100 && ratio >= 0.9;
   } finally {
