@@ -1,4 +1,15 @@
-import { createVerify } from 'node:crypto';
+import { createPublicKey, createVerify, type KeyObject } from 'node:crypto';
+
+/** The webhook key, parsed once: parsing its PEM cost as much as the verification itself, at every webhook. */
+const parsed = new Map<string, KeyObject>();
+const publicKeyOf = (pem: string): KeyObject => {
+  let key = parsed.get(pem);
+  if (!key) {
+    key = createPublicKey(pem);
+    parsed.set(pem, key);
+  }
+  return key;
+};
 
 /**
  * Whether `signature` (the `Fireblocks-Signature` header: base64 of an RSA-SHA512 signature) signs exactly
@@ -13,7 +24,7 @@ export function verifyFireblocksSignature(
   try {
     const verify = createVerify('RSA-SHA512');
     verify.update(rawBody);
-    return verify.verify(publicKeyPem, Buffer.from(signature, 'base64'));
+    return verify.verify(publicKeyOf(publicKeyPem), Buffer.from(signature, 'base64'));
   } catch {
     return false;
   }
