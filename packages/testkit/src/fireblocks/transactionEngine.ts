@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { concat, type Hex, keccak256, type PrivateKeyAccount, stringToHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { EvmRpc, RpcError } from './evmRpc.ts';
+import { NonceBook } from './nonceBook.ts';
 import { resolveFees } from './resolveFees.ts';
 import type { SimulatorFaults } from './simulatorFaults.ts';
 import type { SentVersion, SimulatorStateData, TransactionRecord } from './simulatorState.ts';
@@ -83,7 +84,7 @@ export class TransactionEngine {
   private readonly busy = new Set<string>();
   private readonly rpcs = new Map<string, EvmRpc>();
   private readonly accounts = new Map<string, PrivateKeyAccount>();
-  private readonly nonceLocks = new Map<string, Promise<unknown>>();
+  private readonly nonceBook: NonceBook;
   /** When a sent transaction was first seen with its nonce used on chain by another (see confirmStep). */
   private readonly nonceTakenSince = new Map<string, number>();
   /** Each asset's chain head, read at most every HEAD_TTL_MS however many transactions wait for blocks. */
@@ -96,6 +97,7 @@ export class TransactionEngine {
   private ticking = false;
 
   constructor(private readonly options: EngineOptions) {
+    this.nonceBook = new NonceBook(options.state);
     this.timer = setInterval(() => this.tick(), options.pollMs ?? 25);
     this.timer.unref();
   }
@@ -318,7 +320,7 @@ export class TransactionEngine {
     if ((await rpc.balance(from)) < gas * fees.maxFeePerGas) {
       return this.setStatus(tx, 'FAILED', 'INSUFFICIENT_FUNDS_FOR_FEE');
     }
-    const nonce = await this.takeNonce(tx, from);
+    const nonce = await this.nonceBook.take(this.nonceKey(tx), () => this.rpc(tx.assetId).pendingNonce(from));
     tx.nonce = nonce;
     try {
       tx.versions.push(await this.sign(tx, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas));
@@ -356,50 +358,9 @@ export class TransactionEngine {
     return `${this.chainId(tx)}:${this.account(tx.vaultId).address.toLowerCase()}`;
   }
 
-  /**
-   * The nonce of a vault account's next transaction on the asset's chain. Fireblocks assigns the nonces of a vault
-   * account's transactions itself, per vault account and asset, and documents no more than that; the simulator keeps,
-   * per address and chain, a counter that never goes below the chain's pending count, and gives a nonce to one live
-   * transaction only. A nonce that a transaction released (it failed before the node took it: releaseNonce) goes to
-   * the next transaction that takes one, lowest first, so that no gap holds the later ones back; one the chain
-   * counts meanwhile (the pending count is past it: another transaction of the address has it) is not given again.
-   * One at a time per address and chain.
-   */
-  private takeNonce(tx: TransactionRecord, address: Hex): Promise<number> {
-    const key = this.nonceKey(tx);
-    const previous = this.nonceLocks.get(key) ?? Promise.resolve();
-    const next = previous
-      .catch(() => undefined)
-      .then(async () => {
-        const onChain = await this.rpc(tx.assetId).pendingNonce(address);
-        // Read after the call: a release made while it was answered is seen.
-        const state = this.options.state;
-        const counter = Math.max(onChain, state.nonces[key] ?? 0);
-        const released = (state.releasedNonces?.[key] ?? []).filter((n) => n >= onChain && n < counter);
-        const nonce = released.shift() ?? counter;
-        state.nonces[key] = nonce === counter ? counter + 1 : counter;
-        state.releasedNonces = { ...state.releasedNonces, [key]: released };
-        return nonce;
-      });
-    this.nonceLocks.set(key, next);
-    return next;
-  }
-
-  /**
-   * Gives `tx`'s nonce back (the node never took the transaction): the counter steps back when it was the highest
-   * given (and over any released just below it), otherwise the nonce waits for the next transaction (takeNonce).
-   */
+  /** Gives `tx`'s nonce back to the book: the node never took it. */
   private releaseNonce(tx: TransactionRecord): void {
-    if (tx.nonce === undefined) return;
-    const key = this.nonceKey(tx);
-    const state = this.options.state;
-    let counter = state.nonces[key] ?? 0;
-    if (tx.nonce >= counter) return;
-    const released = new Set(state.releasedNonces?.[key] ?? []);
-    released.add(tx.nonce);
-    while (released.delete(counter - 1)) counter--;
-    state.nonces[key] = counter;
-    state.releasedNonces = { ...state.releasedNonces, [key]: [...released].sort((a, b) => a - b) };
+    if (tx.nonce !== undefined) this.nonceBook.release(this.nonceKey(tx), tx.nonce);
   }
 
   /** Whether the node knows any signed version of `tx` (in its pool or in a block), or holds a receipt of one. */
