@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Hex } from 'viem';
 import { isUnreachable, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
 import type { CustodyCall, SubmitOutcome, Submitter } from '#api/wallets/custody.ts';
@@ -8,6 +9,8 @@ import { clearWakeRequest, HOLD_WAKE_EVERY_MS, holdWakeRequest, type SenderQueue
 
 /** Custodian creates in flight at once per wallet (each paced by the custodian's own request budget). */
 const SUBMITS_IN_FLIGHT = 8;
+/** While creates are in flight and nothing waits, how often the run looks for new rows (one indexed query). */
+const LOOK_AGAIN_MS = 5;
 
 interface SubmitRow {
   id: string;
@@ -82,9 +85,10 @@ export async function submitTransactions(
       if (!prepared) {
         if (heldAt === undefined) break;
         if (submits.busy()) {
-          // Nothing waits yet: the submits in flight end first, the flag still held (a row accepted meanwhile is
-          // read by the next look instead of queueing a run that would find this one's lock held).
-          await submits.settled();
+          // Nothing waits yet, but submits are in flight: the flag stays held (a row accepted meanwhile is read by a
+          // look of this run instead of queueing a run that would find its lock held), and the next look comes when
+          // one of them ends or LOOK_AGAIN_MS later, whichever is first: a row does not wait for a create's answer.
+          await Promise.race([submits.next(), sleep(LOOK_AGAIN_MS)]);
           continue;
         }
         // Nothing waits: let go of the flag, then look once more for a row accepted before that (its acceptance
@@ -153,6 +157,8 @@ function submitPool(ctx: RoundContext, submitter: Submitter, wallet: SystemWalle
   return {
     waiting: () => waiting,
     busy: () => inFlight.size > 0,
+    /** Resolves when one of the submits in flight ends. */
+    next: () => Promise.race(inFlight),
     settled,
     async add(rows: SubmitRow[], inDoubt: boolean): Promise<void> {
       for (const row of rows) {
