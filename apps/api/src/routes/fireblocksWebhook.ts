@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '#api/errors/ApiError.ts';
 import type { AppDeps } from '#api/http/appDeps.ts';
@@ -20,8 +21,9 @@ const TRANSACTION_EVENTS = new Set(['TRANSACTION_CREATED', 'TRANSACTION_STATUS_U
  * answered 200 `ignored` (Fireblocks retries what is not 2xx). Webhooks are a hint: polling goes on regardless.
  */
 export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): void {
-  const publicKey = deps.custodians?.fireblocks?.settings.webhookPublicKey;
-  if (!publicKey) return;
+  const pem = deps.custodians?.fireblocks?.settings.webhookPublicKey;
+  if (!pem) return;
+  const publicKey = createPublicKey(pem);
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
