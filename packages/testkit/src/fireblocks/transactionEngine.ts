@@ -35,6 +35,12 @@ const BASE_FEE_RETRY_MS = 1_000;
 const HEAD_TTL_MS = 50;
 /** A CONFIRMING transaction is looked at again when the head moves, or after this long (a drop, a reorg to the same height). */
 const RECHECK_MS = 1_000;
+/**
+ * For this long after it is sent, a transaction's receipt is looked for on every tick, head moved or not: on an
+ * automining node the block comes a few milliseconds after the send, and waiting for the next head read would hold
+ * the vault account's queue for a tick or two each time.
+ */
+const FRESH_MS = 500;
 
 export const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED', 'BLOCKED']);
 /** A sent transaction missing from both the chain and the node's pool for this long is broadcast again. */
@@ -53,6 +59,11 @@ const CANCELLABLE = new Set([
   'QUEUED',
   'PENDING_SIGNATURE',
 ]);
+
+/** The queue a transaction waits in: one in flight per vault account and asset. */
+function laneKey(tx: TransactionRecord): string {
+  return `${tx.vaultId}:${tx.assetId}`;
+}
 
 /** The version sent last. */
 function latest(tx: TransactionRecord): SentVersion {
@@ -95,9 +106,18 @@ export class TransactionEngine {
   private readonly broadcastAfter = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private ticking = false;
+  /** Every transaction by id and by externalTxId: look-ups do not grow with the workspace's history. */
+  private readonly byId = new Map<string, TransactionRecord>();
+  private readonly byExternalTxId = new Map<string, TransactionRecord>();
+  /**
+   * The transactions not yet final, by vault account and asset, oldest first: a tick and a queue's order look at these
+   * only, however many transactions have ended.
+   */
+  private readonly lanes = new Map<string, Set<TransactionRecord>>();
 
   constructor(private readonly options: EngineOptions) {
     this.nonceBook = new NonceBook(options.state);
+    for (const tx of options.state.transactions) this.index(tx);
     this.timer = setInterval(() => this.tick(), options.pollMs ?? 25);
     this.timer.unref();
   }
@@ -153,6 +173,7 @@ export class TransactionEngine {
       outcome: faults.policyBlock ? 'blocked' : faults.insufficientFunds ? 'insufficientFunds' : undefined,
     };
     this.options.state.transactions.push(tx);
+    this.index(tx);
     this.options.onChange(tx, true);
     // After the answer: Fireblocks answers a create at once (SUBMITTED) and works on it after.
     setImmediate(() => this.tick());
@@ -160,7 +181,11 @@ export class TransactionEngine {
   }
 
   find(id: string): TransactionRecord | undefined {
-    return this.options.state.transactions.find((t) => t.id === id);
+    return this.byId.get(id);
+  }
+
+  findByExternalTxId(externalTxId: string): TransactionRecord | undefined {
+    return this.byExternalTxId.get(externalTxId);
   }
 
   approve(id: string): void {
@@ -205,6 +230,19 @@ export class TransactionEngine {
     return (this.options.assets[tx.assetId] as AssetConfig).chainId;
   }
 
+  private index(tx: TransactionRecord): void {
+    this.byId.set(tx.id, tx);
+    if (tx.externalTxId !== undefined) this.byExternalTxId.set(tx.externalTxId, tx);
+    if (FINAL_STATUSES.has(tx.status)) return;
+    const key = laneKey(tx);
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = new Set();
+      this.lanes.set(key, lane);
+    }
+    lane.add(tx);
+  }
+
   private must(id: string, status: string): TransactionRecord {
     const tx = this.find(id);
     if (!tx || tx.status !== status) throw new Error(`transaction ${id} is not ${status} (${tx?.status ?? 'unknown'})`);
@@ -227,7 +265,14 @@ export class TransactionEngine {
 
   private setStatus(tx: TransactionRecord, status: string, subStatus: string): void {
     if (tx.status === status && tx.subStatus === subStatus) return;
-    if (FINAL_STATUSES.has(status)) this.lookedAt.delete(tx.id);
+    if (FINAL_STATUSES.has(status)) {
+      this.lookedAt.delete(tx.id);
+      const lane = this.lanes.get(laneKey(tx));
+      lane?.delete(tx);
+      if (lane?.size === 0) this.lanes.delete(laneKey(tx));
+      // The next of its vault account and asset goes at once, not at the next tick.
+      else setImmediate(() => this.tick());
+    }
     const now = Date.now();
     if (tx.status !== status) tx.statusSince = now;
     tx.status = status;
@@ -240,8 +285,8 @@ export class TransactionEngine {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      for (const tx of this.options.state.transactions) {
-        if (FINAL_STATUSES.has(tx.status) || this.busy.has(tx.id)) continue;
+      for (const tx of [...this.lanes.values()].flatMap((lane) => [...lane])) {
+        if (this.busy.has(tx.id)) continue;
         this.busy.add(tx.id);
         this.advance(tx)
           .catch(() => undefined)
@@ -292,12 +337,15 @@ export class TransactionEngine {
     }
   }
 
-  /** No other transaction of the vault account and asset in flight, and none queued before this one. */
+  /**
+   * No other transaction of the vault account and asset in flight, and none queued before this one. The lane is in
+   * creation order: a queued one before `tx` ends the look at once, so only the head of the queue reads it all.
+   */
   private firstInLine(tx: TransactionRecord): boolean {
-    for (const other of this.options.state.transactions) {
-      if (other === tx || other.vaultId !== tx.vaultId || other.assetId !== tx.assetId) continue;
-      if (IN_FLIGHT.has(other.status)) return false;
-      if (other.status === 'QUEUED' && other.createdAt < tx.createdAt) return false;
+    let before = true;
+    for (const other of this.lanes.get(laneKey(tx)) ?? []) {
+      if (other === tx) before = false;
+      else if (IN_FLIGHT.has(other.status) || (before && other.status === 'QUEUED')) return false;
     }
     return true;
   }
@@ -438,7 +486,8 @@ export class TransactionEngine {
     // Once per block, not once per tick: hundreds of transactions waiting for blocks must not flood the node.
     const head = await this.head(tx.assetId);
     const last = this.lookedAt.get(tx.id);
-    if (last && last.head === head && Date.now() - last.at < RECHECK_MS) return;
+    const fresh = Date.now() - latest(tx).sentAt < FRESH_MS;
+    if (last && last.head === head && Date.now() - last.at < RECHECK_MS && !fresh) return;
     this.lookedAt.set(tx.id, { head, at: Date.now() });
     let found = false;
     for (const version of [...tx.versions].reverse()) {

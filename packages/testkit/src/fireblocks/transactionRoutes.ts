@@ -136,10 +136,7 @@ export const transactionRoutes: RouteDefinition[] = [
     template: '/transactions',
     handle(ctx, { body, apiKey }) {
       const input = parseCreate(ctx, body);
-      if (
-        input.externalTxId !== undefined &&
-        ctx.state.transactions.some((t) => t.externalTxId === input.externalTxId)
-      ) {
+      if (input.externalTxId !== undefined && ctx.engine.findByExternalTxId(input.externalTxId) !== undefined) {
         throw ApiErrors.duplicateExternalTxId();
       }
       const tx = ctx.engine.create(input, apiKey);
@@ -202,7 +199,7 @@ export const transactionRoutes: RouteDefinition[] = [
     method: 'GET',
     template: '/transactions/external_tx_id/{externalTxId}',
     handle(ctx, { params }) {
-      const tx = ctx.state.transactions.find((t) => t.externalTxId === params.externalTxId);
+      const tx = ctx.engine.findByExternalTxId(params.externalTxId);
       if (!tx) throw ApiErrors.transactionNotFound(`with externalTxId ${params.externalTxId}`);
       return { status: 200, body: view(ctx, tx) };
     },

@@ -24,6 +24,8 @@ interface Pending {
 export class WebhookSender {
   private readonly pending = new Set<Pending>();
   private stopped = false;
+  /** The last event's first attempt, once made: each event goes out after the one before it. */
+  private sent: Promise<void> = Promise.resolve();
   /** Attempts made, and deliveries answered 2xx: for tests and the README's figures. */
   readonly stats = { attempts: 0, delivered: 0, givenUp: 0 };
 
@@ -38,8 +40,17 @@ export class WebhookSender {
   send(type: string, data: unknown): void {
     if (this.stopped) return;
     const body = JSON.stringify({ type, tenantId: this.tenantId, timestamp: Date.now(), data });
-    const signature = sign('RSA-SHA512', Buffer.from(body), this.privateKey).toString('base64');
-    this.attempt(body, signature, 0, {});
+    // Signed in libuv's thread pool, several at once: an RSA signature takes a millisecond or more, and the service
+    // answers its API meanwhile. Events still go out in the order they happened.
+    const signature = new Promise<string | undefined>((resolve) =>
+      sign('RSA-SHA512', Buffer.from(body), this.privateKey, (error, signed) =>
+        resolve(error ? undefined : signed.toString('base64')),
+      ),
+    );
+    const before = this.sent;
+    this.sent = Promise.all([signature, before]).then(([signed]) => {
+      if (signed !== undefined) this.attempt(body, signed, 0, {});
+    });
   }
 
   private attempt(body: string, signature: string, retry: number, entry: Pending): void {
