@@ -123,6 +123,55 @@ describe('the jobs layer', () => {
     assert.deepEqual(await queued('test:wake'), [], 'a run nobody waited for queues nothing');
   });
 
+  it('with wakeOnRelease, a run the holder queues for later itself keeps its time; afterRelease follows a run that ended', async () => {
+    const gates = new Map<number, () => void>();
+    const runs: number[] = [];
+    const looked: number[] = [];
+    const job = defineJob({
+      name: 'test:wake-later',
+      lane: 'sending',
+      payload: Type.Object({ id: Type.Integer() }),
+      subject: ({ id }) => String(id),
+      maxAttempts: 3,
+      lock: {
+        key: ({ id }) => [727_099, id],
+        retryInMs: () => 60_000,
+        wakeOnRelease: true,
+        afterRelease: async (_deps, { id }) => {
+          assert.equal(await advisoryLockHeld(database.db, [727_099, id]), false, 'called once the lock is free');
+          looked.push(id);
+        },
+      },
+      async run({ payload, requeue }) {
+        runs.push(payload.id);
+        await new Promise<void>((resolve) => gates.set(payload.id, resolve));
+        if (payload.id === 6) throw new Error('a failed run');
+        // A back-off of its own (a fee cap below the base fee, a custodian's rate limit).
+        await requeue(database.db.pool, { runAt: new Date(Date.now() + 60_000) });
+      },
+    });
+    const logs = captureLogs();
+    const task = createTaskList({ ...deps, log: createLogger(logs.logger) }, [job])['test:wake-later'] as (
+      payload: unknown,
+      helpers: never,
+    ) => Promise<void>;
+    const runAt = async (id: number) =>
+      (await queued('test:wake-later')).find((j) => j.key === `test:wake-later:${id}`)?.runAt.getTime() ?? Number.NaN;
+
+    const backingOff = task({ id: 5 }, {} as never);
+    await waitFor(async () => gates.get(5), 10_000, 'the run of 5');
+    gates.get(5)?.();
+    await backingOff;
+    assert.ok((await runAt(5)) - Date.now() > 50_000, 'its own back-off is not pulled forward when it lets go');
+    assert.deepEqual(looked, [5]);
+
+    const failing = task({ id: 6 }, {} as never);
+    await waitFor(async () => gates.get(6), 10_000, 'the run of 6');
+    gates.get(6)?.();
+    await assert.rejects(failing, /a failed run/);
+    assert.deepEqual(looked, [5], 'not after a failed run: graphile-worker retries it');
+  });
+
   it('a string lock object is hashed, and seen as held', async () => {
     const lock = await tryAdvisoryLock(database.db, [727_098, 'a-subscription-id']);
     assert.ok(lock);
@@ -132,6 +181,22 @@ describe('the jobs layer', () => {
       assert.equal(await tryAdvisoryLock(database.db, [727_098, 'a-subscription-id']), undefined);
     } finally {
       await lock.release();
+    }
+  });
+
+  it('a lock held in another database of the same server is not held in this one', async () => {
+    const other = await createTestDatabase();
+    try {
+      const lock = await tryAdvisoryLock(other.db, [727_100, 1]);
+      assert.ok(lock);
+      try {
+        assert.equal(await advisoryLockHeld(other.db, [727_100, 1]), true);
+        assert.equal(await advisoryLockHeld(database.db, [727_100, 1]), false, 'pg_locks shows the whole server');
+      } finally {
+        await lock.release();
+      }
+    } finally {
+      await other.drop();
     }
   });
 

@@ -38,9 +38,17 @@ export async function addJob(
 }
 
 /**
- * Moves the job queued under `jobKey` to now, if one waits for a later time and is not running: add_job with the key
- * replaces its time (and wakes the workers), and without such a job nothing is queued. A job that starts between the
- * look and the replace gets a second run, which finds its work done.
+ * The priority that marks a run queued for when a lock's holder lets go (a wake that found the lock held), as against
+ * a run the holder queued for later itself (a back-off, a poll interval): runQueuedNow moves only the first kind.
+ * Priority 1 also lets due jobs of priority 0 go first.
+ */
+export const BEHIND_HOLDER_PRIORITY = 1;
+
+/**
+ * Moves the job queued under `jobKey` to now, if one waits for a later time, is not running and was queued behind a
+ * lock's holder (BEHIND_HOLDER_PRIORITY): add_job with the key replaces its time (and wakes the workers), and without
+ * such a job nothing is queued. A job that starts between the look and the replace gets a second run, which finds
+ * its work done.
  */
 export async function runQueuedNow(
   client: Queryable,
@@ -51,7 +59,8 @@ export async function runQueuedNow(
 ): Promise<void> {
   await client.query(
     `SELECT graphile_worker.add_job($1, $2::json, max_attempts => $3, job_key => $4)
-       FROM graphile_worker.jobs WHERE key = $4 AND locked_at IS NULL AND run_at > now() LIMIT 1`,
+       FROM graphile_worker.jobs
+      WHERE key = $4 AND locked_at IS NULL AND run_at > now() AND priority = ${BEHIND_HOLDER_PRIORITY} LIMIT 1`,
     [task, JSON.stringify(payload), maxAttempts, jobKey],
   );
 }

@@ -80,13 +80,18 @@ export async function tryAdvisoryLocks(
   return { lock: { release: giveBack } };
 }
 
-/** Whether some session holds the lock right now (read from pg_locks, without taking it). */
+/**
+ * Whether some session holds the lock right now (read from pg_locks, without taking it). Advisory locks belong to
+ * one database, and pg_locks shows the whole server's: only this database's count.
+ */
 export async function advisoryLockHeld(db: Pick<Db, 'query'>, key: LockKey): Promise<boolean> {
   // pg_locks shows the two int4 keys as oids (unsigned): a negative hash appears as its two's complement.
   const { rows } = await db.query(
     `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
         AND classid = ($1::int8 & 4294967295)::oid AND objid = (${objectSql(key)}::int8 & 4294967295)::oid`,
     [key[0], key[1]],
+    typeof key[1] === 'string' ? 'advisory-lock-held-text' : 'advisory-lock-held',
   );
   return rows.length > 0;
 }

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import type { Db, Queryable } from '#api/db/db.ts';
 import type { Logger } from '#api/runtime/logger.ts';
-import { addJob, runQueuedNow } from './addJob.ts';
+import { addJob, BEHIND_HOLDER_PRIORITY, runQueuedNow } from './addJob.ts';
 import type { LockKey } from './advisoryLock.ts';
 import type { JobLane } from './lanes.ts';
 import type { WorkerDeps } from './workerDeps.ts';
@@ -11,6 +11,8 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** Leave a job already queued under the same key at its time (and only add one if none is). */
   keepQueued?: boolean;
+  /** A run for when the lock's holder lets go (see `lock.wakeOnRelease`), not one the holder schedules itself. */
+  behindHolder?: boolean;
 }
 
 /** What a job's `run` gets: the worker's dependencies, its validated payload, and a way to queue itself again. */
@@ -57,10 +59,18 @@ export interface JobDefinition<S extends TSchema> {
     keepQueued?: boolean;
     /**
      * The holder, when it lets go, starts at once a run that was queued for later because it found the lock held
-     * (see runQueuedNow): work that arrived while the holder was finishing waits for the holder only, not for the
-     * retry and the worker's next look at the queue. The retry stays, for a holder that dies.
+     * (see runQueuedNow), but not a run the holder queued for later itself: work that arrived
+     * while the holder was finishing waits for the holder only, not for the retry and the worker's next look at the
+     * queue. The retry stays, for a holder that dies.
      */
     wakeOnRelease?: boolean;
+    /**
+     * Called once a holder that ran to its end has let go (errors are logged, not thrown). For work whose wakers skip
+     * the queue while a holder runs (it reads their work on its next pass): this looks for what arrived after the
+     * holder's last pass, and queues a run for it. A waker's write commits before it finds the lock held, so before
+     * this look.
+     */
+    afterRelease?(deps: WorkerDeps, payload: Static<S>): Promise<void>;
   };
   /**
    * A cap per project: at most `limit` jobs of this kind run at once for one project, across every worker. Each
@@ -86,7 +96,7 @@ export interface Job<S extends TSchema = TSchema> extends JobDefinition<S> {
   jobKey(payload: Static<S>): string;
   /** Queues the job with the caller's client, so it commits or rolls back with the caller's writes. */
   enqueue(client: Queryable, payload: Static<S>, options?: EnqueueOptions): Promise<void>;
-  /** Moves a run of this payload that is queued for later (and not running) to now; queues nothing otherwise. */
+  /** Moves a run of this payload queued behind a lock's holder (and not running) to now; queues nothing otherwise. */
   runQueuedNow(client: Queryable, payload: Static<S>): Promise<void>;
 }
 
@@ -105,6 +115,7 @@ export function defineJob<S extends TSchema>(definition: JobDefinition<S>): Job<
         maxAttempts: definition.maxAttempts,
         ...(options.runAt ? { runAt: options.runAt } : {}),
         ...(options.keepQueued ? { jobKeyMode: 'preserve_run_at' as const } : {}),
+        ...(options.behindHolder ? { priority: BEHIND_HOLDER_PRIORITY } : {}),
       });
     },
     runQueuedNow(client, payload) {

@@ -76,16 +76,25 @@ async function runLocked(
     await job.enqueue(deps.db.pool, payload, {
       runAt: new Date(Date.now() + (wait?.retryInMs(deps) ?? 1_000)),
       ...(taken.refused === 'all' && job.lock?.keepQueued ? { keepQueued: true } : {}),
+      ...(taken.refused === 'all' && job.lock?.wakeOnRelease ? { behindHolder: true } : {}),
     });
     // A holder that let go before that run was queued did not see it: then it runs now.
     if (taken.refused === 'all' && job.lock?.wakeOnRelease && !(await advisoryLockHeld(deps.db, job.lock.key(payload))))
       await job.runQueuedNow(deps.db.pool, payload);
     return;
   }
+  let ran = false;
   try {
     await job.run(ctx);
+    ran = true;
   } finally {
     await taken.lock.release();
+    // Not after a failure: graphile-worker's retry, with its back-off, runs the job again.
+    if (ran && job.lock?.afterRelease) {
+      await job.lock
+        .afterRelease(deps, payload)
+        .catch((err: unknown) => log.warn({ err }, `${job.name}: the look after letting go failed`));
+    }
     if (job.lock?.wakeOnRelease) {
       // Best effort: the queued run's retry still comes.
       await job
