@@ -1,14 +1,17 @@
 // bench:tx's Fireblocks section: transactions of a Fireblocks project through the simulated workspace
 // (packages/testkit/src/fireblocks, zero delays, one transaction in flight per vault account and asset as Fireblocks
 // does by default) on anvil's automine, set up as the docs advise: Fireblocks' webhooks on, status polls every
-// BENCH_FIREBLOCKS_POLL_MS (5000, FIREBLOCKS_POLL_INTERVAL_MS's default).
+// BENCH_FIREBLOCKS_POLL_MS (5000, FIREBLOCKS_POLL_INTERVAL_MS's default), the worker's own settings its defaults.
 //   1. accepted → submitted: executions at BENCH_FIREBLOCKS_RATE (20)/s for 5 s (after 1 s of warm-up, not counted)
 //      while the worker runs; per row,
 //      the simulator's createdAt of its Fireblocks transaction minus the row's createdAt (target p99 ≤ 100 ms);
-//   2. rows per second: BENCH_FIREBLOCKS_ROWS (200) accepted with no worker running, then drained to `succeeded`,
-//      against the same SDK calls made directly (one createTransaction per row into a vault account of its own, then
-//      getTransaction until each is COMPLETED) just before and just after, in the same run: the ratio to the faster
-//      of the two (target ≥ 0.9).
+//   2. rows per second, in BENCH_FIREBLOCKS_ROUNDS (5) rounds: BENCH_FIREBLOCKS_ROWS (200) accepted with no worker
+//      running, then drained to `succeeded`, against the same SDK calls made directly (one createTransaction per row
+//      into a vault account of its own, then getTransaction until each is COMPLETED) just before and just after it.
+//      Each round's ratio is to the mean of those two direct runs: the chain grows by a block per transaction, and
+//      anvil's automine slows as it grows (5.7 → 8.1 ms a transaction over the first 1,500 blocks here), so the
+//      direct rate falls through a run; the mean of the runs on either side is the direct rate at the platform's
+//      turn. The median of the rounds' ratios is the figure (target ≥ 0.9).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
@@ -28,9 +31,10 @@ import { percentile } from '../scripts/lib/labPlatform.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
 
 // Below the 25–30 rows/s that the simulated workspace completes with one transaction in flight (part 2): at a higher
-// rate Fireblocks' own queue, and the 11 or so webhooks of each transaction, grow without end on 2 cores.
+// rate Fireblocks' own queue, and the webhooks of each transaction (one per step, seven or so), grow without end on 2 cores.
 const RATE = Number(process.env.BENCH_FIREBLOCKS_RATE ?? 20);
 const ROWS = Number(process.env.BENCH_FIREBLOCKS_ROWS ?? 200);
+const ROUNDS = Number(process.env.BENCH_FIREBLOCKS_ROUNDS ?? 5);
 const ASSET = 'ETH_LOCAL';
 /** Not counted: the SDK's first load, the first look-ups of the vault account and the JIT's first passes. */
 const WARMUP_SECONDS = 1;
@@ -110,7 +114,6 @@ export async function fireblocksSection(): Promise<boolean> {
           signers: createSignerProvider(keys, custodians),
           masterKey,
           signal: stop.signal,
-          transactions: { monitorPollMs: 50 },
         },
       });
       await worker.start();
@@ -156,9 +159,7 @@ export async function fireblocksSection(): Promise<boolean> {
       `  accepted → submitted at ${RATE}/s: p50 ${percentile(delays, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (target p99 ≤ 100 ms)`,
     );
 
-    // 2. Rows per second: the same SDK calls directly, through the platform, then directly again. The machine's pace
-    //    drifts over a run (the direct rate alone varied 23–31 rows/s): the platform is compared with the faster of
-    //    the direct runs on either side of it.
+    // 2. Rows per second: direct, platform, direct, platform… (see the head of this file).
     const sdk = await custodians.fireblocks.api.sdk();
     const data = encodeFunctionData({ abi: compileCounter().abi, functionName: 'increment', args: [1n] });
     const client = chains.client(1337);
@@ -209,21 +210,26 @@ export async function fireblocksSection(): Promise<boolean> {
       }
       return ROWS / ((performance.now() - directStarted) / 1000);
     };
-    const before = await direct('bench-direct-before');
-    for (let i = 0; i < ROWS; i++) await execute();
-    const drainStarted = performance.now();
-    stopWorker = await startWorker();
-    await settled(300_000);
-    const platformSeconds = (performance.now() - drainStarted) / 1000;
-    await stopWorker();
+    const directRates = [await direct('bench-direct-0')];
+    const ratios: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (let i = 0; i < ROWS; i++) await execute();
+      const drainStarted = performance.now();
+      stopWorker = await startWorker();
+      await settled(300_000);
+      const platformRate = ROWS / ((performance.now() - drainStarted) / 1000);
+      await stopWorker();
+      const before = directRates[directRates.length - 1] as number;
+      const after = await direct(`bench-direct-${round}`);
+      directRates.push(after);
+      ratios.push(platformRate / ((before + after) / 2));
+      console.log(
+        `  round ${round}: platform ${platformRate.toFixed(1)} rows/s (${ROWS} rows to succeeded), the same SDK calls directly ${before.toFixed(1)} before and ${after.toFixed(1)} after (to COMPLETED): ratio ${(ratios[ratios.length - 1] as number).toFixed(2)}`,
+      );
+    }
     stop.abort();
-    const platformRate = ROWS / platformSeconds;
-    const after = await direct('bench-direct-after');
-    const directRate = Math.max(before, after);
-    const ratio = platformRate / directRate;
-    console.log(
-      `  rows/s: platform ${platformRate.toFixed(1)} (${ROWS} rows to succeeded), the same SDK calls directly ${before.toFixed(1)} before and ${after.toFixed(1)} after (to COMPLETED); ratio ${ratio.toFixed(2)} (target ≥ 0.9)`,
-    );
+    const ratio = percentile(ratios, 50);
+    console.log(`  rows/s ratio, the median of ${ROUNDS} rounds: ${ratio.toFixed(2)} (target ≥ 0.9)`);
     return p99 <= 100 && ratio >= 0.9;
   } finally {
     for (const s of stops.reverse()) await Promise.resolve(s()).catch(() => {});

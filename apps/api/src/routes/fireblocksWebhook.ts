@@ -2,8 +2,8 @@ import { createPublicKey } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '#api/errors/ApiError.ts';
 import type { AppDeps } from '#api/http/appDeps.ts';
-import { applyCustodianView } from '#api/transactions/custodyStatus.ts';
-import { monitorJob } from '#api/transactions/jobs.ts';
+import { createViewApplier } from '#api/transactions/custodyStatus.ts';
+import { wakeMonitor } from '#api/transactions/jobs.ts';
 import { viewOf } from '#api/wallets/fireblocks/fireblocksSubmitter.ts';
 import { verifyFireblocksSignature } from '#api/wallets/fireblocks/webhookSignature.ts';
 
@@ -16,14 +16,16 @@ const TRANSACTION_EVENTS = new Set(['TRANSACTION_CREATED', 'TRANSACTION_STATUS_U
  * `POST /webhooks/fireblocks`, the workspace's webhook URL (v1 webhooks), served only with
  * FIREBLOCKS_WEBHOOK_PUBLIC_KEY_PATH. The raw body's `Fireblocks-Signature` (base64 RSA-SHA512) is verified first:
  * without it, or wrong, 401 and nothing changes. A transaction event whose `externalTxId` is one of our rows moves
- * the row at once, as a poll's answer would (applyCustodianView), and wakes its wallet's monitor when the row has a new status or hash, or the custodian
- * calls it failed; anything else is
- * answered 200 `ignored` (Fireblocks retries what is not 2xx). Webhooks are a hint: polling goes on regardless.
+ * the row at once, as a poll's answer would (applyCustodianView; a burst of events for one row is applied as one,
+ * see createViewApplier), and wakes its wallet's monitor (wakeMonitor) when the row has a new status or hash, or the
+ * custodian calls it failed; anything else is answered 200 `ignored` (Fireblocks retries what is not 2xx). Webhooks
+ * are a hint: polling goes on regardless.
  */
 export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): void {
   const pem = deps.custodians?.fireblocks?.settings.webhookPublicKey;
   if (!pem) return;
   const publicKey = createPublicKey(pem);
+  const applyView = createViewApplier(deps.db, 'fireblocks');
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(
@@ -51,13 +53,12 @@ export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): 
       if (!TRANSACTION_EVENTS.has(String(event?.type)) || !UUID.test(rowId) || typeof data?.id !== 'string') {
         return reply.code(200).send({ status: 'ignored' });
       }
-      const view = viewOf(data);
-      const moved = await applyCustodianView(deps.db, rowId, 'fireblocks', view);
+      const { applied: moved, view } = await applyView(rowId, viewOf(data));
       if (moved === undefined) return reply.code(200).send({ status: 'ignored' });
       // A custodian's steps before a hash (QUEUED, PENDING_SIGNATURE…) are only shown: waking the monitor for each
       // would cost more than it saves.
       if (moved.moved || view.failed)
-        await monitorJob.enqueue(deps.db.pool, { walletId: moved.walletId, networkId: moved.networkId });
+        await wakeMonitor(deps.db, { walletId: moved.walletId, networkId: moved.networkId });
       return reply.code(200).send({ status: 'applied' });
     });
   });

@@ -11,7 +11,9 @@ import type { CustodianView } from '#api/wallets/custody.ts';
  * A failure after a hash, and every success, is left to the chain (see followCustodian). A view older than one
  * already applied (by the custodian's own clock: a webhook retried late) leaves the shown status as it is. A view of another
  * custodian transaction than the row's (a stale webhook of an earlier attempt) changes nothing. Answers the row's
- * status after the change, or undefined when the row was not touched.
+ * status after the change, and whether it moved (a new status or hash), or undefined when the row was not touched.
+ * The row is not locked first: a view applied at the same moment by another process may make both say `moved`,
+ * which only wakes the monitor once more.
  */
 export async function applyCustodianView(
   db: Pick<Db, 'query'>,
@@ -20,7 +22,7 @@ export async function applyCustodianView(
   view: CustodianView,
 ): Promise<{ status: string; moved: boolean; walletId: number; networkId: number } | undefined> {
   const { rows } = await db.query<{ status: string; moved: boolean; walletId: number; networkId: number }>(
-    `WITH before AS (SELECT id, status, transaction_hash FROM transactions WHERE id = $1 FOR UPDATE)
+    `WITH before AS (SELECT id, status, transaction_hash FROM transactions WHERE id = $1)
      UPDATE transactions t SET
        custody_id = coalesce(t.custody_id, $3),
        custody_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_status ELSE $4 END,
@@ -50,6 +52,66 @@ export async function applyCustodianView(
      RETURNING t.status, t.system_wallet_id AS "walletId", t.network_id AS "networkId",
        (t.status <> before.status OR t.transaction_hash IS DISTINCT FROM before.transaction_hash) AS moved`,
     [rowId, provider, view.id, view.status, view.subStatus, view.hash, view.failed, view.description, view.updatedMs],
+    'apply-custodian-view',
   );
   return rows[0];
+}
+
+type Applied = Awaited<ReturnType<typeof applyCustodianView>>;
+
+interface PendingView {
+  view: CustodianView;
+  done: Promise<{ applied: Applied; view: CustodianView }>;
+  settle(outcome: { ok: true; applied: Applied } | { ok: false; error: unknown }): void;
+}
+
+/**
+ * applyCustodianView for views that come in bursts (a custodian's webhooks: one per step, often several within a few
+ * milliseconds, QUEUED, PENDING_SIGNATURE, BROADCASTING…): one statement at a time per row, and the views that pile
+ * up behind it with the same custodian transaction and hash are applied as one, the newest by the custodian's clock.
+ * Each caller's promise settles once a statement that covered its view has committed, with what it did and the view
+ * it applied. A view with another hash is applied on its own, in its turn: every hash a custodian reported is
+ * followed.
+ */
+export function createViewApplier(db: Pick<Db, 'query'>, provider: string) {
+  /** Per row, the views being applied (the first) and waiting. */
+  const queues = new Map<string, PendingView[]>();
+  const next = (rowId: string, queue: PendingView[]) => {
+    const head = queue[0] as PendingView;
+    applyCustodianView(db, rowId, provider, head.view)
+      .then(
+        (applied) => head.settle({ ok: true, applied }),
+        (error: unknown) => head.settle({ ok: false, error }),
+      )
+      .finally(() => {
+        queue.shift();
+        if (queue.length > 0) next(rowId, queue);
+        else queues.delete(rowId);
+      });
+  };
+  return (rowId: string, view: CustodianView): Promise<{ applied: Applied; view: CustodianView }> => {
+    let queue = queues.get(rowId);
+    if (!queue) {
+      queue = [];
+      queues.set(rowId, queue);
+    }
+    const waiting = queue.length > 1 ? (queue[queue.length - 1] as PendingView) : undefined;
+    if (waiting && waiting.view.id === view.id && waiting.view.hash === view.hash) {
+      const older = waiting.view.updatedMs;
+      if (view.updatedMs === null || older === null || view.updatedMs >= older) waiting.view = view;
+      return waiting.done;
+    }
+    let settle!: PendingView['settle'];
+    const pending: PendingView = {
+      view,
+      done: new Promise((resolve, reject) => {
+        settle = (outcome) =>
+          outcome.ok ? resolve({ applied: outcome.applied, view: pending.view }) : reject(outcome.error);
+      }),
+      settle: (outcome) => settle(outcome),
+    };
+    queue.push(pending);
+    if (queue.length === 1) next(rowId, queue);
+    return pending.done;
+  };
 }

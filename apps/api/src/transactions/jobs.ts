@@ -50,7 +50,7 @@ export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
   run: ({ deps, payload, requeue }) =>
     sendTransactions(deps, settingsOf(deps), payload, {
       again: (runAt) => requeue(deps.db.pool, runAt ? { runAt } : {}),
-      monitor: () => monitorJob.enqueue(deps.db.pool, payload),
+      monitor: () => wakeMonitor(deps.db, payload),
     }),
   recover: (deps, graceMs) => recoverWallets(deps.db, graceMs, sendJob, "status IN ('created', 'processing')"),
 });
@@ -67,7 +67,14 @@ export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
   subject: (target) => `${target.walletId}:${target.networkId}`,
   projectOf: projectOfWallet,
   maxAttempts: 25,
-  lock: { key: monitorLock, retryInMs: (deps) => settingsOf(deps).monitorPollMs },
+  lock: {
+    key: monitorLock,
+    retryInMs: (deps) => settingsOf(deps).monitorPollMs,
+    // A wake that found this run holding the lock queued nothing (see wakeMonitor): what it woke for is read here.
+    afterRelease: async (deps, target) => {
+      if (await monitorWanted(deps.db, target)) await monitorJob.enqueue(deps.db.pool, target);
+    },
+  },
   run: ({ deps, payload, requeue }) =>
     monitorTransactions(deps, settingsOf(deps), payload, {
       again: (runAt) => requeue(deps.db.pool, { runAt }),
@@ -84,6 +91,34 @@ export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
       "status = 'broadcasted' OR (status IN ('succeeded', 'reverted') AND finalized_at IS NULL)",
     )) + (await recoverChainResets(deps)),
 });
+
+/**
+ * Wakes the monitor of a (wallet, network) after one of its rows was broadcast or handed to its custodian (a send, a
+ * custodian's hash), unless a run holds its lock: that run reads the row on its next pass or, if it was on its way
+ * out, in its look after letting go (monitorWanted). Under load the monitor is mostly running, and a wake then costs
+ * one read instead of a queued job that every lane's runner is notified of, only to find the lock held.
+ */
+export async function wakeMonitor(db: Db, target: WalletNetwork): Promise<void> {
+  if (!(await advisoryLockHeld(db, monitorLock(target)))) await monitorJob.enqueue(db.pool, target);
+}
+
+/**
+ * Whether a monitor run that just ended leaves work nobody will take up: a row waiting for its receipt (a run ends
+ * only when none waits, so this one came after its last pass), or rows its custodian holds when the run queued no
+ * next run for them (it saw none). One statement.
+ */
+async function monitorWanted(db: Db, target: WalletNetwork): Promise<boolean> {
+  const { rows } = await db.query<{ wanted: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM transactions
+                     WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted')
+         OR (EXISTS (SELECT 1 FROM transactions WHERE system_wallet_id = $1 AND network_id = $2
+                        AND status = 'processing' AND custody_id IS NOT NULL)
+             AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs WHERE key = $3)) AS wanted`,
+    [target.walletId, target.networkId, monitorJob.jobKey(target)],
+    'monitor-wanted',
+  );
+  return rows[0]?.wanted === true;
+}
 
 /**
  * Queues `job` for every wallet whose unfinished transactions (`waiting`) nobody is working on: untouched for

@@ -116,6 +116,24 @@ describe('POST /webhooks/fireblocks: signatures, bounds, and what it ignores', (
     assert.equal((await post(other, signed(other))).json().status, 'ignored');
   });
 
+  it('a burst of events for one row, arriving at once in any order, leaves the newest; each is answered applied', async () => {
+    const { id, custodian } = await pendingAuthorization();
+    const at = Number(custodian.lastUpdated);
+    // Sent newest first: whatever waits and merges, the custodian's clock decides.
+    const burst = [
+      { status: 'PENDING_SIGNATURE', lastUpdated: at + 3 },
+      { status: 'QUEUED', lastUpdated: at + 2 },
+      { status: 'PENDING_AUTHORIZATION', lastUpdated: at + 1 },
+      { status: 'QUEUED', lastUpdated: at + 2 },
+    ].map((change) => event({ ...custodian, ...change }));
+    const answers = await Promise.all(burst.map((body) => post(body, signed(body))));
+    for (const answer of answers) {
+      assert.equal(answer.statusCode, 200);
+      assert.equal(answer.json().status, 'applied');
+    }
+    assert.equal((await custodyOf(id)).status, 'PENDING_SIGNATURE');
+  });
+
   it('bounds the body, and takes JSON only', async () => {
     const huge = JSON.stringify({ type: 'TRANSACTION_STATUS_UPDATED', data: { note: 'x'.repeat(70_000) } });
     assert.equal((await post(huge, signed(huge))).statusCode, 413);
