@@ -6,6 +6,7 @@ import { NonceBook } from './nonceBook.ts';
 import { resolveFees } from './resolveFees.ts';
 import type { SimulatorFaults } from './simulatorFaults.ts';
 import type { SentVersion, SimulatorStateData, TransactionRecord } from './simulatorState.ts';
+import { TransactionIndex } from './transactionIndex.ts';
 
 export interface AssetConfig {
   rpcUrl: string;
@@ -60,11 +61,6 @@ const CANCELLABLE = new Set([
   'PENDING_SIGNATURE',
 ]);
 
-/** The queue a transaction waits in: one in flight per vault account and asset. */
-function laneKey(tx: TransactionRecord): string {
-  return `${tx.vaultId}:${tx.assetId}`;
-}
-
 /** The version sent last. */
 function latest(tx: TransactionRecord): SentVersion {
   const version = tx.versions[tx.versions.length - 1];
@@ -106,18 +102,11 @@ export class TransactionEngine {
   private readonly broadcastAfter = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
   private ticking = false;
-  /** Every transaction by id and by externalTxId: look-ups do not grow with the workspace's history. */
-  private readonly byId = new Map<string, TransactionRecord>();
-  private readonly byExternalTxId = new Map<string, TransactionRecord>();
-  /**
-   * The transactions not yet final, by vault account and asset, oldest first: a tick and a queue's order look at these
-   * only, however many transactions have ended.
-   */
-  private readonly lanes = new Map<string, Set<TransactionRecord>>();
+  private readonly index = new TransactionIndex((status) => FINAL_STATUSES.has(status));
 
   constructor(private readonly options: EngineOptions) {
     this.nonceBook = new NonceBook(options.state);
-    for (const tx of options.state.transactions) this.index(tx);
+    for (const tx of options.state.transactions) this.index.add(tx);
     this.timer = setInterval(() => this.tick(), options.pollMs ?? 25);
     this.timer.unref();
   }
@@ -173,7 +162,7 @@ export class TransactionEngine {
       outcome: faults.policyBlock ? 'blocked' : faults.insufficientFunds ? 'insufficientFunds' : undefined,
     };
     this.options.state.transactions.push(tx);
-    this.index(tx);
+    this.index.add(tx);
     this.options.onChange(tx, true);
     // After the answer: Fireblocks answers a create at once (SUBMITTED) and works on it after.
     setImmediate(() => this.tick());
@@ -181,11 +170,11 @@ export class TransactionEngine {
   }
 
   find(id: string): TransactionRecord | undefined {
-    return this.byId.get(id);
+    return this.index.find(id);
   }
 
   findByExternalTxId(externalTxId: string): TransactionRecord | undefined {
-    return this.byExternalTxId.get(externalTxId);
+    return this.index.findByExternalTxId(externalTxId);
   }
 
   approve(id: string): void {
@@ -230,19 +219,6 @@ export class TransactionEngine {
     return (this.options.assets[tx.assetId] as AssetConfig).chainId;
   }
 
-  private index(tx: TransactionRecord): void {
-    this.byId.set(tx.id, tx);
-    if (tx.externalTxId !== undefined) this.byExternalTxId.set(tx.externalTxId, tx);
-    if (FINAL_STATUSES.has(tx.status)) return;
-    const key = laneKey(tx);
-    let lane = this.lanes.get(key);
-    if (!lane) {
-      lane = new Set();
-      this.lanes.set(key, lane);
-    }
-    lane.add(tx);
-  }
-
   private must(id: string, status: string): TransactionRecord {
     const tx = this.find(id);
     if (!tx || tx.status !== status) throw new Error(`transaction ${id} is not ${status} (${tx?.status ?? 'unknown'})`);
@@ -267,11 +243,8 @@ export class TransactionEngine {
     if (tx.status === status && tx.subStatus === subStatus) return;
     if (FINAL_STATUSES.has(status)) {
       this.lookedAt.delete(tx.id);
-      const lane = this.lanes.get(laneKey(tx));
-      lane?.delete(tx);
-      if (lane?.size === 0) this.lanes.delete(laneKey(tx));
       // The next of its vault account and asset goes at once, not at the next tick.
-      else setImmediate(() => this.tick());
+      if (this.index.finished(tx)) setImmediate(() => this.tick());
     }
     const now = Date.now();
     if (tx.status !== status) tx.statusSince = now;
@@ -285,7 +258,7 @@ export class TransactionEngine {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      for (const tx of [...this.lanes.values()].flatMap((lane) => [...lane])) {
+      for (const tx of this.index.unfinished()) {
         if (this.busy.has(tx.id)) continue;
         this.busy.add(tx.id);
         this.advance(tx)
@@ -324,7 +297,7 @@ export class TransactionEngine {
         if (tx.approval === 'approved') this.setStatus(tx, 'QUEUED', '');
         return;
       case 'QUEUED':
-        if (!this.options.parallelPerVaultAsset && !this.firstInLine(tx)) return;
+        if (!this.options.parallelPerVaultAsset && !this.index.firstInLine(tx, IN_FLIGHT)) return;
         return this.setStatus(tx, 'PENDING_SIGNATURE', '');
       case 'PENDING_SIGNATURE':
         return this.signStep(tx);
@@ -335,19 +308,6 @@ export class TransactionEngine {
       case 'CANCELLING':
         return this.setStatus(tx, 'CANCELLED', 'CANCELLED_BY_USER');
     }
-  }
-
-  /**
-   * No other transaction of the vault account and asset in flight, and none queued before this one. The lane is in
-   * creation order: a queued one before `tx` ends the look at once, so only the head of the queue reads it all.
-   */
-  private firstInLine(tx: TransactionRecord): boolean {
-    let before = true;
-    for (const other of this.lanes.get(laneKey(tx)) ?? []) {
-      if (other === tx) before = false;
-      else if (IN_FLIGHT.has(other.status) || (before && other.status === 'QUEUED')) return false;
-    }
-    return true;
   }
 
   private async signStep(tx: TransactionRecord): Promise<void> {
