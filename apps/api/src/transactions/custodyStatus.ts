@@ -59,10 +59,11 @@ export async function applyCustodianView(
 
 type Applied = Awaited<ReturnType<typeof applyCustodianView>>;
 
-interface PendingView {
+/** A statement to come for one row: the view it will apply (the newest merged into it), and what it did. */
+interface Pending {
   view: CustodianView;
+  started: boolean;
   done: Promise<{ applied: Applied; view: CustodianView }>;
-  settle(outcome: { ok: true; applied: Applied } | { ok: false; error: unknown }): void;
 }
 
 /**
@@ -74,44 +75,28 @@ interface PendingView {
  * followed.
  */
 export function createViewApplier(db: Pick<Db, 'query'>, provider: string) {
-  /** Per row, the views being applied (the first) and waiting. */
-  const queues = new Map<string, PendingView[]>();
-  const next = (rowId: string, queue: PendingView[]) => {
-    const head = queue[0] as PendingView;
-    applyCustodianView(db, rowId, provider, head.view)
-      .then(
-        (applied) => head.settle({ ok: true, applied }),
-        (error: unknown) => head.settle({ ok: false, error }),
-      )
-      .finally(() => {
-        queue.shift();
-        if (queue.length > 0) next(rowId, queue);
-        else queues.delete(rowId);
-      });
-  };
+  /** Per row, the last statement asked for, while it has not ended. */
+  const last = new Map<string, Pending>();
   return (rowId: string, view: CustodianView): Promise<{ applied: Applied; view: CustodianView }> => {
-    let queue = queues.get(rowId);
-    if (!queue) {
-      queue = [];
-      queues.set(rowId, queue);
+    const before = last.get(rowId);
+    if (before && !before.started && before.view.id === view.id && before.view.hash === view.hash) {
+      const older = before.view.updatedMs;
+      if (view.updatedMs === null || older === null || view.updatedMs >= older) before.view = view;
+      return before.done;
     }
-    const waiting = queue.length > 1 ? (queue[queue.length - 1] as PendingView) : undefined;
-    if (waiting && waiting.view.id === view.id && waiting.view.hash === view.hash) {
-      const older = waiting.view.updatedMs;
-      if (view.updatedMs === null || older === null || view.updatedMs >= older) waiting.view = view;
-      return waiting.done;
-    }
-    let settle!: PendingView['settle'];
-    const pending: PendingView = {
-      view,
-      done: new Promise((resolve, reject) => {
-        settle = (outcome) =>
-          outcome.ok ? resolve({ applied: outcome.applied, view: pending.view }) : reject(outcome.error);
-      }),
-      settle: (outcome) => settle(outcome),
-    };
-    queue.push(pending);
-    if (queue.length === 1) next(rowId, queue);
+    const pending = { view, started: false } as Pending;
+    pending.done = (before?.done.catch(() => undefined) ?? Promise.resolve())
+      .then(() => {
+        pending.started = true;
+        return applyCustodianView(db, rowId, provider, pending.view);
+      })
+      .then((applied) => ({ applied, view: pending.view }));
+    last.set(rowId, pending);
+    pending.done
+      .catch(() => undefined)
+      .finally(() => {
+        if (last.get(rowId) === pending) last.delete(rowId);
+      });
     return pending.done;
   };
 }
