@@ -7,7 +7,7 @@ import { createChains } from '#api/chain/chains.ts';
 import { migrate } from '#api/db/migrate.ts';
 import { addJob } from '#api/jobs/addJob.ts';
 import { advisoryLockHeld, tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
-import { defineJob } from '#api/jobs/defineJob.ts';
+import { type AnyJob, defineJob } from '#api/jobs/defineJob.ts';
 import { createTaskList } from '#api/jobs/taskList.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { createLogger } from '#api/runtime/logger.ts';
@@ -46,6 +46,10 @@ describe('the jobs layer', () => {
       )
     ).rows;
 
+  /** The graphile-worker task that runs `job` (its lock, its project's slots, its logging), to call directly. */
+  const taskOf = (job: AnyJob, taskDeps: WorkerDeps = deps) =>
+    createTaskList(taskDeps, [job])[job.name] as (payload: unknown, helpers: never) => Promise<void>;
+
   const counted = (name: string, runs: unknown[]) =>
     defineJob({
       name,
@@ -62,7 +66,7 @@ describe('the jobs layer', () => {
   it('runs a job under its lock, and queues it again later when another session holds the lock', async () => {
     const runs: unknown[] = [];
     const job = counted('test:locked', runs);
-    const task = createTaskList(deps, [job])['test:locked'] as (payload: unknown, helpers: never) => Promise<void>;
+    const task = taskOf(job);
     await task({ id: 7 }, {} as never);
     assert.deepEqual(runs, [{ id: 7 }]);
     assert.equal(await advisoryLockHeld(database.db, [727_099, 7]), false, 'released after the run');
@@ -102,7 +106,7 @@ describe('the jobs layer', () => {
         if (runs.length === 1) await gate;
       },
     });
-    const task = createTaskList(deps, [job])['test:wake'] as (payload: unknown, helpers: never) => Promise<void>;
+    const task = taskOf(job);
     const holder = task({ id: 3 }, {} as never);
     await waitFor(async () => (runs.length === 1 ? true : undefined), 10_000, 'the first run');
     await task({ id: 3 }, {} as never);
@@ -151,10 +155,7 @@ describe('the jobs layer', () => {
       },
     });
     const logs = captureLogs();
-    const task = createTaskList({ ...deps, log: createLogger(logs.logger) }, [job])['test:wake-later'] as (
-      payload: unknown,
-      helpers: never,
-    ) => Promise<void>;
+    const task = taskOf(job, { ...deps, log: createLogger(logs.logger) });
     const runAt = async (id: number) =>
       (await queued('test:wake-later')).find((j) => j.key === `test:wake-later:${id}`)?.runAt.getTime() ?? Number.NaN;
 
@@ -227,7 +228,7 @@ describe('the jobs layer', () => {
       release = resolve;
     });
     const job = held('test:capped', 'delivering', started, gate);
-    const task = createTaskList(deps, [job])['test:capped'] as (payload: unknown, helpers: never) => Promise<void>;
+    const task = taskOf(job);
     const running = [task({ id: 1, project: 1 }, {} as never), task({ id: 2, project: 1 }, {} as never)];
     while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
     const before = Date.now();
@@ -287,10 +288,7 @@ describe('the jobs layer', () => {
     const runs: unknown[] = [];
     const job = counted('test:checked', runs);
     const logs = captureLogs();
-    const task = createTaskList({ ...deps, log: createLogger(logs.logger) }, [job])['test:checked'] as (
-      payload: unknown,
-      helpers: never,
-    ) => Promise<void>;
+    const task = taskOf(job, { ...deps, log: createLogger(logs.logger) });
     await task({ id: 'seven' }, { job: { id: '41', attempts: 1, max_attempts: 3 } } as never);
     assert.deepEqual(runs, []);
     const said = logs.entries().filter((e) => e.msg?.includes('test:checked: invalid payload'));
