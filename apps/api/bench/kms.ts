@@ -14,7 +14,14 @@
 // signed by the simulator (in its own) with nothing else of the bench running, and the client's CPU per signature:
 // the sender, whose process also does everything else a transaction needs, cannot sign faster than that, and the
 // KMS wallet's rates are printed against it as well.
+// Each section also prints the limit its target meets on this machine: every core's CPU time is counted (all
+// processes: anvil, PostgreSQL, the worker, the simulator; by process on Linux) while the ceiling signs and while each
+// wallet drains. An aws-kms transaction costs at least the from-mnemonic wallet's CPU per transaction plus the CPU of
+// one signature through the SDK and the simulator, and the cores give at most cores ÷ that many per second. By
+// process: in 0, this process is the SDK's client and the other node process the simulator; in 1, this process holds
+// the API and the simulator and the other the worker; in 2, this process holds the API and the worker.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { cpus } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { startKmsSimulatorProcess } from '@mountain/testkit/awsKms/simulatorProcess.ts';
@@ -32,6 +39,7 @@ import { createWorker } from '#api/worker/worker.ts';
 import { acceptMany, settle } from '../scripts/lib/labLoad.ts';
 import { type LabPlatform, type LabProject, percentile, startLabPlatform } from '../scripts/lib/labPlatform.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
+import { measuredCpu, perUnitByProcess } from './machineCpu.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_KMS_LATENCY_MS ?? 30);
 const BLOCKS = Number(process.env.BENCH_KMS_BLOCKS ?? 6);
@@ -47,13 +55,24 @@ export async function kmsSection(): Promise<boolean> {
   console.log(
     `\nAWS KMS (simulated, every Sign answered ${LATENCY_MS} ms late, ${SIGN_CONCURRENCY} in flight per wallet) against from-mnemonic, same run`,
   );
-  const { rate: ceiling, cpuMs } = await signingCeiling();
+  const { rate: ceiling, machineMs, byProcess } = await signingCeiling();
   console.log(
-    `  0. ceiling of this machine: ${ceiling.toFixed(0)} transactions/s signed through the SDK and the simulator (${CEILING_SIGNATURES} at once, nothing else of this bench running; ${cpuMs.toFixed(2)} ms of the signing process's CPU per signature)`,
+    `  0. ceiling of this machine: ${ceiling.toFixed(0)} transactions/s signed through the SDK and the simulator (${CEILING_SIGNATURES} at once, nothing else of this bench running); machine CPU per signature ${machineMs.toFixed(2)} ms (${byProcess}: the SDK's client, and the simulator)`,
   );
-  const fill = await intervalFill(ceiling);
-  const rates = await automineRates(ceiling);
+  const fill = await intervalFill(ceiling, machineMs);
+  const rates = await automineRates(ceiling, machineMs);
   return fill >= 0.95 && rates >= 0.8;
+}
+
+/**
+ * The limit of a section's target on this machine: `needed` aws-kms tx/s against the most the cores allow, an
+ * aws-kms transaction costing at least the from-mnemonic wallet's machine CPU per transaction plus one signature's
+ * (`signatureMs`, from the ceiling).
+ */
+function cpuLimit(needed: number, mnemonicMsPerTx: number, signatureMs: number, kmsMsPerTx: number): string {
+  const cores = cpus().length;
+  const most = (cores * 1000) / (mnemonicMsPerTx + signatureMs);
+  return `the target needs ${needed.toFixed(0)} aws-kms tx/s; ${cores} cores give at most ${most.toFixed(0)} (${mnemonicMsPerTx.toFixed(2)} ms of machine CPU per from-mnemonic transaction + ${signatureMs.toFixed(2)} per signature)${most < needed ? ': out of reach on this machine' : ''}, and ${((cores * 1000) / kmsMsPerTx).toFixed(0)} at the CPU per transaction the aws-kms wallet used`;
 }
 
 const ofCeiling = (rate: number, ceiling: number) => `${((rate / ceiling) * 100).toFixed(0)}% of the ceiling`;
@@ -62,7 +81,7 @@ const ofCeiling = (rate: number, ceiling: number) => `${((rate / ceiling) * 100)
  * 0: transactions/s that one aws-kms account signs, the simulator in its own process answering each Sign
  * LATENCY_MS late: the SDK's client, DER to an Ethereum signature and serialisation here, SigV4 checks and ECDSA there.
  */
-async function signingCeiling(): Promise<{ rate: number; cpuMs: number }> {
+async function signingCeiling(): Promise<{ rate: number; machineMs: number; byProcess: string }> {
   const sim = await startKmsSimulatorProcess({ faults: { latency: { ms: LATENCY_MS, action: 'Sign' } } });
   try {
     const custody = createAwsKmsCustody({
@@ -82,14 +101,16 @@ async function signingCeiling(): Promise<{ rate: number; cpuMs: number }> {
       maxFeePerGas: 2_000_000_000n,
       maxPriorityFeePerGas: 1_000_000_000n,
     });
-    await Promise.all(Array.from({ length: SIGN_CONCURRENCY }, (_, i) => signEip1559(account, 1337, call(i))));
-    const started = performance.now();
-    const cpu = process.cpuUsage();
+    // A first round warms the SDK's client, the simulator and the JIT up: only the second is measured.
     await Promise.all(Array.from({ length: CEILING_SIGNATURES }, (_, i) => signEip1559(account, 1337, call(i))));
-    const used = process.cpuUsage(cpu);
+    const started = performance.now();
+    const cpu = await measuredCpu(() =>
+      Promise.all(Array.from({ length: CEILING_SIGNATURES }, (_, i) => signEip1559(account, 1337, call(i)))),
+    );
     return {
       rate: CEILING_SIGNATURES / ((performance.now() - started) / 1000),
-      cpuMs: (used.user + used.system) / 1000 / CEILING_SIGNATURES,
+      machineMs: cpu.busyMs / CEILING_SIGNATURES,
+      byProcess: perUnitByProcess(cpu.byProcess, CEILING_SIGNATURES),
     };
   } finally {
     await sim.stop();
@@ -97,7 +118,7 @@ async function signingCeiling(): Promise<{ rate: number; cpuMs: number }> {
 }
 
 /** 1: the KMS wallet's median block fill over the from-mnemonic wallet's. */
-async function intervalFill(ceiling: number): Promise<number> {
+async function intervalFill(ceiling: number, signatureMs: number): Promise<number> {
   const platform = await startLabPlatform({
     name: 'bench-kms',
     chain: { blockTimeSeconds: 1, gasLimit: GAS_LIMIT, slotsInAnEpoch: 4 },
@@ -106,19 +127,19 @@ async function intervalFill(ceiling: number): Promise<number> {
   });
   try {
     await platform.startWorker();
-    const shares: Record<string, number> = {};
-    let kmsRate = 0;
+    const fills: Partial<Record<WalletType, Fill>> = {};
     for (const walletType of ['from-mnemonic', 'aws-kms'] as const) {
       const project = await platform.project(`Fill ${walletType}`, walletType);
-      const fill = await medianFill(platform, project);
-      shares[walletType] = fill.share;
-      kmsRate = fill.perBlock;
+      fills[walletType] = await medianFill(platform, project);
     }
-    const mnemonic = shares['from-mnemonic'] as number;
-    const kms = shares['aws-kms'] as number;
-    const ratio = kms / mnemonic;
+    const mnemonic = fills['from-mnemonic'] as Fill;
+    const kms = fills['aws-kms'] as Fill;
+    const ratio = kms.share / mnemonic.share;
     console.log(
-      `  1. interval blocks (1 s, ${GAS_LIMIT.toLocaleString('en-US')} gas), a backlog of ${BLOCKS} blocks' worth each: median block gas used ${pct(mnemonic)} from-mnemonic, ${pct(kms)} aws-kms; ratio ${ratio.toFixed(3)} (target ≥ 0.95) ${ratio >= 0.95 ? 'PASS' : 'short'}; aws-kms ${kmsRate.toFixed(0)} tx per 1 s block, ${ofCeiling(kmsRate, ceiling)}`,
+      `  1. interval blocks (1 s, ${GAS_LIMIT.toLocaleString('en-US')} gas), a backlog of ${BLOCKS} blocks' worth each: median block gas used ${pct(mnemonic.share)} from-mnemonic, ${pct(kms.share)} aws-kms; ratio ${ratio.toFixed(3)} (target ≥ 0.95) ${ratio >= 0.95 ? 'PASS' : 'short'}; aws-kms ${kms.perBlock.toFixed(0)} tx per 1 s block, ${ofCeiling(kms.perBlock, ceiling)}`,
+    );
+    console.log(
+      `     machine CPU per transaction while draining: from-mnemonic ${mnemonic.msPerTx.toFixed(2)} ms (${mnemonic.byProcess}; cores ${pct(mnemonic.busyShare)} busy), aws-kms ${kms.msPerTx.toFixed(2)} (${kms.byProcess}; ${pct(kms.busyShare)}); ${cpuLimit(0.95 * mnemonic.perBlock, mnemonic.msPerTx, signatureMs, kms.msPerTx)}`,
     );
     return ratio;
   } finally {
@@ -126,8 +147,21 @@ async function intervalFill(ceiling: number): Promise<number> {
   }
 }
 
-/** The median share of the gas limit the project's transactions use per block, and the median count per block. */
-async function medianFill(platform: LabPlatform, project: LabProject): Promise<{ share: number; perBlock: number }> {
+/** A wallet's drain on interval blocks. */
+interface Fill {
+  /** The median share of the gas limit its transactions use per block. */
+  share: number;
+  /** The median count of its transactions per block. */
+  perBlock: number;
+  /** The machine's CPU (all processes) per transaction while the backlog drained, in ms. */
+  msPerTx: number;
+  /** The share of every core's time busy meanwhile. */
+  busyShare: number;
+  /** That CPU per transaction by process (this one: the API and the simulator; the other node process: the worker). */
+  byProcess: string;
+}
+
+async function medianFill(platform: LabPlatform, project: LabProject): Promise<Fill> {
   const { db } = platform;
   // A warm-up: the counter's slot written from zero, the wallet's nonce and the signer's key cached.
   await settle(platform, project, await acceptMany(platform, project, 50), 60_000);
@@ -140,8 +174,10 @@ async function medianFill(platform: LabPlatform, project: LabProject): Promise<{
   const held = await tryAdvisoryLock(db, sendLock({ walletId: Number(warm[0]?.walletId), networkId: 1337 }));
   if (!held) throw new Error("could not hold the wallet's send lock");
   const ids = await acceptMany(platform, project, backlog);
-  await held.release();
-  await settle(platform, project, ids, 180_000);
+  const { busyMs, busyShare, byProcess } = await measuredCpu(async () => {
+    await held.release();
+    await settle(platform, project, ids, 180_000);
+  });
   const { rows } = await db.query<{ block: number; gas: string; n: number }>(
     `SELECT block_number::int AS block, sum(gas_used)::text AS gas, count(*)::int AS n FROM transactions
       WHERE id = ANY($1::uuid[]) GROUP BY block_number ORDER BY block_number`,
@@ -156,13 +192,14 @@ async function medianFill(platform: LabPlatform, project: LabProject): Promise<{
     shares.push(Number(byBlock.get(b)?.gas ?? 0) / GAS_LIMIT);
     counts.push(byBlock.get(b)?.n ?? 0);
   }
+  const cpu = { msPerTx: busyMs / ids.length, busyShare, byProcess: perUnitByProcess(byProcess, ids.length) };
   return shares.length > 0
-    ? { share: percentile(shares, 50), perBlock: percentile(counts, 50) }
-    : { share: 0, perBlock: 0 };
+    ? { share: percentile(shares, 50), perBlock: percentile(counts, 50), ...cpu }
+    : { share: 0, perBlock: 0, ...cpu };
 }
 
 /** 2: the KMS wallet's tx/s on automine over the from-mnemonic wallet's. */
-async function automineRates(ceiling: number): Promise<number> {
+async function automineRates(ceiling: number, signatureMs: number): Promise<number> {
   const stops: Stop[] = [];
   try {
     const anvil = await startAnvil({ port: await freePort() });
@@ -185,6 +222,7 @@ async function automineRates(ceiling: number): Promise<number> {
     await app.ready();
     stops.push(() => app.close());
     const rates: Record<string, number> = {};
+    const cpu: Record<string, { msPerTx: number; byProcess: string }> = {};
     for (const walletType of ['from-mnemonic', 'aws-kms'] as WalletType[]) {
       const { project, apiKey } = await createProject(
         db,
@@ -226,18 +264,21 @@ async function automineRates(ceiling: number): Promise<number> {
         deps: { db, chains, signers: createSignerProvider(keys, custodians), masterKey, signal: stop.signal },
       });
       const started = performance.now();
-      await worker.start();
-      const deadline = Date.now() + 300_000;
-      for (;;) {
-        const { rows } = await db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM transactions WHERE project_id = $1 AND status <> 'succeeded'`,
-          [project.id],
-        );
-        if (rows[0]?.n === 0) break;
-        if (Date.now() > deadline) throw new Error(`${walletType}: not every transaction succeeded in 300 s`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      const { busyMs, byProcess } = await measuredCpu(async () => {
+        await worker.start();
+        const deadline = Date.now() + 300_000;
+        for (;;) {
+          const { rows } = await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM transactions WHERE project_id = $1 AND status <> 'succeeded'`,
+            [project.id],
+          );
+          if (rows[0]?.n === 0) break;
+          if (Date.now() > deadline) throw new Error(`${walletType}: not every transaction succeeded in 300 s`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      });
       rates[walletType] = ROWS / ((performance.now() - started) / 1000);
+      cpu[walletType] = { msPerTx: busyMs / ROWS, byProcess: perUnitByProcess(byProcess, ROWS) };
       stop.abort();
       await worker.stop();
     }
@@ -246,6 +287,10 @@ async function automineRates(ceiling: number): Promise<number> {
     const ratio = kms / mnemonic;
     console.log(
       `  2. automine, ${ROWS} accepted then drained per wallet: ${mnemonic.toFixed(0)} tx/s from-mnemonic, ${kms.toFixed(0)} tx/s aws-kms (${(await sim.succeeded()).Sign ?? 0} signatures; ${ofCeiling(kms, ceiling)}); ratio ${ratio.toFixed(2)} (target ≥ 0.8) ${ratio >= 0.8 ? 'PASS' : 'short'}`,
+    );
+    const [m, k] = [cpu['from-mnemonic'], cpu['aws-kms']] as { msPerTx: number; byProcess: string }[];
+    console.log(
+      `     machine CPU per transaction while draining: from-mnemonic ${m?.msPerTx.toFixed(2)} ms (${m?.byProcess}), aws-kms ${k?.msPerTx.toFixed(2)} (${k?.byProcess}); ${cpuLimit(0.8 * mnemonic, m?.msPerTx ?? 0, signatureMs, k?.msPerTx ?? 0)}`,
     );
     return ratio;
   } finally {
