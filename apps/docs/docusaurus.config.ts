@@ -85,6 +85,7 @@ const config: Config = {
     ],
     './plugins/llms-txt/index.ts',
     './plugins/prism-off-client.ts',
+    './plugins/deferred-runtime/index.ts',
   ],
 
   themeConfig: {

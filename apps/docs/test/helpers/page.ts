@@ -43,11 +43,27 @@ export async function openPage(
   return { page, response, errors };
 }
 
-/** Resolves once React has hydrated the page (the theme marks the navbar's mobile toggle as interactive). */
+/**
+ * Moves the pointer over the page, as a person does, and resolves once React has hydrated it. A page loads its
+ * runtime on the reader's first interaction (plugins/deferred-runtime), so a page nobody touches is never hydrated.
+ */
 export async function waitForHydration(page: Page): Promise<void> {
+  await page.mouse.move(10, 10);
+  await page.mouse.move(20, 20);
+  await hydrated(page);
+}
+
+/**
+ * Resolves once React has hydrated the page, without touching it: the root holds React's container and the theme
+ * has marked the document hydrated (an effect that runs after the first render, so the head is settled too).
+ */
+export async function hydrated(page: Page): Promise<void> {
   await page.waitForFunction(() => {
     const root = document.getElementById('__docusaurus') as (HTMLElement & Record<string, unknown>) | null;
-    return Boolean(root && Object.keys(root).some((key) => key.startsWith('__reactContainer')));
+    return (
+      Boolean(root && Object.keys(root).some((key) => key.startsWith('__reactContainer'))) &&
+      document.documentElement.dataset.hasHydrated === 'true'
+    );
   });
 }
 

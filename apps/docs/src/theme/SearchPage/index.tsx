@@ -6,7 +6,8 @@ import type { ReactNode } from 'react';
 
 /**
  * The local search plugin's results page sets a bare `<title>`; this gives it the site's title rule
- * ("Page | Mountain", SPEC §2). The later `<Head>` wins.
+ * ("Page | Mountain", SPEC §2). The later `<Head>` wins. Its results are found in the browser, so the page asks for
+ * the runtime at once.
  */
 export default function SearchPageWithSiteTitle(): ReactNode {
   const { siteConfig } = useDocusaurusContext();
@@ -17,6 +18,8 @@ export default function SearchPageWithSiteTitle(): ReactNode {
       <SearchPage />
       <Head>
         <title>{`${page} | ${siteConfig.title}`}</title>
+        {/* The results are found in the browser: the runtime loads with the page (plugins/deferred-runtime). */}
+        <meta name="mountain:runtime" content="at-once" />
       </Head>
     </>
   );

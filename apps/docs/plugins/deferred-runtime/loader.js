@@ -1,0 +1,71 @@
+// Inlined into every page's <head> (see index.ts). The page is complete server-rendered HTML: reading it needs no
+// script. The site's runtime (React, the router, the theme) is loaded on the reader's first sign of interaction, or
+// when a part that only the runtime can show comes into view; a control clicked before the runtime is ready acts
+// once it is. Plain ES2017, no dependencies.
+(() => {
+  let started = false;
+  let ready = false;
+  const held = [];
+  // Signs of interaction: a mouse or pen moving or pressed, a key, focus; a tap (click below). A finger touching
+  // the screen is not one: it may be scrolling, which is reading.
+  const INTENT = {
+    mousemove: () => start(),
+    pointerdown: (event) => event.pointerType !== 'touch' && start(),
+    keydown: () => start(),
+    focusin: () => start(),
+  };
+  const start = () => {
+    if (started) return;
+    started = true;
+    for (const [type, listener] of Object.entries(INTENT)) removeEventListener(type, listener, true);
+    for (const placeholder of document.querySelectorAll('script[data-runtime]')) {
+      const script = document.createElement('script');
+      script.src = placeholder.getAttribute('data-runtime');
+      script.async = false; // in document order: the webpack runtime first
+      document.head.appendChild(script);
+    }
+  };
+  for (const [type, listener] of Object.entries(INTENT)) {
+    addEventListener(type, listener, { capture: true, passive: true });
+  }
+  addEventListener(
+    'click',
+    (event) => {
+      if (ready) return;
+      start();
+      const control = event.target instanceof Element && event.target.closest('button,[role=button],[role=tab]');
+      if (!control) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      if (!held.includes(control)) held.push(control);
+    },
+    true,
+  );
+  // Called by the runtime once the page is hydrated (client.js).
+  window.__mountainRuntimeReady = () => {
+    if (ready) return;
+    ready = true;
+    const focused = document.activeElement;
+    if (focused instanceof HTMLInputElement || focused instanceof HTMLTextAreaElement) {
+      focused.blur();
+      focused.focus();
+      if (focused.value) focused.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+    for (const control of held.splice(0)) if (control.isConnected) control.click();
+  };
+  document.addEventListener('DOMContentLoaded', () => {
+    if (document.querySelector('meta[name="mountain:runtime"][content="at-once"]')) return start();
+    const parts = document.querySelectorAll('[data-needs-runtime]');
+    if (parts.length === 0) return;
+    if (!('IntersectionObserver' in window)) return start();
+    const near = new IntersectionObserver(
+      (entries) => {
+        if (!entries.some((entry) => entry.isIntersecting)) return;
+        near.disconnect();
+        start();
+      },
+      { rootMargin: '300px 0px' },
+    );
+    for (const part of parts) near.observe(part);
+  });
+})();
