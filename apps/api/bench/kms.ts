@@ -67,12 +67,13 @@ export async function kmsSection(): Promise<boolean> {
 /**
  * The limit of a section's target on this machine: `needed` aws-kms tx/s against the most the cores allow, an
  * aws-kms transaction costing at least the from-mnemonic wallet's machine CPU per transaction plus one signature's
- * (`signatureMs`, from the ceiling).
+ * (`signatureMs`, from the ceiling). An estimate: both costs are measured at other moments of a shared machine, and a
+ * run can land somewhat above it.
  */
 function cpuLimit(needed: number, mnemonicMsPerTx: number, signatureMs: number, kmsMsPerTx: number): string {
   const cores = cpus().length;
   const most = (cores * 1000) / (mnemonicMsPerTx + signatureMs);
-  return `the target needs ${needed.toFixed(0)} aws-kms tx/s; ${cores} cores give at most ${most.toFixed(0)} (${mnemonicMsPerTx.toFixed(2)} ms of machine CPU per from-mnemonic transaction + ${signatureMs.toFixed(2)} per signature)${most < needed ? ': out of reach on this machine' : ''}, and ${((cores * 1000) / kmsMsPerTx).toFixed(0)} at the CPU per transaction the aws-kms wallet used`;
+  return `the target needs ${needed.toFixed(0)} aws-kms tx/s; ${cores} cores give about ${most.toFixed(0)} at most (${mnemonicMsPerTx.toFixed(2)} ms of machine CPU per from-mnemonic transaction + ${signatureMs.toFixed(2)} per signature)${most < needed ? ': out of reach on this machine' : ''}, and ${((cores * 1000) / kmsMsPerTx).toFixed(0)} at the CPU per transaction the aws-kms wallet used`;
 }
 
 const ofCeiling = (rate: number, ceiling: number) => `${((rate / ceiling) * 100).toFixed(0)}% of the ceiling`;
