@@ -311,6 +311,25 @@ describe('reading needs no script', () => {
     }
   });
 
+  test('a search pasted before the runtime is ready shows its results once it is', async () => {
+    const { page } = await openPage(browser, site.origin, '/docs/intro');
+    try {
+      assert.equal(await page.locator('html').getAttribute('data-has-hydrated'), 'false');
+      const box = page.locator('input[aria-label="Search"]').first();
+      // Focus starts the runtime; the text arrives at once, before the search box is listening.
+      await box.focus();
+      await box.fill('idempotency');
+      await page
+        .getByRole('option')
+        .filter({ hasText: /idempotency/i })
+        .first()
+        .waitFor({ timeout: 15_000 });
+      assert.equal(await box.inputValue(), 'idempotency');
+    } finally {
+      await page.close();
+    }
+  });
+
   test('the search results page loads its runtime at once, for the results are found in the browser', async () => {
     const { page } = await openPage(browser, site.origin, '/search?q=webhook');
     try {

@@ -45,12 +45,6 @@
   window.__mountainRuntimeReady = () => {
     if (ready) return;
     ready = true;
-    const focused = document.activeElement;
-    if (focused instanceof HTMLInputElement || focused instanceof HTMLTextAreaElement) {
-      focused.blur();
-      focused.focus();
-      if (focused.value) focused.dispatchEvent(new Event('input', { bubbles: true }));
-    }
     for (const control of held.splice(0)) if (control.isConnected) control.click();
   };
   document.addEventListener('DOMContentLoaded', () => {
