@@ -1,0 +1,111 @@
+// The runtime a page loads on the reader's first interaction (plugins/deferred-runtime), in a real browser: nothing
+// before it, a control pressed or a search pasted early still acts, and the parts that need the runtime to show at
+// all ask for it themselves. Needs `npm run build -w @mountain/docs` first.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
+import { type StaticSite, serveBuild } from '../scripts/staticServer.ts';
+import { hydrated, openPage, waitForHydration } from './helpers/page.ts';
+
+let site: StaticSite;
+let browser: Browser;
+
+before(async () => {
+  site = await serveBuild();
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+describe('reading needs no script', () => {
+  test('a doc page is whole before its runtime, which loads on the first interaction and hydrates the page', async () => {
+    const { page, errors } = await openPage(browser, site.origin, '/docs/intro');
+    const bundles: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/assets/js/')) bundles.push(request.url());
+    });
+    try {
+      await page.waitForTimeout(500);
+      assert.deepEqual(bundles, [], 'no script bundle before the reader interacts');
+      assert.equal(await page.locator('html').getAttribute('data-has-hydrated'), 'false');
+      assert.ok(await page.locator('nav[aria-label="Docs sidebar"] a.menu__link').first().isVisible());
+      assert.ok(await page.locator('article p').first().isVisible());
+      // A finger on the screen may be scrolling: that is reading, and loads nothing.
+      await page.evaluate(() => {
+        document.body.dispatchEvent(new PointerEvent('pointerdown', { pointerType: 'touch', bubbles: true }));
+        window.scrollBy(0, 400);
+      });
+      await page.waitForTimeout(300);
+      assert.deepEqual(bundles, [], 'no script bundle for a touch or a scroll');
+      await waitForHydration(page);
+      assert.ok(
+        bundles.some((url) => /\/main\.[0-9a-f]+\.js$/.test(url)),
+        bundles.join(', '),
+      );
+      assert.equal(await page.locator('html').getAttribute('data-has-hydrated'), 'true');
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a control pressed before the runtime is ready acts once it is', async () => {
+    const { page } = await openPage(browser, site.origin, '/api-reference', { viewport: { width: 390, height: 844 } });
+    try {
+      const toggle = page.getByRole('button', { name: 'Operations' });
+      assert.equal(await page.locator('html').getAttribute('data-has-hydrated'), 'false');
+      await toggle.click();
+      await page.locator('#api-reference-menu').waitFor({ state: 'visible' });
+      assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('a search pasted before the runtime is ready shows its results once it is', async () => {
+    const { page } = await openPage(browser, site.origin, '/docs/intro');
+    try {
+      assert.equal(await page.locator('html').getAttribute('data-has-hydrated'), 'false');
+      const box = page.locator('input[aria-label="Search"]').first();
+      // Focus starts the runtime; the text arrives at once, before the search box is listening.
+      await box.focus();
+      await box.fill('idempotency');
+      await page
+        .getByRole('option')
+        .filter({ hasText: /idempotency/i })
+        .first()
+        .waitFor({ timeout: 15_000 });
+      assert.equal(await box.inputValue(), 'idempotency');
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the transaction lifecycle page draws its Mermaid diagram once it is in view, untouched', async () => {
+    const { page } = await openPage(browser, site.origin, '/docs/services/mountain-transactions/transaction-lifecycle');
+    try {
+      await page.locator('[data-needs-runtime]').first().scrollIntoViewIfNeeded();
+      await page.locator('.docusaurus-mermaid-container svg').first().waitFor({ timeout: 15_000 });
+      assert.match((await page.locator('.docusaurus-mermaid-container').first().textContent()) ?? '', /broadcasted/);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('the search results page loads its runtime at once, for the results are found in the browser', async () => {
+    const { page } = await openPage(browser, site.origin, '/search?q=webhook');
+    try {
+      await hydrated(page);
+      await page
+        .locator('a[href^="/docs/"]')
+        .filter({ hasText: /webhook/i })
+        .first()
+        .waitFor({ timeout: 15_000 });
+    } finally {
+      await page.close();
+    }
+  });
+});
