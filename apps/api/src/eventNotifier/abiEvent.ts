@@ -58,17 +58,17 @@ function toJson(value: unknown): unknown {
   return value;
 }
 
-/** The decoded arguments of one log, as viem's decodeEventLog gives them: by name, or by position if unnamed. */
-export type LogArgs = Record<string, unknown> | unknown[];
+/** The decoded arguments of one log as they are stored (`decodedLog`): see toDecodedLog. */
+export type DecodedArgs = Record<string, unknown>;
 
 /** Decodes one 32-byte ABI word (64 hex digits) of a static type; `INVALID` when the word is not a valid value. */
 type WordDecoder = (word: string) => unknown;
 const INVALID = Symbol('invalid');
 
 /**
- * Word decoders for the static types most events carry (address, bool, uintN, intN), with viem's exact results:
- * checksummed addresses from the low 20 bytes, numbers up to 48 bits (safe integers only) and bigints above,
- * booleans only from 0 or 1.
+ * Word decoders for the static types most events carry (address, bool, uintN, intN), giving what toDecodedLog
+ * makes of viem's results: checksummed addresses from the low 20 bytes, integers as decimal strings (a word of a
+ * type up to 48 bits that viem would refuse, past 2^53, is INVALID), booleans only from 0 or 1.
  * Other types return undefined and go through viem's decoder.
  */
 function wordDecoder(type: string): WordDecoder | undefined {
@@ -86,21 +86,21 @@ function wordDecoder(type: string): WordDecoder | undefined {
   return (word) => {
     const raw = BigInt(`0x${word}`);
     const value = signed ? BigInt.asIntN(256, raw) : raw;
-    if (bits > 48) return value;
     // viem refuses a small type's word whose value is past 2^53 (the log is then skipped in strict mode).
-    const small = Number(value);
-    return Number.isSafeInteger(small) ? small : INVALID;
+    if (bits <= 48 && !Number.isSafeInteger(Number(value))) return INVALID;
+    return value.toString();
   };
 }
 
 /**
- * A decoder for one event, built once per scan: the selector and parameter lists are computed here instead of for
- * every log (viem's decodeEventLog re-derives them per call, which dominates a large backfill). Static words of
- * common types are decoded directly (see wordDecoder); anything else with viem's ABI decoder. Indexed parameters of
- * dynamic type (string, bytes, arrays, tuples) are their topic hash, as in viem. Returns undefined for a log that
+ * A decoder for one event, built once per scan, giving a log's arguments as stored (what toDecodedLog makes of
+ * viem's decodeEventLog): the selector and parameter lists are computed here instead of for every log (viem
+ * re-derives them per call, which dominates a large backfill), and the stored form is built at once. Static words
+ * of common types are decoded directly (see wordDecoder); anything else with viem's ABI decoder. Indexed parameters
+ * of dynamic type (string, bytes, arrays, tuples) are their topic hash, as in viem. Returns undefined for a log that
  * does not match the event's layout (viem's `strict` mode).
  */
-export function createLogDecoder(event: AbiEvent): (topics: readonly Hex[], data: Hex) => LogArgs | undefined {
+export function createLogDecoder(event: AbiEvent): (topics: readonly Hex[], data: Hex) => DecodedArgs | undefined {
   const selector = toEventSelector(event);
   const indexed = event.inputs.filter((input) => 'indexed' in input && input.indexed);
   const plain = event.inputs.filter((input) => !('indexed' in input && input.indexed));
@@ -109,41 +109,42 @@ export function createLogDecoder(event: AbiEvent): (topics: readonly Hex[], data
     type === 'string' || type === 'bytes' || type.endsWith(']') || type.startsWith('tuple');
   const topicDecoders = indexed.map((input): WordDecoder => {
     if (dynamic(input.type)) return (word) => `0x${word}`;
-    return wordDecoder(input.type) ?? ((word) => decodeAbiParameters([input], `0x${word}`)[0]);
+    return wordDecoder(input.type) ?? ((word) => toJson(decodeAbiParameters([input], `0x${word}`)[0]));
   });
   // The data part word by word when every parameter in it has a direct decoder.
   const plainDecoders = plain.map((input) => wordDecoder(input.type));
   const direct = plainDecoders.every((d) => d !== undefined) ? (plainDecoders as WordDecoder[]) : undefined;
   const positions = new Map(event.inputs.map((input, i) => [input, i]));
+  // Each argument's key: its name, or its position when a parameter has none.
+  const keys = event.inputs.map((input, i) => (named ? (input.name as string) : String(i)));
   const indexedAt = indexed.map((input) => positions.get(input) as number);
   const plainAt = plain.map((input) => positions.get(input) as number);
-  const names = event.inputs.map((input) => input.name as string);
 
   return (topics, data) => {
     if (topics[0] !== selector || topics.length !== indexed.length + 1) return undefined;
     try {
-      const ordered: unknown[] = new Array(event.inputs.length);
+      const values: unknown[] = new Array(event.inputs.length);
       for (let i = 0; i < indexed.length; i++) {
         const topic = topics[i + 1] as Hex;
         if (topic.length !== 66) return undefined;
         const value = (topicDecoders[i] as WordDecoder)(topic.slice(2));
         if (value === INVALID) return undefined;
-        ordered[indexedAt[i] as number] = value;
+        values[indexedAt[i] as number] = value;
       }
       if (direct) {
         if (direct.length > 0 && data.length < 2 + 64 * direct.length) return undefined;
         for (let i = 0; i < direct.length; i++) {
           const value = (direct[i] as WordDecoder)(data.slice(2 + 64 * i, 66 + 64 * i));
           if (value === INVALID) return undefined;
-          ordered[plainAt[i] as number] = value;
+          values[plainAt[i] as number] = value;
         }
       } else {
-        const values = decodeAbiParameters(plain, data);
-        for (let i = 0; i < plain.length; i++) ordered[plainAt[i] as number] = values[i];
+        const decoded = decodeAbiParameters(plain, data);
+        for (let i = 0; i < plain.length; i++) values[plainAt[i] as number] = toJson(decoded[i]);
       }
-      if (!named) return ordered;
-      const args: Record<string, unknown> = {};
-      for (let i = 0; i < names.length; i++) args[names[i] as string] = ordered[i];
+      // In parameter order, as viem's result is: the stored JSON keeps its key order.
+      const args: DecodedArgs = {};
+      for (let i = 0; i < keys.length; i++) args[keys[i] as string] = values[i];
       return args;
     } catch {
       return undefined;

@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { PublicClient } from 'viem';
 import { type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
-import { toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
 import type { LogChunk } from './logRanges.ts';
@@ -125,7 +124,7 @@ async function storeChunk(
     bh: log.blockHash,
     ti: log.transactionIndex,
     li: log.logIndex,
-    d: toDecodedLog(log.args),
+    d: log.args,
   }));
   const document = JSON.stringify(rows);
   const write = (skipExisting: boolean) => writeRange(deps, client, chunk, document, skipExisting, after);

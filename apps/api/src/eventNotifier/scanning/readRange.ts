@@ -1,5 +1,5 @@
 import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
-import { createLogDecoder, type LogArgs } from '#api/eventNotifier/abiEvent.ts';
+import { createLogDecoder, type DecodedArgs } from '#api/eventNotifier/abiEvent.ts';
 
 /** One matching log, decoded. `blockTimestamp` is there when the provider includes it in eth_getLogs answers. */
 export interface DecodedLog {
@@ -9,7 +9,8 @@ export interface DecodedLog {
   transactionHash: Hex;
   transactionIndex: number;
   logIndex: number;
-  args: LogArgs;
+  /** The arguments as stored (`decodedLog`). */
+  args: DecodedArgs;
 }
 
 interface RpcLog {
