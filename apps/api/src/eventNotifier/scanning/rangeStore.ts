@@ -3,7 +3,8 @@ import type { PublicClient } from 'viem';
 import { type Db, translateDbError, UniqueViolationError } from '#api/db/db.ts';
 import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
-import type { LogChunk } from './logRanges.ts';
+import type { DecodedLog, LogChunk } from './logRanges.ts';
+import { copyRecords } from './recordCopy.ts';
 
 /** What a scan queues, inside its own database transactions: the next scan, and deliveries. */
 export interface ScanQueue {
@@ -116,54 +117,37 @@ async function storeChunk(
   after: Promise<unknown>,
 ): Promise<number> {
   const timestamps = await blockTimestamps(deps.chain, chunk);
-  // One JSON document for the whole range: serialised natively, far cheaper than n-element array parameters.
-  const rows = chunk.logs.map((log) => ({
-    t: Number(log.blockTimestamp ?? timestamps.get(log.blockNumber as bigint)),
-    h: log.transactionHash,
-    b: Number(log.blockNumber),
-    bh: log.blockHash,
-    ti: log.transactionIndex,
-    li: log.logIndex,
-    d: log.args,
-  }));
-  const document = JSON.stringify(rows);
-  const write = (skipExisting: boolean) => writeRange(deps, client, chunk, document, skipExisting, after);
-  // A range is normally new: a plain INSERT, whose unique index still refuses a record stored before. Only a range
-  // met again (its records stored, but not the progress past it) takes the slower path that skips existing records.
+  const timestampOf = (log: DecodedLog) => (log.blockTimestamp ?? timestamps.get(log.blockNumber)) as bigint;
+  const { id } = deps.subscription;
+  const write = (insert: Insert) => writeRange(deps, client, chunk, insert, after);
+  if (chunk.logs.length === 0) return write(async () => 0);
+  // A range is normally new: copied, and the unique index still refuses a record stored before. Only a range met
+  // again (its records stored, but not the progress past it) takes the slower INSERT that skips existing records.
   try {
-    return await write(false);
+    return await write((c) => copyRecords(c, id, chunk.logs, timestampOf));
   } catch (error) {
     if (!(translateDbError(error) instanceof UniqueViolationError)) throw error;
   }
-  return write(true);
+  return write((c) => insertSkippingExisting(c, id, chunk.logs, timestampOf));
 }
 
+/** Inserts a range's records, in the range's transaction; returns how many were inserted. */
+type Insert = (client: pg.PoolClient) => Promise<number>;
+
 /**
- * One transaction: the range's records (as one JSON document); then, once the range before it has committed
- * (`after`), `last_scanned_block` and the checkpoint of the range's last block (if it is above the finalized block).
+ * One transaction: the range's records; then, once the range before it has committed (`after`),
+ * `last_scanned_block` and the checkpoint of the range's last block (if it is above the finalized block).
  */
 async function writeRange(
   { queue, subscription, deliveriesHeld }: RangeStoreDeps,
   client: pg.PoolClient,
   { toBlock, toBlockHash }: LogChunk,
-  document: string,
-  skipExisting: boolean,
+  insert: Insert,
   after: Promise<unknown>,
 ): Promise<number> {
   await client.query('BEGIN');
   try {
-    const inserted =
-      document === '[]'
-        ? { rowCount: 0 }
-        : await client.query(
-            `INSERT INTO event_notifier_records
-               (subscription_id, block_timestamp, transaction_hash, block_number, block_hash, transaction_index,
-                log_index, decoded_log, next_attempt_at)
-             SELECT $1, to_timestamp(t), h, b, bh, ti, li, d, now()
-               FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, bh text, ti int4, li int4, d json)
-             ${skipExisting ? SKIP_EXISTING : ''}`,
-            [subscription.id, document],
-          );
+    const inserted = await insert(client);
     await after.catch(() => {
       throw new EarlierRangeNotStored(`the range before block ${toBlock} was not stored`);
     });
@@ -178,11 +162,11 @@ async function writeRange(
       subscription.id,
       String(toBlock),
     ]);
-    if ((inserted.rowCount ?? 0) > 0 && subscription.webhook_enabled && !deliveriesHeld()) {
+    if (inserted > 0 && subscription.webhook_enabled && !deliveriesHeld()) {
       await queue.delivery(client, subscription.id);
     }
     await client.query('COMMIT');
-    return inserted.rowCount ?? 0;
+    return inserted;
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
     throw error;
@@ -191,13 +175,41 @@ async function writeRange(
 
 /**
  * A range read again (after a crash between its records and its progress, or after a reorg) skips the records
- * it has: a live record of the same event in the same block, or one stored before block hashes were kept.
+ * it has: a live record of the same event in the same block, or one stored before block hashes were kept. The
+ * records go as one JSON document, serialised natively (far cheaper than n-element array parameters).
  */
-const SKIP_EXISTING = `WHERE NOT EXISTS (
-    SELECT 1 FROM event_notifier_records e
-     WHERE e.subscription_id = $1 AND e.transaction_hash = u.h AND e.log_index = u.li AND e.block_hash IS NULL)
-  ON CONFLICT (subscription_id, block_hash, log_index) WHERE removal_of IS NULL AND removed_at IS NULL
-  DO NOTHING`;
+async function insertSkippingExisting(
+  client: pg.PoolClient,
+  subscriptionId: string,
+  logs: readonly DecodedLog[],
+  timestampOf: (log: DecodedLog) => bigint,
+): Promise<number> {
+  const document = JSON.stringify(
+    logs.map((log) => ({
+      t: Number(timestampOf(log)),
+      h: log.transactionHash,
+      b: Number(log.blockNumber),
+      bh: log.blockHash,
+      ti: log.transactionIndex,
+      li: log.logIndex,
+      d: log.args,
+    })),
+  );
+  const { rowCount } = await client.query(
+    `INSERT INTO event_notifier_records
+       (subscription_id, block_timestamp, transaction_hash, block_number, block_hash, transaction_index, log_index,
+        decoded_log, next_attempt_at)
+     SELECT $1, to_timestamp(t), h, b, bh, ti, li, d, now()
+       FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, bh text, ti int4, li int4, d json)
+      WHERE NOT EXISTS (
+        SELECT 1 FROM event_notifier_records e
+         WHERE e.subscription_id = $1 AND e.transaction_hash = u.h AND e.log_index = u.li AND e.block_hash IS NULL)
+     ON CONFLICT (subscription_id, block_hash, log_index) WHERE removal_of IS NULL AND removed_at IS NULL
+     DO NOTHING`,
+    [subscriptionId, document],
+  );
+  return rowCount ?? 0;
+}
 
 /** Timestamps of the blocks whose logs came without `blockTimestamp` (older nodes), fetched once per block. */
 async function blockTimestamps(chain: PublicClient, chunk: LogChunk): Promise<Map<bigint, bigint>> {

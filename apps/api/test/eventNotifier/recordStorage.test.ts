@@ -1,15 +1,18 @@
-// The records' keys, checked once per statement instead of per row (migration 031): a record needs its
-// subscription, a removal notice its record, and a subscription deleted takes its records and notices with it,
-// including when an insert and the deletion race.
+// How event records are stored. Their keys are checked once per statement instead of per row (migration 031): a
+// record needs its subscription, a removal notice its record, and a subscription deleted takes its records and
+// notices with it, including when an insert and the deletion race. A range's new records are copied in
+// PostgreSQL's binary format (recordCopy.ts): every value reads back as written.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { DatabaseError, translateDbError } from '#api/db/db.ts';
+import { DatabaseError, translateDbError, UniqueViolationError } from '#api/db/db.ts';
+import type { DecodedLog } from '#api/eventNotifier/scanning/logRanges.ts';
+import { copyRecords } from '#api/eventNotifier/scanning/recordCopy.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 
-describe('event records keep their keys', () => {
+describe('event records in storage', () => {
   let database: TestDatabase;
   let projectId: number;
 
@@ -133,6 +136,90 @@ describe('event records keep their keys', () => {
       assert.equal(await count(second), 0);
     } finally {
       deletingClient.release();
+    }
+  });
+
+  it('a range copied in the binary format reads back exactly, in one statement with the transaction’s now()', async () => {
+    const id = await subscription();
+    const log = (logIndex: number, blockNumber: bigint, args: Record<string, unknown>): DecodedLog => ({
+      blockNumber,
+      blockHash: hash() as `0x${string}`,
+      blockTimestamp: undefined,
+      transactionHash: hash() as `0x${string}`,
+      transactionIndex: 2 ** 31 - 1 - logIndex,
+      logIndex,
+      args,
+    });
+    const logs = [
+      log(0, 1n, { from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: '1' }),
+      // A block number past 32 bits, text past ASCII (and a quote, a backslash, a tab), nesting, booleans.
+      log(1, 2n ** 40n + 3n, { note: 'é ü 漢字 🚀 "q" \\ \t', ok: true, list: ['1', { deep: null }] }),
+      log(2, 9_007_199_254_740_991n, {}),
+    ];
+    // Seconds before 2000 (a negative PostgreSQL timestamp), at the Unix epoch, and a 2023 one.
+    const seconds = [946_684_799n, 0n, 1_700_000_000n];
+    const timestampOf = (l: DecodedLog) => seconds[l.logIndex] as bigint;
+    const client = await database.db.pool.connect();
+    let now: Date;
+    try {
+      await client.query('BEGIN');
+      assert.equal(await copyRecords(client, id, logs, timestampOf), 3);
+      now = (await client.query<{ now: Date }>('SELECT now()')).rows[0]?.now as Date;
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const { rows } = await database.db.query(
+      `SELECT id, block_timestamp, transaction_hash, block_number::text, block_hash, transaction_index, log_index,
+              decoded_log, next_attempt_at, status FROM event_notifier_records WHERE subscription_id = $1
+        ORDER BY log_index`,
+      [id],
+    );
+    assert.deepEqual(
+      rows.map((r) => ({ ...r, id: undefined })),
+      logs.map((l, i) => ({
+        id: undefined,
+        block_timestamp: new Date(Number(seconds[i]) * 1000),
+        transaction_hash: l.transactionHash,
+        block_number: String(l.blockNumber),
+        block_hash: l.blockHash,
+        transaction_index: l.transactionIndex,
+        log_index: l.logIndex,
+        decoded_log: l.args,
+        next_attempt_at: now,
+        status: 'scanned',
+      })),
+    );
+    // Version 4 ids, all different.
+    assert.equal(new Set(rows.map((r) => r.id)).size, 3);
+    for (const r of rows) assert.match(r.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('a copy holding a record already stored fails whole, as a unique violation, and the connection goes on', async () => {
+    const id = await subscription();
+    const stored: DecodedLog = {
+      blockNumber: 5n,
+      blockHash: hash() as `0x${string}`,
+      blockTimestamp: 1_700_000_000n,
+      transactionHash: hash() as `0x${string}`,
+      transactionIndex: 0,
+      logIndex: 0,
+      args: {},
+    };
+    const client = await database.db.pool.connect();
+    try {
+      assert.equal(await copyRecords(client, id, [stored], (l) => l.blockTimestamp as bigint), 1);
+      const again = [{ ...stored, logIndex: 1 }, stored];
+      await assert.rejects(
+        copyRecords(client, id, again, (l) => l.blockTimestamp as bigint),
+        (error) => {
+          return translateDbError(error) instanceof UniqueViolationError;
+        },
+      );
+      assert.equal(await count(id), 1);
+      assert.equal((await client.query('SELECT 1 AS one')).rows[0]?.one, 1);
+    } finally {
+      client.release();
     }
   });
 });
