@@ -22,6 +22,7 @@ import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
 import { liveReorgSection } from './eventsLive.ts';
 import { benchProviderBackfill } from './eventsProvider.ts';
+import { measuredCpu, perUnitByProcess } from './machineCpu.ts';
 import { webhookDeliverySections } from './webhooks.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
@@ -113,27 +114,30 @@ try {
     await worker.stop();
   });
   const started = Date.now();
-  const subscription = await createSubscription(db, masterKey, settings, project.id, {
-    subscriptionName: 'Bench',
-    networkId: 1337,
-    address: emitter.address,
-    formattedAbiEvent: TRANSFER_EVENT,
-    initialBlockNumber: firstBlock,
-    scanInterval: SCAN_INTERVAL,
-    webhookURL,
-    webhookMaxRetries: 5,
-  });
-  let storedAt = 0;
-  while (!storedAt || (await receivedCount()) < EVENTS) {
-    await new Promise((r) => setTimeout(r, 20));
-    if (!storedAt) {
+  // The machine's CPU while the backfill is stored, by process: this one reads, decodes and encodes, PostgreSQL
+  // stores, anvil serves the logs (the deliveries wait for the backfill's hold).
+  const storing = await measuredCpu(async () => {
+    const created = await createSubscription(db, masterKey, settings, project.id, {
+      subscriptionName: 'Bench',
+      networkId: 1337,
+      address: emitter.address,
+      formattedAbiEvent: TRANSFER_EVENT,
+      initialBlockNumber: firstBlock,
+      scanInterval: SCAN_INTERVAL,
+      webhookURL,
+      webhookMaxRetries: 5,
+    });
+    for (;;) {
       const { rows } = await db.query<{ last: number | null }>(
         'SELECT last_scanned_block AS last FROM event_notifier_subscriptions WHERE id = $1',
-        [subscription.id],
+        [created.id],
       );
-      if ((rows[0]?.last ?? 0) >= Number(head)) storedAt = Date.now();
+      if ((rows[0]?.last ?? 0) >= Number(head)) return { subscription: created, storedAt: Date.now() };
+      await new Promise((r) => setTimeout(r, 10));
     }
-  }
+  });
+  const { subscription, storedAt } = storing.result;
+  while ((await receivedCount()) < EVENTS) await new Promise((r) => setTimeout(r, 20));
   const { rows } = await db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM event_notifier_records WHERE subscription_id = $1',
     [subscription.id],
@@ -174,7 +178,11 @@ try {
     `  event notifier, stored:                   ${storedPerSecond.toFixed(0)} events/s (${seconds(storedAt - started)})`,
   );
   console.log(
-    `  ratio: ${(storedPerSecond / baselinePerSecond).toFixed(2)} (target ≥ 1.5; stored target ≥ 30,000 events/s)`,
+    `  ratio: ${(storedPerSecond / baselinePerSecond).toFixed(2)} (target ≥ 2.5; stored target ≥ 40,000 events/s)`,
+  );
+  console.log(
+    `  machine CPU while storing, µs per event: ${perUnitByProcess(storing.byProcess, EVENTS / 1000)} ` +
+      `(the cores ${(storing.busyShare * 100).toFixed(0)}% busy)`,
   );
   console.log(`  webhook deliveries: ${deliveriesPerSecond.toFixed(0)} /s (target ≥ 2,000)`);
   console.log(
