@@ -40,8 +40,8 @@ export async function copyRecords(
   return stream.rowCount;
 }
 
-/** The COPY data of `logs`; `now` in microseconds since 2000-01-01. Exported for its test. */
-export function encodeRecords(
+/** The COPY data of `logs`; `now` in microseconds since 2000-01-01. */
+function encodeRecords(
   subscriptionId: string,
   logs: readonly DecodedLog[],
   timestampOf: (log: DecodedLog) => bigint,
@@ -73,6 +73,7 @@ export function encodeRecords(
     int32(high);
     int32(value - high * 2 ** 32);
   };
+  // A hash: hexadecimal, a byte per character.
   const ascii = (text: string) => {
     int32(text.length);
     for (let k = 0; k < text.length; k++) out[at + k] = text.charCodeAt(k);
