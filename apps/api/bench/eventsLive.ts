@@ -19,7 +19,7 @@ import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { percentile } from '../scripts/lib/labPlatform.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
 
 const SECONDS = Number(process.env.BENCH_LIVE_SECONDS ?? 40);

@@ -7,6 +7,7 @@
 // measures, so it must cost little. Receives its options over IPC and answers with the result.
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
+import { percentile } from '../scripts/lib/percentile.ts';
 
 interface Options {
   url: string;
@@ -16,10 +17,6 @@ interface Options {
   seconds: number;
   /** Most sockets kept open to the API. */
   connections: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? (sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)] as number) : 0;
 }
 
 interface Pending {
@@ -137,8 +134,8 @@ async function run(o: Options) {
     accepted,
     non2xx,
     errors,
-    p50: Math.round(percentile(latencies, 0.5) * 10) / 10,
-    p99: Math.round(percentile(latencies, 0.99) * 10) / 10,
+    p50: Math.round(percentile(latencies, 50) * 10) / 10,
+    p99: Math.round(percentile(latencies, 99) * 10) / 10,
   };
 }
 

@@ -11,7 +11,8 @@
 import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
 import { startCluster } from '../scripts/lib/cluster.ts';
 import { printTable } from '../scripts/lib/labChecks.ts';
-import { call, percentile, runExecutions, setUpProject, startWebhookReceiver } from '../scripts/lib/workload.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
+import { call, runExecutions, setUpProject, startWebhookReceiver } from '../scripts/lib/workload.ts';
 
 const RATE = Number(process.env.BENCH_RATE ?? 20);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);

@@ -27,7 +27,7 @@ import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCusto
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { percentile } from '../scripts/lib/labPlatform.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
 
 // Below the 25–30 rows/s that the simulated workspace completes with one transaction in flight (part 2): at a higher

@@ -6,7 +6,7 @@ import type { LabChain } from '@mountain/testkit/lab/chain.ts';
 import { compileCounter } from '@mountain/testkit/testContract.ts';
 import { encodeFunctionData, type Hex, parseEther, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { percentile } from '../scripts/lib/labPlatform.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
 
 /** Sends `count` increments as fast as the node takes them; answers the share of each interior block they filled. */
 export async function baselineShares(

@@ -31,7 +31,8 @@ import {
   settle,
   watchHeads,
 } from '../scripts/lib/labLoad.ts';
-import { type LabPlatform, percentile, startLabPlatform, statusCounts } from '../scripts/lib/labPlatform.ts';
+import { type LabPlatform, startLabPlatform, statusCounts } from '../scripts/lib/labPlatform.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
 import { baselineShares, describeBaseline } from './intervalBaseline.ts';
 
 const GAS_LIMIT = 30_000_000;

@@ -37,7 +37,8 @@ import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
 import { createSignerProvider, type WalletType } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { acceptMany, settle } from '../scripts/lib/labLoad.ts';
-import { type LabPlatform, type LabProject, percentile, startLabPlatform } from '../scripts/lib/labPlatform.ts';
+import { type LabPlatform, type LabProject, startLabPlatform } from '../scripts/lib/labPlatform.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
 import { measuredCpu, perUnitByProcess } from './machineCpu.ts';
 

@@ -11,14 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { startCluster } from '../scripts/lib/cluster.ts';
-import {
-  blockNumber,
-  call,
-  percentile,
-  runExecutions,
-  setUpProject,
-  startWebhookReceiver,
-} from '../scripts/lib/workload.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
+import { blockNumber, call, runExecutions, setUpProject, startWebhookReceiver } from '../scripts/lib/workload.ts';
 import { type MixPlan, type OpResult, SKIPPED } from './loadMix.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);

@@ -9,9 +9,9 @@
 //      receiver always answers 200, so a second delivery would be work done twice).
 import { type Cluster, startCluster } from '../scripts/lib/cluster.ts';
 import { checkInvariants, FINAL, printFigures } from '../scripts/lib/invariants.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
 import {
   blockNumber,
-  percentile,
   runExecutions,
   setUpProject,
   startWebhookReceiver,

@@ -13,7 +13,7 @@ import type { WalletKeys } from '#api/wallets/walletKeys.ts';
 import { createEndpoint } from '#api/webhooks/endpoints/endpoints.ts';
 import { purgeWebhookLog } from '#api/webhooks/log/purgeLog.ts';
 import { createWorker } from '#api/worker/worker.ts';
-import { percentile } from '../scripts/lib/labPlatform.ts';
+import { percentile } from '../scripts/lib/percentile.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
 import { startExecuteLoad } from './executeLoadDriver.ts';
 

@@ -314,10 +314,3 @@ export async function until(check: () => Promise<boolean>, timeoutMs: number): P
     await new Promise((r) => setTimeout(r, 250));
   }
 }
-
-/** The value at `p` (0–100) of `values`; 0 when empty. */
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-}

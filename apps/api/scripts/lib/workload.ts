@@ -283,9 +283,3 @@ export async function startWebhookReceiver() {
 }
 
 export type WebhookReceiver = Awaited<ReturnType<typeof startWebhookReceiver>>;
-
-export function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
