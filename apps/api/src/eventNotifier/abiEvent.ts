@@ -142,7 +142,7 @@ export function createLogDecoder(event: AbiEvent): (topics: readonly Hex[], data
         const decoded = decodeAbiParameters(plain, data);
         for (let i = 0; i < plain.length; i++) values[plainAt[i] as number] = toJson(decoded[i]);
       }
-      // In parameter order, as viem's result is: the stored JSON keeps its key order.
+      // In the event's parameter order, which the stored JSON keeps.
       const args: DecodedArgs = {};
       for (let i = 0; i < keys.length; i++) args[keys[i] as string] = values[i];
       return args;
