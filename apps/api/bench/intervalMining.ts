@@ -5,8 +5,10 @@
 //   (a) capacity: a backlog of eight blocks' worth (from one increment's receipt gasUsed), accepted while this
 //       process holds the wallet's send lock, then drained by the warm worker: the share of each block's gas limit
 //       used by the platform's transactions while the backlog lasts (the first and last blocks excluded); target
-//       ≥ 90%, the physical limit being 100%; then the same backlog sent by viem alone, pre-signed, as a baseline
-//       of what the machine allows in the same run (intervalBaseline.ts), and the ratio of the medians;
+//       median ≥ 97% and worst block ≥ 90%, the physical limit being 100%; the machine's CPU per transaction while
+//       draining, by process, and the most the cores could send at that cost; then the same backlog sent by viem
+//       alone, pre-signed, as a baseline of what the machine allows in the same run (intervalBaseline.ts), and the
+//       ratio of the medians;
 //   (b) latency: executions offered steadily at half the capacity measured in (a) for BENCH_INTERVAL_SECONDS (30):
 //       accepted (the execute-transaction answer) → included, in blocks (block of inclusion − head at the answer)
 //       and ms (until that block was first seen), of which the platform's part (accepted → sent, by the rows'
@@ -34,6 +36,7 @@ import {
 import { type LabPlatform, startLabPlatform, statusCounts } from '../scripts/lib/labPlatform.ts';
 import { percentile } from '../scripts/lib/percentile.ts';
 import { baselineShares, describeBaseline } from './intervalBaseline.ts';
+import { measuredCpu, perUnitByProcess } from './machineCpu.ts';
 
 const GAS_LIMIT = 30_000_000;
 const BACKLOG_BLOCKS = 8;
@@ -98,8 +101,12 @@ async function measureCapacity(platform: LabPlatform): Promise<number> {
   if (!held) throw new Error("could not hold the wallet's send lock");
   const ids = await acceptMany(platform, project, backlog);
   const started = Date.now();
-  await held.release();
-  await settle(platform, project, ids, 120_000);
+  // Every process's CPU while the backlog drains: this one (the API, the bench's own polling), the worker, anvil,
+  // PostgreSQL. What a transaction costs the machine bounds how many the cores can put in a block.
+  const cpu = await measuredCpu(async () => {
+    await held.release();
+    await settle(platform, project, ids, 120_000);
+  });
   const drainSeconds = (Date.now() - started) / 1000;
   const { rows } = await db.query<{ block: number; n: number; gas: string }>(
     `SELECT block_number::int AS block, count(*)::int AS n, sum(gas_used)::text AS gas FROM transactions
@@ -137,9 +144,16 @@ async function measureCapacity(platform: LabPlatform): Promise<number> {
   const min = Math.min(...shares);
   console.log(
     `  share of the block gas limit over ${shares.length} blocks: min ${pct(min)}, median ${pct(median)} ` +
-      `(target ≥ 90%: ${verdict(min >= 0.9)}; physical limit 100%)`,
+      `(target median ≥ 97% and worst ≥ 90%: ${verdict(median >= 0.97 && min >= 0.9)}; physical limit 100%)`,
   );
   console.log(`  drained ${fmt(ids.length)} in ${drainSeconds.toFixed(1)} s = ${fmt(ids.length / drainSeconds)} tx/s`);
+  const msPerTx = cpu.busyMs / ids.length;
+  const most = (cpus().length * 1000) / msPerTx;
+  console.log(
+    `  machine CPU per transaction while draining: ${msPerTx.toFixed(2)} ms (${perUnitByProcess(cpu.byProcess, ids.length)}; ` +
+      `the cores ${pct(cpu.busyShare)} busy): ${cpus().length} cores send at most about ${fmt(most)} tx/s at that cost, ` +
+      `against the ${fmt(fit)} a full block a second takes${most < fit ? ': full blocks are out of reach at this cost' : ''}`,
+  );
   const baseline = await baselineShares(platform.chain, platform.counter, {
     count: backlog,
     gas: BigInt(warm[0]?.gasLimit ?? 0),
