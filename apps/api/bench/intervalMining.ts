@@ -154,12 +154,19 @@ async function measureCapacity(platform: LabPlatform): Promise<number> {
       `the cores ${pct(cpu.busyShare)} busy): ${cpus().length} cores send at most about ${fmt(most)} tx/s at that cost, ` +
       `against the ${fmt(fit)} a full block a second takes${most < fit ? ': full blocks are out of reach at this cost' : ''}`,
   );
-  const baseline = await baselineShares(platform.chain, platform.counter, {
-    count: backlog,
-    gas: BigInt(warm[0]?.gasLimit ?? 0),
-    gasLimit: GAS_LIMIT,
-  });
-  console.log(describeBaseline(baseline, median));
+  const baselineCpu = await measuredCpu(() =>
+    baselineShares(platform.chain, platform.counter, {
+      count: backlog,
+      gas: BigInt(warm[0]?.gasLimit ?? 0),
+      gasLimit: GAS_LIMIT,
+    }),
+  );
+  console.log(describeBaseline(baselineCpu.result, median));
+  // anvil's part of the baseline: mining what it is sent, without the platform's gas estimates and look-ups.
+  console.log(
+    `  the baseline's machine CPU per transaction: ${(baselineCpu.busyMs / backlog).toFixed(2)} ms ` +
+      `(${perUnitByProcess(baselineCpu.byProcess, backlog)})`,
+  );
   return percentile(counts, 50);
 }
 
