@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { bytesToHex, parseTransaction, recoverTransactionAddress, type TransactionSerializable } from 'viem';
+import {
+  bytesToHex,
+  keccak256,
+  parseTransaction,
+  recoverTransactionAddress,
+  stringToBytes,
+  type TransactionSerializable,
+} from 'viem';
 import { english, generateMnemonic, mnemonicToAccount } from 'viem/accounts';
+import { keccakBytes, keccakOfHex } from '#api/chain/keccak.ts';
 import { withFastSigning } from '#api/wallets/fastSigner.ts';
 
 const random = (bytes: number) => BigInt(bytesToHex(randomBytes(bytes)));
@@ -42,5 +50,19 @@ describe('withFastSigning (system wallets sign with libsecp256k1)', () => {
     assert.equal(await fast.signMessage({ message: 'hello' }), await account.signMessage({ message: 'hello' }));
     const signed = await fast.signTransaction({ chainId: 1337, type: 'eip1559', to: to(), nonce: 0, gas: 21_000n });
     assert.equal(parseTransaction(signed).type, 'eip1559');
+  });
+
+  it('hashes (Keccak-256 in WebAssembly) exactly as viem’s keccak256 does, across the rate’s block boundary', () => {
+    // Lengths around 136 bytes, Keccak-256's rate, where the padding moves to a second block.
+    for (const length of [0, 1, 31, 32, 33, 110, 135, 136, 137, 271, 272, 273, 1_000]) {
+      const bytes = randomBytes(length);
+      const hex = bytesToHex(bytes);
+      assert.equal(keccakOfHex(hex), keccak256(hex));
+      assert.deepEqual(keccakOfHex(hex, 'bytes'), keccak256(hex, 'bytes'));
+      assert.deepEqual(keccakBytes(bytes), keccak256(bytes, 'bytes'));
+      // A string is hashed as its UTF-8 bytes (checksums hash the address's text).
+      const text = `${randomBytes(length).toString('base64')}é`.slice(-length);
+      assert.deepEqual(keccakBytes(text), keccak256(stringToBytes(text), 'bytes'));
+    }
   });
 });

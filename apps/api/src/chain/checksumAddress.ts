@@ -1,9 +1,6 @@
-import { createKeccak } from 'hash-wasm';
 import type { Address } from 'viem';
+import { keccakBytes } from './keccak.ts';
 
-// One Keccak-256 hasher, reused synchronously (WebAssembly: several times faster than a JavaScript Keccak; a
-// backfill checksums one or more addresses per event).
-const keccak = await createKeccak(256);
 const cache = new Map<string, Address>();
 const CACHE_SIZE = 10_000;
 /** The character codes of the result, '0x' first (filled per call: one string built at the end). */
@@ -19,9 +16,7 @@ export function checksumAddress(hex40: string): Address {
   const lower = hex40.toLowerCase();
   const known = cache.get(lower);
   if (known) return known;
-  keccak.init();
-  keccak.update(lower);
-  const hash = keccak.digest('binary');
+  const hash = keccakBytes(lower);
   for (let i = 0; i < 40; i++) {
     let c = lower.charCodeAt(i);
     // Letters a–f are upper-cased where the hash's nibble at the same position is 8 or more.

@@ -1,5 +1,6 @@
-import { type Address, type Hex, keccak256, type LocalAccount, type PublicClient } from 'viem';
+import type { Address, Hex, LocalAccount, PublicClient } from 'viem';
 import { isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import { keccakOfHex } from '#api/chain/keccak.ts';
 import { RPC_BATCH_SIZE } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
 import { signsRandomized } from '#api/wallets/custody.ts';
@@ -127,7 +128,7 @@ export async function broadcastBatch(
     for (const result of results.slice(0, ready)) {
       const raw = (result as PromiseFulfilledResult<Hex>).value;
       signed.push(raw);
-      hashes.push(keccak256(raw));
+      hashes.push(keccakOfHex(raw));
     }
     if (inFlight) outcomes.push(...(await inFlight));
     inFlight = Promise.all(batch.slice(0, ready).map((_, k) => send(start + k)));

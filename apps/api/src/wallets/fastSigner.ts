@@ -2,11 +2,11 @@ import { signRecoverable } from 'tiny-secp256k1';
 import {
   bytesToHex,
   type HDAccount,
-  keccak256,
   type SerializeTransactionFn,
   serializeTransaction,
   type TransactionSerializable,
 } from 'viem';
+import { keccakOfHex } from '#api/chain/keccak.ts';
 
 /**
  * The account with `signTransaction` done by libsecp256k1 (the `tiny-secp256k1` WebAssembly build) instead of
@@ -24,7 +24,7 @@ export function withFastSigning(account: HDAccount): HDAccount {
     const serializer = options?.serializer ?? (serializeTransaction as SerializeTransactionFn<T>);
     // As viem does: a blob transaction is signed without its sidecars.
     const signable = transaction.type === 'eip4844' ? { ...transaction, sidecars: false } : transaction;
-    const hash = keccak256(await serializer(signable), 'bytes');
+    const hash = keccakOfHex(await serializer(signable), 'bytes');
     const { signature, recoveryId } = signRecoverable(hash, privateKey);
     return serializer(transaction, {
       r: bytesToHex(signature.subarray(0, 32)),
