@@ -2,27 +2,14 @@
 // before it, a control pressed or a search pasted early still acts, and the parts that need the runtime to show at
 // all ask for it themselves. Needs `npm run build -w @mountain/docs` first.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
-import { type StaticSite, serveBuild } from '../scripts/staticServer.ts';
-import { hydrated, openPage, waitForHydration } from './helpers/page.ts';
+import { describe, test } from 'node:test';
+import { builtSiteInBrowser, hydrated, openPage, waitForHydration } from './helpers/page.ts';
 
-let site: StaticSite;
-let browser: Browser;
-
-before(async () => {
-  site = await serveBuild();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const docs = builtSiteInBrowser();
 
 describe('reading needs no script', () => {
   test('a doc page is whole before its runtime, which loads on the first interaction and hydrates the page', async () => {
-    const { page, errors } = await openPage(browser, site.origin, '/docs/intro');
+    const { page, errors } = await openPage(docs.browser, docs.site.origin, '/docs/intro');
     const bundles: string[] = [];
     page.on('request', (request) => {
       if (new URL(request.url()).pathname.startsWith('/assets/js/')) bundles.push(request.url());
@@ -53,7 +40,9 @@ describe('reading needs no script', () => {
   });
 
   test('a control pressed before the runtime is ready acts once it is', async () => {
-    const { page } = await openPage(browser, site.origin, '/api-reference', { viewport: { width: 390, height: 844 } });
+    const { page } = await openPage(docs.browser, docs.site.origin, '/api-reference', {
+      viewport: { width: 390, height: 844 },
+    });
     try {
       const toggle = page.getByRole('button', { name: 'Operations' });
       assert.equal(await page.locator('html').getAttribute('data-has-hydrated'), 'false');
@@ -66,7 +55,7 @@ describe('reading needs no script', () => {
   });
 
   test('a search pasted before the runtime is ready shows its results once it is', async () => {
-    const { page } = await openPage(browser, site.origin, '/docs/intro');
+    const { page } = await openPage(docs.browser, docs.site.origin, '/docs/intro');
     try {
       assert.equal(await page.locator('html').getAttribute('data-has-hydrated'), 'false');
       const box = page.locator('input[aria-label="Search"]').first();
@@ -85,7 +74,11 @@ describe('reading needs no script', () => {
   });
 
   test('the transaction lifecycle page draws its Mermaid diagram once it is in view, untouched', async () => {
-    const { page } = await openPage(browser, site.origin, '/docs/services/mountain-transactions/transaction-lifecycle');
+    const { page } = await openPage(
+      docs.browser,
+      docs.site.origin,
+      '/docs/services/mountain-transactions/transaction-lifecycle',
+    );
     try {
       await page.locator('[data-needs-runtime]').first().scrollIntoViewIfNeeded();
       await page.locator('.docusaurus-mermaid-container svg').first().waitFor({ timeout: 15_000 });
@@ -96,7 +89,7 @@ describe('reading needs no script', () => {
   });
 
   test('the search results page loads its runtime at once, for the results are found in the browser', async () => {
-    const { page } = await openPage(browser, site.origin, '/search?q=webhook');
+    const { page } = await openPage(docs.browser, docs.site.origin, '/search?q=webhook');
     try {
       await hydrated(page);
       await page

@@ -4,24 +4,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { after, before, describe, test } from 'node:test';
-import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
-import { type StaticSite, serveBuild } from '../scripts/staticServer.ts';
+import { describe, test } from 'node:test';
 import { OPERATION_IDS, ROUTES, SIDEBARS, SITE_TITLE } from './helpers/expectations.ts';
-import { luminance, openPage, seriousViolations, waitForHydration } from './helpers/page.ts';
+import { builtSiteInBrowser, luminance, openPage, seriousViolations, waitForHydration } from './helpers/page.ts';
 
-let site: StaticSite;
-let browser: Browser;
-
-before(async () => {
-  site = await serveBuild();
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await site?.close();
-});
+const docs = builtSiteInBrowser();
 
 const SIDEBAR_OF = new Map(
   Object.entries(SIDEBARS).flatMap(([name, docs]) => docs.map((doc) => [doc.path, name as keyof typeof SIDEBARS])),
@@ -31,10 +18,10 @@ const SIDEBAR_OF = new Map(
 describe('every route', { concurrency: 3 }, () => {
   for (const route of ROUTES) {
     test(`${route.path} shows "${route.h1}", its title, anchors, its sidebar and no serious axe violation`, async () => {
-      const { page, response, errors } = await openPage(browser, site.origin, route.path);
+      const { page, response, errors } = await openPage(docs.browser, docs.site.origin, route.path);
       try {
         assert.equal(response?.status(), 200);
-        if (route.finalPath) await page.waitForURL(`${site.origin}${route.finalPath}`);
+        if (route.finalPath) await page.waitForURL(`${docs.site.origin}${route.finalPath}`);
         await waitForHydration(page);
         assert.match(((await page.locator('h1').first().textContent()) ?? '').trim(), asPattern(route.h1));
         // The head manager may show the site title for a moment while hydrating: wait for the title to settle.
@@ -78,7 +65,7 @@ describe('every route', { concurrency: 3 }, () => {
   }
 
   test('an unknown route shows the not-found page with status 404', async () => {
-    const { page, response } = await openPage(browser, site.origin, '/no/such/page');
+    const { page, response } = await openPage(docs.browser, docs.site.origin, '/no/such/page');
     try {
       assert.equal(response?.status(), 404);
       assert.equal(((await page.locator('h1').textContent()) ?? '').trim(), 'Page Not Found');
@@ -98,9 +85,9 @@ describe('addresses', () => {
     ['/api-reference/index.html', '/api-reference', /^Public API for Developers/],
   ] as const) {
     test(`${path} renders the page at ${clean}`, async () => {
-      const { page, errors } = await openPage(browser, site.origin, path);
+      const { page, errors } = await openPage(docs.browser, docs.site.origin, path);
       try {
-        await page.waitForURL(`${site.origin}${clean}`);
+        await page.waitForURL(`${docs.site.origin}${clean}`);
         assert.match(((await page.locator('h1').first().textContent()) ?? '').trim(), asPattern(h1));
         assert.notEqual(await page.title(), `Page Not Found | ${SITE_TITLE}`);
         assert.deepEqual(errors, []);
@@ -111,7 +98,7 @@ describe('addresses', () => {
   }
 
   test('llms.txt lists every page', async () => {
-    const response = await fetch(`${site.origin}/llms.txt`);
+    const response = await fetch(`${docs.site.origin}/llms.txt`);
     assert.equal(response.status, 200);
     const text = await response.text();
     assert.match(text, /^# Mountain\n/);
@@ -121,7 +108,7 @@ describe('addresses', () => {
   });
 
   test('/favicon.ico exists, for browsers that ask for it whatever the page declares', async () => {
-    const response = await fetch(`${site.origin}/favicon.ico`);
+    const response = await fetch(`${docs.site.origin}/favicon.ico`);
     assert.equal(response.status, 200);
     const bytes = new Uint8Array(await response.arrayBuffer());
     assert.deepEqual([...bytes.subarray(0, 4)], [0, 0, 1, 0], 'an ICO header');
@@ -130,7 +117,7 @@ describe('addresses', () => {
 
 describe('dark mode only', () => {
   test('is dark even when the browser prefers light or a light theme was stored, with no colour toggle', async () => {
-    const { page } = await openPage(browser, site.origin, '/docs/intro', { colorScheme: 'light' });
+    const { page } = await openPage(docs.browser, docs.site.origin, '/docs/intro', { colorScheme: 'light' });
     try {
       await waitForHydration(page);
       await page.evaluate(() => localStorage.setItem('theme', 'light'));
@@ -150,14 +137,14 @@ describe('dark mode only', () => {
 
   test('the server-rendered HTML is dark before any script runs', async () => {
     for (const path of ['/', '/docs/intro', '/api-reference']) {
-      const html = await (await fetch(`${site.origin}${path}`)).text();
+      const html = await (await fetch(`${docs.site.origin}${path}`)).text();
       assert.match(html, /<html[^>]*\sdata-theme="?dark"?[\s>]/, `${path} <html data-theme>`);
     }
-    const page = await browser.context.newPage();
+    const page = await docs.browser.context.newPage();
     try {
-      const cdp = await browser.context.newCDPSession(page);
+      const cdp = await docs.browser.context.newCDPSession(page);
       await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
-      await page.goto(`${site.origin}/api-reference`, { waitUntil: 'load' });
+      await page.goto(`${docs.site.origin}/api-reference`, { waitUntil: 'load' });
       assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
       const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       assert.ok(luminance(background) < 0.05, `background ${background} is dark without scripts`);
@@ -170,7 +157,7 @@ describe('dark mode only', () => {
 
 describe('navigation', () => {
   test('the navbar holds Documentation, Services, SDKs and Tools, API Reference, each leading to its page', async () => {
-    const { page } = await openPage(browser, site.origin, '/');
+    const { page } = await openPage(docs.browser, docs.site.origin, '/');
     try {
       await waitForHydration(page);
       const labels = await page.$$eval('.navbar__items:not(.navbar__items--right) a.navbar__link', (as) =>
@@ -184,7 +171,7 @@ describe('navigation', () => {
         ['API Reference', '/api-reference', 'Public API for Developers'],
       ] as const) {
         await page.locator('.navbar').getByRole('link', { name: label, exact: true }).click();
-        await page.waitForURL(`${site.origin}${path}`);
+        await page.waitForURL(`${docs.site.origin}${path}`);
         await page.locator('h1', { hasText: h1 }).waitFor();
       }
     } finally {
@@ -193,7 +180,7 @@ describe('navigation', () => {
   });
 
   test('the footer leads to Getting Started, the API Reference and support', async () => {
-    const { page } = await openPage(browser, site.origin, '/docs/intro');
+    const { page } = await openPage(docs.browser, docs.site.origin, '/docs/intro');
     try {
       const footer = page.locator('footer');
       assert.equal(
@@ -214,7 +201,7 @@ describe('navigation', () => {
   });
 
   test('offline search finds docs pages from the local index', async () => {
-    const { page } = await openPage(browser, site.origin, '/docs/intro');
+    const { page } = await openPage(docs.browser, docs.site.origin, '/docs/intro');
     const hosts = new Set<string>();
     page.on('request', (request) => hosts.add(new URL(request.url()).host));
     try {
@@ -233,14 +220,14 @@ describe('navigation', () => {
       await result.click();
       await page.waitForURL((url) => url.pathname.startsWith('/docs/') && url.pathname !== '/docs/intro');
       await page.locator('h1').first().waitFor();
-      assert.deepEqual([...hosts], [new URL(site.origin).host]);
+      assert.deepEqual([...hosts], [new URL(docs.site.origin).host]);
     } finally {
       await page.close();
     }
   });
 
   test('the search results page lists matching docs under the site title rule', async () => {
-    const { page, errors } = await openPage(browser, site.origin, '/search?q=idempotency');
+    const { page, errors } = await openPage(docs.browser, docs.site.origin, '/search?q=idempotency');
     try {
       await page.waitForFunction(() => document.title === 'Search results for "idempotency" | Mountain');
       await page
@@ -258,7 +245,7 @@ describe('navigation', () => {
 
 describe('API reference', () => {
   test('shows every operation with method, path and roles, in a 300px sidebar, without a download button', async () => {
-    const { page, errors } = await openPage(browser, site.origin, '/api-reference');
+    const { page, errors } = await openPage(docs.browser, docs.site.origin, '/api-reference');
     try {
       await waitForHydration(page);
       assert.equal(await page.locator('[data-operation]').count(), OPERATION_IDS.length);
@@ -284,14 +271,14 @@ describe('API reference', () => {
 
   test('the OpenAPI document itself is served at /openapi/public-api-v3.json, exactly as @mountain/openapi has it', async () => {
     const file = createRequire(import.meta.url).resolve('@mountain/openapi/public-api-v3.json');
-    const response = await fetch(`${site.origin}/openapi/public-api-v3.json`);
+    const response = await fetch(`${docs.site.origin}/openapi/public-api-v3.json`);
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     assert.equal(await response.text(), readFileSync(file, 'utf8'));
   });
 
   test('a link to an operation scrolls it just below the navbar and marks it active in the sidebar', async () => {
-    const { page } = await openPage(browser, site.origin, '/api-reference#get-transaction');
+    const { page } = await openPage(docs.browser, docs.site.origin, '/api-reference#get-transaction');
     try {
       await waitForHydration(page);
       const navbar = (await page.locator('.navbar').boundingBox())?.height ?? 0;
@@ -316,10 +303,10 @@ describe('API reference', () => {
   });
 
   test('single-field schemas open expanded, nested objects toggle, and samples can be copied', async () => {
-    const { page } = await openPage(browser, site.origin, '/api-reference');
+    const { page } = await openPage(docs.browser, docs.site.origin, '/api-reference');
     try {
       await waitForHydration(page);
-      await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: site.origin });
+      await docs.browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: docs.site.origin });
       // update-subscription-scan answers {eventNotifierSubscription}: one field, shown expanded down to the entity's
       // fields.
       const single = page.locator('[data-operation="update-subscription-scan"]');
@@ -361,7 +348,7 @@ describe('API reference', () => {
 
   test('on a narrow screen the operations menu hides behind a toggle', async () => {
     const viewport = { width: 390, height: 844 };
-    const { page } = await openPage(browser, site.origin, '/api-reference', { viewport });
+    const { page } = await openPage(docs.browser, docs.site.origin, '/api-reference', { viewport });
     try {
       await waitForHydration(page);
       const menu = page.locator('#api-reference-menu');

@@ -1,6 +1,25 @@
+import { after, before } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser } from '@mountain/testkit/browser.ts';
+import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
 import type { Page, Response } from 'playwright-core';
+import { type StaticSite, serveBuild } from '../../scripts/staticServer.ts';
+
+/**
+ * The built site served on loopback and a browser, for the tests of one file: started before them, closed after.
+ * Read its fields inside the tests (they are set once the `before` hook has run).
+ */
+export function builtSiteInBrowser(): { site: StaticSite; browser: Browser } {
+  const handles = {} as { site: StaticSite; browser: Browser };
+  before(async () => {
+    handles.site = await serveBuild();
+    handles.browser = await launchBrowser();
+  });
+  after(async () => {
+    await handles.browser?.close();
+    await handles.site?.close();
+  });
+  return handles;
+}
 
 export interface OpenedPage {
   page: Page;
