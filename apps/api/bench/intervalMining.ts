@@ -36,7 +36,7 @@ import {
 import { type LabPlatform, startLabPlatform, statusCounts } from '../scripts/lib/labPlatform.ts';
 import { percentile } from '../scripts/lib/percentile.ts';
 import { baselineShares, describeBaseline } from './intervalBaseline.ts';
-import { measuredCpu, perUnitByProcess } from './machineCpu.ts';
+import { measuredCpu, mostPerSecond, perUnitByProcess } from './machineCpu.ts';
 
 const GAS_LIMIT = 30_000_000;
 const BACKLOG_BLOCKS = 8;
@@ -148,7 +148,7 @@ async function measureCapacity(platform: LabPlatform): Promise<number> {
   );
   console.log(`  drained ${fmt(ids.length)} in ${drainSeconds.toFixed(1)} s = ${fmt(ids.length / drainSeconds)} tx/s`);
   const msPerTx = cpu.busyMs / ids.length;
-  const most = (cpus().length * 1000) / msPerTx;
+  const most = mostPerSecond(msPerTx);
   console.log(
     `  machine CPU per transaction while draining: ${msPerTx.toFixed(2)} ms (${perUnitByProcess(cpu.byProcess, ids.length)}; ` +
       `the cores ${pct(cpu.busyShare)} busy): ${cpus().length} cores send at most about ${fmt(most)} tx/s at that cost, ` +

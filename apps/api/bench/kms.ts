@@ -40,7 +40,7 @@ import { acceptMany, settle } from '../scripts/lib/labLoad.ts';
 import { type LabPlatform, type LabProject, startLabPlatform } from '../scripts/lib/labPlatform.ts';
 import { percentile } from '../scripts/lib/percentile.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
-import { measuredCpu, perUnitByProcess } from './machineCpu.ts';
+import { measuredCpu, mostPerSecond, perUnitByProcess } from './machineCpu.ts';
 
 const LATENCY_MS = Number(process.env.BENCH_KMS_LATENCY_MS ?? 30);
 const BLOCKS = Number(process.env.BENCH_KMS_BLOCKS ?? 6);
@@ -73,8 +73,8 @@ export async function kmsSection(): Promise<boolean> {
  */
 function cpuLimit(needed: number, mnemonicMsPerTx: number, signatureMs: number, kmsMsPerTx: number): string {
   const cores = cpus().length;
-  const most = (cores * 1000) / (mnemonicMsPerTx + signatureMs);
-  return `the target needs ${needed.toFixed(0)} aws-kms tx/s; ${cores} cores give about ${most.toFixed(0)} at most (${mnemonicMsPerTx.toFixed(2)} ms of machine CPU per from-mnemonic transaction + ${signatureMs.toFixed(2)} per signature)${most < needed ? ': out of reach on this machine' : ''}, and ${((cores * 1000) / kmsMsPerTx).toFixed(0)} at the CPU per transaction the aws-kms wallet used`;
+  const most = mostPerSecond(mnemonicMsPerTx + signatureMs);
+  return `the target needs ${needed.toFixed(0)} aws-kms tx/s; ${cores} cores give about ${most.toFixed(0)} at most (${mnemonicMsPerTx.toFixed(2)} ms of machine CPU per from-mnemonic transaction + ${signatureMs.toFixed(2)} per signature)${most < needed ? ': out of reach on this machine' : ''}, and ${mostPerSecond(kmsMsPerTx).toFixed(0)} at the CPU per transaction the aws-kms wallet used`;
 }
 
 const ofCeiling = (rate: number, ceiling: number) => `${((rate / ceiling) * 100).toFixed(0)}% of the ceiling`;

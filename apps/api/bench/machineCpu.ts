@@ -75,6 +75,11 @@ export async function measuredCpu<T>(work: () => Promise<T>): Promise<{ result: 
   return { result, busyMs, busyShare: busyMs / Math.max(1, after.total - before.total), byProcess };
 }
 
+/** The most units of work a second every core of this machine could do, at `machineMsPerUnit` of CPU each. */
+export function mostPerSecond(machineMsPerUnit: number): number {
+  return (cpus().length * 1000) / machineMsPerUnit;
+}
+
 /** "this process 3.03, anvil 0.98, …": each kind's CPU ms per unit of work, the largest first. */
 export function perUnitByProcess(byProcess: Map<string, number>, units: number): string {
   return [...byProcess]
