@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import type { Operation } from './document.ts';
 import { type Draft, type Kind, type WeightedDraft, weightedDrafts } from './draft.ts';
-import { type Fixtures, mutations, NUMERIC_TEXT, RawJson } from './values.ts';
+import { NUMERIC_TEXT } from './edgeValues.ts';
+import { type Fixtures, mutations, RawJson } from './values.ts';
 
 export function queryString(values: Record<string, string | string[]>): string {
   const parts: string[] = [];

@@ -1,7 +1,18 @@
-// Values for the generators: the edge cases that have broken servers before, values each schema accepts
-// (realistic ones from the environment's fixtures first), and the mutations each schema should refuse.
+// Values for the generators: the edge cases that have broken servers before (their catalogues are edgeValues.ts),
+// values each schema accepts (realistic ones from the environment's fixtures first), and the mutations each schema
+// should refuse.
 import fc from 'fast-check';
 import type { Schema } from './document.ts';
+import {
+  BAD_DATE_TIMES,
+  BAD_URIS,
+  EDGE_STRINGS,
+  NUMBERS,
+  NUMERIC_TEXT,
+  ODD_DATE_TIMES,
+  RAW_NUMBERS,
+  WRONG_TYPES,
+} from './edgeValues.ts';
 
 /** Values of the environment by property name: realistic requests use them. */
 export type Fixtures = Record<string, fc.Arbitrary<unknown>>;
@@ -46,163 +57,6 @@ export function withKey(object: Record<string, unknown>, key: string, value: unk
   Object.defineProperty(copy, key, { value, enumerable: true, configurable: true, writable: true });
   return copy;
 }
-
-/** Strings that have broken servers before: NUL, lone surrogates, bidi overrides, BOM, injections, separators. */
-const EDGE_STRINGS = [
-  '\u0000',
-  'a\u0000b',
-  '\ud800',
-  'x\udfffy',
-  '\ud83d',
-  '\u202eevil\u202c',
-  'مرحبا بالعالم',
-  'שלום\u200f',
-  '\ufeffbom',
-  '😀👍🏽👨‍👩‍👧',
-  'e\u0301\u0301\u0301',
-  '\u200b\u200c\u200d',
-  '\r\n',
-  '\t',
-  ' ',
-  '%00',
-  '%s%n%x',
-  "'; DROP TABLE contracts; --",
-  '<script>alert(1)</script>',
-  '{{7*7}}$' + '{7*7}',
-  '../../etc/passwd',
-  'null',
-  '\\',
-  '"',
-  '\u2028\u2029',
-  '\uffff\ufffe',
-  'İıǅ',
-  // Text that looks like numbers, addresses or hex: what argument parsers meet.
-  '-1',
-  '1e3',
-  '1.5',
-  '0x',
-  '0xZZ',
-  '0x0',
-  ` ${2 ** 53}`,
-  '115792089237316195423570985008687907853269984665640564039457584007913129639936',
-  '-57896044618658097711785492504343953926634992332820282019728792003956564819969',
-  '0x5FbDB2315678afecb367f032d93F642f64180aa',
-  '[]',
-  '[[1,2],[3]]',
-  '{"x":1}',
-  'true ',
-];
-const NUMBERS = [
-  0,
-  -1,
-  1,
-  2 ** 31 - 1,
-  2 ** 31,
-  -(2 ** 31),
-  -(2 ** 31) - 1,
-  2 ** 32,
-  2 ** 53 - 1,
-  2 ** 53,
-  -(2 ** 53),
-  1e308,
-  -1e308,
-  0.5,
-  1.5,
-  -0.5,
-  1e-7,
-  Number.MIN_VALUE,
-];
-const RAW_NUMBERS = [
-  '9007199254740993',
-  '9223372036854775807',
-  '9223372036854775808',
-  '-9223372036854775809',
-  '18446744073709551616',
-  '1e400',
-  '-1e400',
-  '-0',
-  '1.0',
-  '1e2',
-  '1E+2',
-  '0.0e0',
-  '123456789012345678901234567890123456789012345678901234567890',
-];
-export const NUMERIC_TEXT = [
-  'NaN',
-  'Infinity',
-  '-Infinity',
-  '1e3',
-  '0x10',
-  '0b1',
-  '0o7',
-  '٣',
-  '５',
-  ' 5',
-  '5 ',
-  '+5',
-  '',
-  '1_000',
-  '1,000',
-  '- 1',
-  '1.',
-  '.5',
-  '00012',
-];
-const WRONG_TYPES: unknown[] = [null, true, false, 0, -1, 1.5, '', 'text', [], {}, [1], { a: 1 }, [null]];
-const BAD_URIS = [
-  'not a url',
-  'example.com/hook',
-  '//example.com/hook',
-  'http://',
-  'https://',
-  'javascript:alert(1)',
-  'ftp://127.0.0.1/x',
-  'file:///etc/passwd',
-  'http://exa mple.com/',
-  'http://[::1',
-  'http://127.0.0.1:99999/',
-  'HTTP://127.0.0.1/',
-  ' http://127.0.0.1/',
-  'http://127.0.0.1/\u0000',
-  `http://127.0.0.1/${'a'.repeat(2100)}`,
-  'data:text/plain,hi',
-];
-/** Times RFC 3339's `date-time` refuses: no offset, impossible dates and hours, other notations. */
-const BAD_DATE_TIMES = [
-  '2026-11-20T10:15:30',
-  '2026-11-20',
-  '10:15:30Z',
-  '2026-02-29T00:00:00Z',
-  '2026-11-31T00:00:00Z',
-  '2026-13-01T00:00:00Z',
-  '2026-11-20T24:00:00Z',
-  '2026-11-20T10:60:00Z',
-  '2026-11-20T10:15:30+24:00',
-  '2026-11-20T10:15:30.Z',
-  '2026-11-20T10:15:30 Z',
-  '+002026-11-20T10:15:30Z',
-  '26-11-20T10:15:30Z',
-  '2026/11/20 10:15:30Z',
-  'Fri, 20 Nov 2026 10:15:30 GMT',
-  '1763633730',
-  'now',
-  '2026-11-20T10:15:30Z ',
-  '２０２６-11-20T10:15:30Z',
-];
-/**
- * Times RFC 3339 allows that are far from the usual ISO form: year 0000, offsets up to ±23:59, a leap second,
- * lower case, a space for the `T`, nanoseconds.
- */
-const ODD_DATE_TIMES = [
-  '0000-01-01T00:00:00Z',
-  '0001-01-01T00:00:00+23:59',
-  '9999-12-31T23:59:59.999999999-23:59',
-  '2026-12-31T23:59:60Z',
-  '2026-11-20t10:15:30z',
-  '2026-11-20 10:15:30+0530',
-  '2024-02-29T12:00:00-00:00',
-  '1970-01-01T00:00:00.000000001Z',
-];
 
 /** A value the schema accepts; `realistic` values (fixtures of the environment) by property name come first. */
 export function validValue(
