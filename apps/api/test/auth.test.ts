@@ -7,14 +7,8 @@ import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { hashKey, issueApiKey, keyMatches } from '#api/auth/apiKeys.ts';
 import { routes } from '#api/routes/index.ts';
 import { bearer, createHarness, type Harness } from '#api-testing/harness.ts';
-import {
-  assertRefusal,
-  CALLERS,
-  createMatrixFixture,
-  describeOutcome,
-  MATRIX_OPERATIONS,
-  type MatrixFixture,
-} from './helpers/authMatrix.ts';
+import { createMatrixFixture, MATRIX_OPERATIONS, type MatrixFixture } from './helpers/authMatrix.ts';
+import { assertRefusal, CALLERS, describeOutcome } from './helpers/authMatrixCallers.ts';
 
 /**
  * Every operation × every kind of caller. Requests name real objects of project A (a contract on anvil, its
