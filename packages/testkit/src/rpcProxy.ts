@@ -148,6 +148,8 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
   const settings = { ...options };
   const refused: [number, number][] = [];
   const served: [number, number][] = [];
+  /** eth_getLogs requests held by `getLogsDelayMs` at once: now, and the most so far (how many reads overlapped). */
+  const delayedGetLogs = { now: 0, most: 0 };
   /** The proxy's own answer to a call (a refused eth_getLogs range, a reported automine), or undefined to forward it. */
   function intercept(call: JsonRpcCall): Interception | undefined {
     const fail = settings.failNext;
@@ -186,9 +188,11 @@ export async function startRpcProxy(target: string, port: number, options: RpcPr
   }
   async function beforeForward(forwarded: JsonRpcCall[]) {
     if (settings.getLogsDelayMs && forwarded.some((c) => c.method === 'eth_getLogs')) {
+      delayedGetLogs.most = Math.max(delayedGetLogs.most, ++delayedGetLogs.now);
       await new Promise((r) => setTimeout(r, settings.getLogsDelayMs));
+      delayedGetLogs.now--;
     }
   }
   const proxy = await startJsonRpcProxy(target, port, () => ({ intercept, beforeForward }));
-  return { ...proxy, settings, refused, served };
+  return { ...proxy, settings, refused, served, delayedGetLogs };
 }
