@@ -9,11 +9,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { axeViolations } from '@mountain/testkit/axe.ts';
 import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 import { COUNTER_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
 import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { Page } from 'playwright-core';
-import { axeViolations, newTab } from './helpers/page.ts';
+import { newTab } from './helpers/page.ts';
 import { type Platform, startPlatform } from './helpers/platform.ts';
 
 const RECORD = COUNTER_FORMATTED_ABI.find((s) => s.startsWith('function record(')) as string;
@@ -255,7 +256,7 @@ describe('the developer console', { timeout: 120_000 }, () => {
     assert.equal(stopped.rows[0]?.scan_enabled, false);
     await page.getByRole('button', { name: 'Resume scanning for Increments' }).click();
     await page.getByRole('button', { name: 'Stop scanning for Increments' }).waitFor();
-    await page.getByRole('button', { name: 'Edit the webhook of Increments' }).click();
+    await page.getByRole('button', { name: 'Edit webhook of Increments' }).click();
     const dialog = page.getByRole('dialog', { name: 'Webhook of Increments' });
     await dialog.getByLabel('Webhook URL').fill('ftp://example.com/hook');
     await dialog.getByRole('button', { name: 'Save' }).click();
@@ -267,7 +268,7 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await dialog.waitFor({ state: 'detached' });
     // Saved with "Send webhooks" left off: the URL is kept, and the records wait (nothing goes to example.com).
     await page.getByText('https://example.com/hooks/increments').waitFor();
-    await page.getByRole('button', { name: 'Enable the webhook of Increments' }).waitFor();
+    await page.getByRole('button', { name: 'Enable webhook of Increments' }).waitFor();
     const saved = await p.h.db.query(
       'SELECT webhook_url, webhook_max_retries, webhook_enabled FROM event_notifier_subscriptions',
     );
@@ -325,7 +326,7 @@ describe('the developer console', { timeout: 120_000 }, () => {
       assert.match(page.url(), /outcome=failed/);
 
       await nav('Webhooks');
-      await page.getByRole('button', { name: `Rotate the secret of ${receiver.url}` }).click();
+      await page.getByRole('button', { name: `Rotate secret of ${receiver.url}` }).click();
       const rotate = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
       await rotate.getByLabel('Grace period').selectOption('3600');
       await rotate.getByRole('button', { name: 'Rotate now' }).click();

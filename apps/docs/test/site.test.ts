@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
+import { axeViolations } from '@mountain/testkit/axe.ts';
 import { OPERATION_IDS, ROUTES, SIDEBARS, SITE_TITLE } from './helpers/expectations.ts';
-import { builtSiteInBrowser, luminance, openPage, seriousViolations, waitForHydration } from './helpers/page.ts';
+import { builtSiteInBrowser, luminance, openPage, waitForHydration } from './helpers/page.ts';
 
 const docs = builtSiteInBrowser();
 
@@ -56,7 +57,7 @@ describe('every route', { concurrency: 3 }, () => {
           );
         }
 
-        assert.deepEqual(await seriousViolations(page), []);
+        assert.deepEqual(await axeViolations(page, 'serious'), []);
         assert.deepEqual(errors, [], 'console errors');
       } finally {
         await page.close();
@@ -71,7 +72,7 @@ describe('every route', { concurrency: 3 }, () => {
       assert.equal(((await page.locator('h1').textContent()) ?? '').trim(), 'Page Not Found');
       assert.equal(await page.title(), `Page Not Found | ${SITE_TITLE}`);
       await page.getByRole('link', { name: 'API Reference' }).last().waitFor();
-      assert.deepEqual(await seriousViolations(page), []);
+      assert.deepEqual(await axeViolations(page, 'serious'), []);
     } finally {
       await page.close();
     }
@@ -235,7 +236,7 @@ describe('navigation', () => {
         .filter({ hasText: /idempotency/i })
         .first()
         .waitFor({ timeout: 15_000 });
-      assert.deepEqual(await seriousViolations(page), []);
+      assert.deepEqual(await axeViolations(page, 'serious'), []);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

@@ -88,7 +88,7 @@ export function EventsView() {
                         type="button"
                         disabled={update.isPending}
                         onClick={() => update.mutate({ id: s.id, webhookEnabled: !s.webhookEnabled })}
-                        aria-label={`${s.webhookEnabled ? 'Disable' : 'Enable'} the webhook of ${s.subscriptionName}`}
+                        aria-label={`${s.webhookEnabled ? 'Disable' : 'Enable'} webhook of ${s.subscriptionName}`}
                       >
                         {s.webhookEnabled ? 'Disable webhook' : 'Enable webhook'}
                       </button>
@@ -97,7 +97,7 @@ export function EventsView() {
                       type="button"
                       onClick={() => setEditing(s)}
                       {...loadOnIntent(EditWebhookDialog)}
-                      aria-label={`Edit the webhook of ${s.subscriptionName}`}
+                      aria-label={`Edit webhook of ${s.subscriptionName}`}
                     >
                       Edit webhook…
                     </button>

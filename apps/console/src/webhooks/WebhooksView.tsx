@@ -104,7 +104,7 @@ export function WebhooksView() {
                         type="button"
                         onClick={() => open('rotate', e)}
                         {...loadOnIntent(RotateSecretDialog)}
-                        aria-label={`Rotate the secret of ${e.url}`}
+                        aria-label={`Rotate secret of ${e.url}`}
                       >
                         Rotate secret…
                       </button>

@@ -1,4 +1,3 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser } from '@mountain/testkit/browser.ts';
 import type { Page } from 'playwright-core';
 
@@ -11,12 +10,4 @@ export async function newTab(browser: Browser): Promise<{ page: Page; errors: st
   });
   page.on('pageerror', (error) => errors.push(error.message));
   return { page, errors };
-}
-
-/** Every axe-core violation of the page as it is now, whatever its impact, as readable lines. */
-export async function axeViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
-  return results.violations.map(
-    (v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-  );
 }

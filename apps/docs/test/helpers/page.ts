@@ -1,5 +1,4 @@
 import { after, before } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
 import type { Page, Response } from 'playwright-core';
 import { type StaticSite, serveBuild } from '../../scripts/staticServer.ts';
@@ -84,21 +83,6 @@ export async function hydrated(page: Page): Promise<void> {
       document.documentElement.dataset.hasHydrated === 'true'
     );
   });
-}
-
-/** Serious and critical axe-core violations, as readable lines. */
-export async function seriousViolations(page: Page): Promise<string[]> {
-  // Only violations are needed; skipping the passes' details makes each run markedly faster.
-  const results = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes
-          .slice(0, 3)
-          .map((node) => node.target.join(' '))
-          .join(', ')}`,
-    );
 }
 
 /** Relative luminance of a CSS rgb() colour, 0 (black) to 1 (white). */
