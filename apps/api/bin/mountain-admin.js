@@ -16,7 +16,7 @@ try {
   if (existsSync(sources)) bundler = await import('@mountain/testkit/devBundle.js');
 } catch {}
 if (bundler) {
-  const bundle = await bundler.devBundle(sources, bundler.bundleCacheOf(sources), 'admin');
+  const bundle = await bundler.devBundle(sources, bundler.bundleCacheOf(sources), 'admin', { split: true });
   process.setSourceMapsEnabled(true);
   const { main } = await import(pathToFileURL(bundle).href);
   await main(process.argv.slice(2));

@@ -12,7 +12,7 @@
 // Plain JavaScript, so the bin can use it before any TypeScript runs.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -66,13 +66,20 @@ export function bundleOptions() {
  * inputs (same size and modification time each); returns the bundle's path. Safe when several processes ask at
  * once: each writes its own files and renames them in place.
  *
+ * With `split`, the bundle is `<cacheDir>/<name>/<name>.mjs` and what it imports dynamically goes into chunks beside
+ * it (esbuild's splitting), with the packages those import: in one file, every package a module imports is loaded at
+ * start, even for a module imported only on demand. Chunks are named by their content; those no bundle has named for
+ * an hour are removed when a bundle is made again.
+ *
  * @param {string} entry
  * @param {string} cacheDir
  * @param {string} name
+ * @param {{ split?: boolean }} [options]
  * @returns {Promise<string>}
  */
-export async function devBundle(entry, cacheDir, name) {
-  const out = path.join(cacheDir, `${name}.mjs`);
+export async function devBundle(entry, cacheDir, name, { split = false } = {}) {
+  const outdir = split ? path.join(cacheDir, name) : cacheDir;
+  const out = path.join(outdir, `${name}.mjs`);
   const record = path.join(cacheDir, `${name}.inputs.json`);
   const fresh = await isFresh(record, out);
   if (fresh) return out;
@@ -80,8 +87,10 @@ export async function devBundle(entry, cacheDir, name) {
   const { build } = await import('esbuild');
   const result = await build({
     ...bundleOptions(),
-    entryPoints: [entry],
-    outfile: out,
+    entryPoints: { [name]: entry },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    ...(split ? { splitting: true, chunkNames: 'chunk-[hash]' } : {}),
     write: false,
     absWorkingDir: ROOT,
   });
@@ -91,14 +100,27 @@ export async function devBundle(entry, cacheDir, name) {
     const { size, mtimeMs } = await stat(file);
     inputs[file] = [size, mtimeMs];
   }
-  await mkdir(cacheDir, { recursive: true });
-  // The map first, the bundle next, the record of its inputs last: a record names a bundle that is complete.
-  const maps = result.outputFiles.filter((file) => file.path.endsWith('.map'));
-  for (const file of [...maps, ...result.outputFiles.filter((file) => !maps.includes(file))]) {
+  await mkdir(outdir, { recursive: true });
+  // Maps first, then the chunks, the bundle next, the record of its inputs last: a record names a bundle that is
+  // complete.
+  const rank = (file) => (file.path.endsWith('.map') ? 0 : file.path === out ? 2 : 1);
+  for (const file of [...result.outputFiles].sort((a, b) => rank(a) - rank(b))) {
     await replace(file.path, file.contents);
   }
   await replace(record, JSON.stringify({ format: FORMAT, inputs }));
+  if (split) await removeOldChunks(outdir, new Set(result.outputFiles.map((file) => path.basename(file.path))));
   return out;
+}
+
+/** Removes the chunks (and their maps) of earlier bundles in `dir` left untouched for an hour. */
+async function removeOldChunks(dir, current) {
+  const hourAgo = Date.now() - 3_600_000;
+  for (const file of await readdir(dir)) {
+    if (!file.startsWith('chunk-') || current.has(file)) continue;
+    const at = path.join(dir, file);
+    const { mtimeMs } = await stat(at).catch(() => ({ mtimeMs: Date.now() }));
+    if (mtimeMs < hourAgo) await rm(at, { force: true });
+  }
 }
 
 /** Writes a file whole or not at all: into a file of its own, then renamed in place. */

@@ -3,16 +3,9 @@ import { consoleSignInLink, createConsoleLink } from '#api/auth/consoleLinks.ts'
 import { issueAccessToken, revokeAccessToken, revokeUserTokens } from '#api/auth/revocation.ts';
 import type { Config } from '#api/config/config.ts';
 import type { Db } from '#api/db/db.ts';
-import { setScanEnabled } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { listMembers, listProjects, listUsers } from '#api/projects/listings.ts';
-import { createProject, rotateApiKey } from '#api/projects/projects.ts';
 import { createUser, findUserId, isMember, type Role, removeMembership, setMembership } from '#api/projects/users.ts';
-import { remoteCustodians } from '#api/wallets/custodians.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+import { UsageError } from './usageError.ts';
 
 /** What a command answers: lines for a person, and one JSON document for `--json`. */
 export interface Output {
@@ -50,7 +43,10 @@ function table(header: string[], rows: string[][]): string[] {
   );
 }
 
-/** Runs one command on the database. */
+/**
+ * Runs one command on the database. The modules of projects, wallets and subscriptions (viem, the custodians' SDKs,
+ * the event notifier) are loaded by the commands that use them only.
+ */
 export async function runCommand(command: string, input: CommandInput, db: Db, config: Config): Promise<Output> {
   const keyMode: KeyMode = config.env === 'production' ? 'live' : 'test';
   const project = input.project as number;
@@ -61,6 +57,11 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
   };
   switch (command) {
     case 'create-project': {
+      const [{ createProject }, { remoteCustodians }, { loadWalletKeys }] = await Promise.all([
+        import('#api/projects/projects.ts'),
+        import('#api/wallets/custodians.ts'),
+        import('#api/wallets/walletKeys.ts'),
+      ]);
       const keys = await loadWalletKeys(db, config.masterKey);
       const created = await createProject(
         db,
@@ -82,6 +83,7 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
       };
     }
     case 'rotate-key': {
+      const { rotateApiKey } = await import('#api/projects/projects.ts');
       const apiKey = await rotateApiKey(db, project, keyMode);
       return {
         lines: [`new API key (the old one no longer works): ${apiKey}`],
@@ -180,6 +182,7 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
     }
     case 'set-scan': {
       const { subscriptionId, enabled } = input.scan as { subscriptionId: string; enabled: boolean };
+      const { setScanEnabled } = await import('#api/eventNotifier/subscriptions/subscriptions.ts');
       if (!(await setScanEnabled(db, subscriptionId, enabled))) {
         throw new UsageError(`no subscription "${subscriptionId}"`);
       }

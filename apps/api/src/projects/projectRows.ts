@@ -9,6 +9,10 @@ export interface Project {
   apiKey: string;
 }
 
+/** Why a project goes on the shared wallet only when asked for explicitly (`allowSharedWallet`). */
+export const SHARED_WALLET_RISK =
+  'any project on the shared wallet can act as the others toward contracts that trust its address';
+
 export interface NewProject {
   projectName: string;
   /** `dedicated` unless given: the project's own wallets. */

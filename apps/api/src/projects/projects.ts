@@ -20,6 +20,7 @@ import {
   type NewProject,
   type Project,
   reserveProjectId,
+  SHARED_WALLET_RISK,
 } from './projectRows.ts';
 
 export { CustodyProvisioningError, type NewProject, type Project };
@@ -45,9 +46,6 @@ export interface ProjectDetail {
 const SHARED_INDEX = { mainnet: 0, testnet: 1 } as const;
 
 /** Why a project goes on the shared wallet only when asked in so many words. */
-export const SHARED_WALLET_RISK =
-  'any project on the shared wallet can act as the others toward contracts that trust its address';
-
 /**
  * Creates a project with its two system wallets and its first API key, in one transaction. The wallets are the
  * project's own (`dedicated`) unless `ownerType: 'shared'` comes with `allowSharedWallet: true`; shared without it
