@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
@@ -16,6 +17,7 @@ import { createWorker } from '#api/worker/worker.ts';
 import { percentile } from '../scripts/lib/percentile.ts';
 import { type Stop, startBenchDatabase } from './benchDatabase.ts';
 import { startExecuteLoad } from './executeLoadDriver.ts';
+import { measuredCpu, mostPerSecond, perUnitByProcess } from './machineCpu.ts';
 
 const TX_RATE = Number(process.env.BENCH_WEBHOOK_TX_RATE ?? 500);
 const TX_SECONDS = Number(process.env.BENCH_WEBHOOK_TX_SECONDS ?? 10);
@@ -128,8 +130,12 @@ export async function transactionEventsSection(): Promise<boolean> {
     await drive(TX_RATE, 3);
     await settled();
     const measuredFrom = Date.now();
-    const { accepted } = await drive(TX_RATE, TX_SECONDS);
-    await settled();
+    const cpu = await measuredCpu(async () => {
+      const result = await drive(TX_RATE, TX_SECONDS);
+      await settled();
+      return result;
+    });
+    const { accepted } = cpu.result;
     const lags = latencies(receiver.deliveries, (p) => Date.parse(p.timestamp) >= measuredFrom).sort((a, b) => a - b);
     const p95 = percentile(lags, 95);
     // On automine a transaction is mined as it is broadcast: accepted → mined is broadcasted_at − created_at.
@@ -141,6 +147,15 @@ export async function transactionEventsSection(): Promise<boolean> {
     const toMined = mined.map((r) => Number(r.ms)).sort((a, b) => a - b);
     console.log(
       `  A. accepted → mined (automine) at ${TX_RATE}/s: p50 ${ms(percentile(toMined, 50))}, p99 ${ms(percentile(toMined, 99))} over ${toMined.length} transactions`,
+    );
+    // What the rate asks of the cores: every process's CPU from the first request to the last webhook, per
+    // transaction (the load generator is "other node processes"; the API, worker and receiver are this process).
+    const msPerTx = cpu.busyMs / Math.max(1, accepted);
+    const most = mostPerSecond(msPerTx);
+    console.log(
+      `  A. machine CPU per transaction: ${msPerTx.toFixed(2)} ms (${perUnitByProcess(cpu.byProcess, accepted)}; the cores ` +
+        `${Math.round(cpu.busyShare * 100)}% busy): ${cpus().length} cores carry about ${Math.round(most)}/s at that cost, ` +
+        `so ${TX_RATE}/s takes ${Math.round((TX_RATE / most) * 100)}% of them`,
     );
     console.log(
       `  A. transaction events at ${TX_RATE} executions/s for ${TX_SECONDS} s (${accepted} accepted, ${lags.length} transaction.succeeded received): status change → webhook received p50 ${ms(percentile(lags, 50))}, p95 ${ms(p95)}, p99 ${ms(percentile(lags, 99))} (target p95 ≤ 1 s) ${p95 <= 1_000 ? 'PASS' : 'short'}`,
