@@ -68,8 +68,9 @@ export function bundleOptions() {
  *
  * With `split`, the bundle is `<cacheDir>/<name>/<name>.mjs` and what it imports dynamically goes into chunks beside
  * it (esbuild's splitting), with the packages those import: in one file, every package a module imports is loaded at
- * start, even for a module imported only on demand. Chunks are named by their content; those no bundle has named for
- * an hour are removed when a bundle is made again.
+ * start, even for a module imported only on demand. Chunks are named by their content; when a bundle is made again,
+ * the chunks of the bundle before it stay (a process started from that one may not have loaded them yet), older ones
+ * are removed.
  *
  * @param {string} entry
  * @param {string} cacheDir
@@ -84,6 +85,7 @@ export async function devBundle(entry, cacheDir, name, { split = false } = {}) {
   const fresh = await isFresh(record, out);
   if (fresh) return out;
 
+  const previousChunks = split ? await chunksOf(record) : [];
   const { build } = await import('esbuild');
   const result = await build({
     ...bundleOptions(),
@@ -107,19 +109,24 @@ export async function devBundle(entry, cacheDir, name, { split = false } = {}) {
   for (const file of [...result.outputFiles].sort((a, b) => rank(a) - rank(b))) {
     await replace(file.path, file.contents);
   }
-  await replace(record, JSON.stringify({ format: FORMAT, inputs }));
-  if (split) await removeOldChunks(outdir, new Set(result.outputFiles.map((file) => path.basename(file.path))));
+  const chunks = result.outputFiles.map((file) => path.basename(file.path)).filter((file) => file.startsWith('chunk-'));
+  await replace(record, JSON.stringify({ format: FORMAT, inputs, chunks }));
+  if (split) {
+    const kept = new Set([...chunks, ...previousChunks]);
+    for (const file of await readdir(outdir)) {
+      if (file.startsWith('chunk-') && !kept.has(file)) await rm(path.join(outdir, file), { force: true });
+    }
+  }
   return out;
 }
 
-/** Removes the chunks (and their maps) of earlier bundles in `dir` left untouched for an hour. */
-async function removeOldChunks(dir, current) {
-  const hourAgo = Date.now() - 3_600_000;
-  for (const file of await readdir(dir)) {
-    if (!file.startsWith('chunk-') || current.has(file)) continue;
-    const at = path.join(dir, file);
-    const { mtimeMs } = await stat(at).catch(() => ({ mtimeMs: Date.now() }));
-    if (mtimeMs < hourAgo) await rm(at, { force: true });
+/** The chunk files (and their maps) the bundle recorded in `record` named, if any. */
+async function chunksOf(record) {
+  try {
+    const { chunks } = JSON.parse(await readFile(record, 'utf8'));
+    return Array.isArray(chunks) ? chunks : [];
+  } catch {
+    return [];
   }
 }
 

@@ -45,7 +45,6 @@ export interface ProjectDetail {
 
 const SHARED_INDEX = { mainnet: 0, testnet: 1 } as const;
 
-/** Why a project goes on the shared wallet only when asked in so many words. */
 /**
  * Creates a project with its two system wallets and its first API key, in one transaction. The wallets are the
  * project's own (`dedicated`) unless `ownerType: 'shared'` comes with `allowSharedWallet: true`; shared without it
