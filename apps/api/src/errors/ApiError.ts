@@ -58,7 +58,13 @@ export class ApiError extends Error {
   }
 }
 
+/** The most wrong fields an answer names: a crafted body can hold tens of thousands (its answer then said each). */
+export const MAX_FIELD_ERRORS = 20;
+
+/** A 400 naming the wrong fields: the first MAX_FIELD_ERRORS of them, and how many more there are. */
 export function validationError(details: FieldError[]): ApiError {
-  const summary = details.map((d) => `${d.field} ${d.message}`).join('; ');
-  return new ApiError('VALIDATION_FAILED', { summary }, { details });
+  const named = details.slice(0, MAX_FIELD_ERRORS);
+  const more = details.length - named.length;
+  const summary = named.map((d) => `${d.field} ${d.message}`).join('; ') + (more > 0 ? `; and ${more} more` : '');
+  return new ApiError('VALIDATION_FAILED', { summary }, { details: named });
 }

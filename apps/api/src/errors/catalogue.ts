@@ -6,7 +6,8 @@ export const ERROR_CATALOGUE = {
   VALIDATION_FAILED: {
     status: 400,
     message: 'The request is invalid: {summary}',
-    description: 'One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.',
+    description:
+      'One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.',
   },
   INVALID_JSON: {
     status: 400,

@@ -45,13 +45,19 @@ export function compileValidator({ schema, httpPart }: { schema: object; httpPar
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
-/** Runs `validate` after `check`, whose errors come first and replace the validator's own at the same places. */
+/**
+ * Runs `validate` after `check`, whose errors come first and replace the validator's own at the same places (one
+ * error a place). In linear time: a 64 KB body can bring 60,000 errors.
+ */
 function combined(validate: ValidateFunction, check: (data: unknown) => ErrorObject[]): Validator {
   const checked: Validator = (data) => {
     const errors = check(data);
     const valid = validate(data);
+    const places = new Set(errors.map((e) => e.instancePath));
     for (const error of valid ? [] : (validate.errors ?? [])) {
-      if (!errors.some((e) => e.instancePath === error.instancePath)) errors.push(error);
+      if (places.has(error.instancePath)) continue;
+      places.add(error.instancePath);
+      errors.push(error);
     }
     checked.errors = errors.length > 0 ? errors : null;
     return errors.length === 0;

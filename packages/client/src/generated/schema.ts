@@ -1669,7 +1669,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong. */
+            /** @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2786,7 +2786,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              */
@@ -2954,7 +2954,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -3135,7 +3135,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
@@ -3288,7 +3288,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -3472,7 +3472,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -3673,7 +3673,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -3836,7 +3836,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -4126,7 +4126,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -4287,7 +4287,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -4457,7 +4457,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -4630,7 +4630,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -4812,7 +4812,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -5033,7 +5033,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
@@ -5191,7 +5191,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
@@ -5342,7 +5342,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -5659,7 +5659,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -5818,7 +5818,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -5996,7 +5996,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -6166,7 +6166,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
@@ -6311,7 +6311,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
@@ -6449,7 +6449,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
@@ -6635,7 +6635,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong.
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
              *
              *     `INVALID_JSON`: The body could not be parsed as JSON.
              *
