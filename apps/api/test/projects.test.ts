@@ -140,6 +140,18 @@ describe('projects, keys and system wallets', () => {
     );
   });
 
+  it("derives each wallet at m/44'/60'/0'/0/<index> of the stored mnemonic, as viem's mnemonicToAccount does", async () => {
+    const { rows } = await h.db.query<{ ciphertext: Buffer }>('SELECT ciphertext FROM deployment_secrets');
+    const mnemonic = open(h.masterKey, rows[0]?.ciphertext as Buffer, 'deployment_secrets:wallet-mnemonic');
+    for (const index of [0, 1, 7, 1_000, 2 ** 31 - 1]) {
+      const expected = mnemonicToAccount(mnemonic, { addressIndex: index });
+      const account = h.keys.account(index);
+      assert.equal(account.address, expected.address, `index ${index}`);
+      const message = `index ${index}`;
+      assert.equal(await account.signMessage({ message }), await expected.signMessage({ message }));
+    }
+  });
+
   it('loads the same mnemonic again, and refuses a wrong master key', async () => {
     const again = await loadWalletKeys(h.db, h.masterKey);
     assert.equal(again.account(5).address, h.keys.account(5).address);
