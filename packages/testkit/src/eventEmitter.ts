@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   type Address,
   createPublicClient,
@@ -12,6 +11,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { anvilChain } from './lab/devAccounts.ts';
+import { compileContract } from './solidity.ts';
 
 /** A test contract that emits `Transfer` events: one per call, or many per transaction (for backfills). */
 const SOURCE = `// SPDX-License-Identifier: MIT
@@ -38,25 +38,9 @@ export const EMITTER_ABI = parseAbi([
 /** anvil's first development account (a well-known key, funded on every anvil chain). */
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
-let bytecode: Hex | undefined;
-
-/** Compiles the contract with solc-js, offline, once per process. */
+/** The contract's creation bytecode (see solidity.ts). */
 export function emitterBytecode(): Hex {
-  if (bytecode) return bytecode;
-  const solc = createRequire(import.meta.url)('solc');
-  const output = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'EventEmitter.sol': { content: SOURCE } },
-        settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['evm.bytecode'] } } },
-      }),
-    ),
-  );
-  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length) throw new Error(`solc: ${errors.map((e: { message: string }) => e.message).join('; ')}`);
-  bytecode = `0x${output.contracts['EventEmitter.sol'].EventEmitter.evm.bytecode.object}` as Hex;
-  return bytecode;
+  return compileContract('EventEmitter.sol', SOURCE, 'EventEmitter').bytecode;
 }
 
 /** The calldata of `emitTransfer(to, value)`: one Transfer event when mined. */

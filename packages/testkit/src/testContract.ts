@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Abi, type Address, createWalletClient, type Hex, http, publicActions } from 'viem';
+import { type Address, createWalletClient, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { type CompiledContract, compileContract } from './solidity.ts';
 
 /** Anvil's first development account (funded at genesis); deploys the test contract. */
 export const ANVIL_DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -40,31 +40,10 @@ export const COUNTER_FORMATTED_ABI = [
   INCREMENTED_EVENT,
 ];
 
-let compiled: { abi: Abi; bytecode: Hex } | undefined;
-
-/** Compiles contracts/Counter.sol (beside this file) with solc-js, offline: the compiler ships in its package. */
-export function compileCounter(): { abi: Abi; bytecode: Hex } {
-  if (compiled) return compiled;
-  const require = createRequire(import.meta.url);
-  const solc = require('solc') as { compile(input: string): string };
+/** Compiles contracts/Counter.sol (beside this file): see solidity.ts. */
+export function compileCounter(): CompiledContract {
   const source = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'contracts/Counter.sol'), 'utf8');
-  const output = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'Counter.sol': { content: source } },
-        settings: {
-          optimizer: { enabled: true, runs: 200 },
-          outputSelection: { '*': { '*': ['abi', 'evm.bytecode'] } },
-        },
-      }),
-    ),
-  );
-  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
-  const contract = output.contracts['Counter.sol'].Counter;
-  compiled = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-  return compiled;
+  return compileContract('Counter.sol', source, 'Counter');
 }
 
 /** Deploys a fresh Counter on the anvil at `rpcUrl`; resolves to its address once mined. */

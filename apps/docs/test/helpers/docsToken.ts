@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { type Abi, type Address, createWalletClient, type Hex, http, publicActions } from 'viem';
+import { type CompiledContract, compileContract } from '@mountain/testkit/solidity.ts';
+import { type Address, createWalletClient, http, publicActions } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /** anvil's first development account: funded at genesis, deploys the token and hands out tokens. */
@@ -9,30 +9,10 @@ const DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478
 /** The address the docs pages use: the first contract the deployer creates on a fresh chain (nonce 0). */
 export const DOCS_TOKEN_ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
-let compiled: { abi: Abi; bytecode: Hex } | undefined;
-
-/** Compiles contracts/DocsToken.sol with solc-js (offline: the compiler ships in the npm package). */
-function compile(): { abi: Abi; bytecode: Hex } {
-  if (compiled) return compiled;
-  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string };
+/** Compiles contracts/DocsToken.sol (see @mountain/testkit's solidity.ts). */
+function compile(): CompiledContract {
   const content = readFileSync(new URL('./contracts/DocsToken.sol', import.meta.url), 'utf8');
-  const output = JSON.parse(
-    solc.compile(
-      JSON.stringify({
-        language: 'Solidity',
-        sources: { 'DocsToken.sol': { content } },
-        settings: {
-          optimizer: { enabled: true, runs: 200 },
-          outputSelection: { '*': { '*': ['abi', 'evm.bytecode'] } },
-        },
-      }),
-    ),
-  );
-  const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
-  if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
-  const contract = output.contracts['DocsToken.sol'].DocsToken;
-  compiled = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-  return compiled;
+  return compileContract('DocsToken.sol', content, 'DocsToken');
 }
 
 /** Deploys the token on a fresh anvil and returns a way to send tokens from the deployer. */
