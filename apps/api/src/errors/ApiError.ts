@@ -1,4 +1,4 @@
-import { ERROR_CATALOGUE, type ErrorCode, STATUS_TEXT } from './catalogue.ts';
+import { ERROR_CATALOGUE, type ErrorCode, MAX_FIELD_ERRORS, STATUS_TEXT } from './catalogue.ts';
 
 export interface FieldError {
   /** Where the wrong value is: `body`, `querystring` or `headers`, then its JSON path, e.g. `body.networkId`. */
@@ -57,9 +57,6 @@ export class ApiError extends Error {
     };
   }
 }
-
-/** The most wrong fields an answer names: a crafted body can hold tens of thousands (its answer then said each). */
-export const MAX_FIELD_ERRORS = 20;
 
 /** A 400 naming the wrong fields: the first MAX_FIELD_ERRORS of them, and how many more there are. */
 export function validationError(details: FieldError[]): ApiError {

@@ -2,12 +2,14 @@
  * Every error code the Public API can answer with. Codes are stable: clients may branch on them.
  * The docs page "Errors" is generated from this list (npm run openapi) and a test fails when they differ.
  */
+/** The most wrong fields a VALIDATION_FAILED answer names: a crafted body can hold tens of thousands. */
+export const MAX_FIELD_ERRORS = 20;
+
 export const ERROR_CATALOGUE = {
   VALIDATION_FAILED: {
     status: 400,
     message: 'The request is invalid: {summary}',
-    description:
-      'One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.',
+    description: `One or more fields are wrong. \`details\` lists each field with its JSON path and what is wrong, the first ${MAX_FIELD_ERRORS} of them; the message names them too and says how many more there are.`,
   },
   INVALID_JSON: {
     status: 400,
