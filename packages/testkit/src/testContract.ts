@@ -40,10 +40,16 @@ export const COUNTER_FORMATTED_ABI = [
   INCREMENTED_EVENT,
 ];
 
-/** Compiles contracts/Counter.sol (beside this file): see solidity.ts. */
+let counter: CompiledContract | undefined;
+
+/** Compiles contracts/Counter.sol (beside this file), read once per process: see solidity.ts. */
 export function compileCounter(): CompiledContract {
-  const source = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'contracts/Counter.sol'), 'utf8');
-  return compileContract('Counter.sol', source, 'Counter');
+  counter ??= compileContract(
+    'Counter.sol',
+    readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'contracts/Counter.sol'), 'utf8'),
+    'Counter',
+  );
+  return counter;
 }
 
 /** Deploys a fresh Counter on the anvil at `rpcUrl`; resolves to its address once mined. */

@@ -9,10 +9,16 @@ const DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478
 /** The address the docs pages use: the first contract the deployer creates on a fresh chain (nonce 0). */
 export const DOCS_TOKEN_ADDRESS = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
 
-/** Compiles contracts/DocsToken.sol (see @mountain/testkit's solidity.ts). */
+let token: CompiledContract | undefined;
+
+/** Compiles contracts/DocsToken.sol, read once per process (see @mountain/testkit's solidity.ts). */
 function compile(): CompiledContract {
-  const content = readFileSync(new URL('./contracts/DocsToken.sol', import.meta.url), 'utf8');
-  return compileContract('DocsToken.sol', content, 'DocsToken');
+  token ??= compileContract(
+    'DocsToken.sol',
+    readFileSync(new URL('./contracts/DocsToken.sol', import.meta.url), 'utf8'),
+    'DocsToken',
+  );
+  return token;
 }
 
 /** Deploys the token on a fresh anvil and returns a way to send tokens from the deployer. */
