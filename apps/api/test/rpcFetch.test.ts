@@ -25,6 +25,13 @@ describe('rpcFetch (the JSON-RPC clients’ HTTP requests)', () => {
           res.end('{}');
         } else if (req.url === '/slow') {
           setTimeout(() => res.end('{}'), 2_000);
+        } else if (req.url === '/utf8') {
+          // A character of two bytes split between two chunks, after a megabyte of ASCII.
+          const text = Buffer.from(`{"error":{"message":"${'a'.repeat(1 << 20)}é ünïcödé"}}`);
+          const split = text.indexOf(0xc3) + 1;
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.write(text.subarray(0, split));
+          setTimeout(() => res.end(text.subarray(split)), 20);
         } else if (req.url === '/down') {
           res.writeHead(503, { 'retry-after': '7' }).end('busy');
         } else {
@@ -54,6 +61,12 @@ describe('rpcFetch (the JSON-RPC clients’ HTTP requests)', () => {
     assert.equal(res.status, 503);
     assert.equal(res.headers.get('Retry-After'), '7');
     assert.equal(await res.text(), 'busy');
+  });
+
+  it('reads a body that is not ASCII as UTF-8, whatever its chunks', async () => {
+    const res = await rpcFetch(`${url}/utf8`, { method: 'POST', body: '{}' });
+    const { error } = JSON.parse(await res.text()) as { error: { message: string } };
+    assert.equal(error.message, `${'a'.repeat(1 << 20)}é ünïcödé`);
   });
 
   it('refuses a body larger than 10 MiB', async () => {

@@ -46,6 +46,8 @@ export function createChains(
           timeout: HTTP_TIMEOUT_MS,
           retryCount: 0,
           batch: { batchSize: RPC_BATCH_SIZE, wait: 0 },
+          // rpcFetch stops reading past viem's 10 MiB itself; viem would encode the text again to count its bytes.
+          maxResponseBodySize: false,
           fetchFn: budget ? withRequestBudget(fetchFn, budget) : fetchFn,
         });
     clients.set(network.id, createPublicClient({ transport, pollingInterval: 1_000 }) as PublicClient);
