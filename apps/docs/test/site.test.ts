@@ -303,6 +303,52 @@ describe('API reference', () => {
     }
   });
 
+  test('operations drawn only as they come near keep what is on screen still while the reader scrolls', async () => {
+    // Operations off screen are not laid out until they come near (content-visibility), so each counts as an
+    // estimate until then. Scrolling up from the last one through operations not drawn yet, and back down, the
+    // text on screen must move by exactly what the wheel asked, never jump as an operation above gets its height.
+    const last = OPERATION_IDS.at(-1) as string;
+    const { page } = await openPage(docs.browser, docs.site.origin, `/api-reference#${last}`);
+    try {
+      await waitForHydration(page);
+      await page.mouse.move(900, 400);
+      const STEP = 240;
+      const moves: number[] = [];
+      for (const direction of [...Array(15).fill(-1), ...Array(8).fill(1)] as number[]) {
+        // The first piece of an operation's text below the navbar, and where it is now.
+        const before = await page.evaluate(() => {
+          const all = [...document.querySelectorAll('section[data-operation] :is(h3, h4, p, li, pre)')];
+          const index = all.findIndex((element) => element.getBoundingClientRect().top > 80);
+          return { index, top: (all[index] as Element).getBoundingClientRect().top, y: window.scrollY };
+        });
+        await page.mouse.wheel(0, direction * STEP);
+        await page.waitForFunction((y) => window.scrollY !== y, before.y);
+        // Two frames: any layout the scroll brought (an operation drawn, the browser's anchoring) is done.
+        const top = await page.evaluate(
+          (index) =>
+            new Promise<number>((resolve) =>
+              requestAnimationFrame(() =>
+                requestAnimationFrame(() =>
+                  resolve(
+                    (
+                      document.querySelectorAll('section[data-operation] :is(h3, h4, p, li, pre)')[index] as Element
+                    ).getBoundingClientRect().top,
+                  ),
+                ),
+              ),
+            ),
+          before.index,
+        );
+        moves.push(Math.round(top - before.top));
+      }
+      // Within a pixel: positions are fractional.
+      const jumps = moves.filter((move, i) => Math.abs(move - (i < 15 ? STEP : -STEP)) > 1);
+      assert.deepEqual(jumps, [], `the text moved ${moves.join(', ')} px for wheel steps of ${STEP}`);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('single-field schemas open expanded, nested objects toggle, and samples can be copied', async () => {
     const { page } = await openPage(docs.browser, docs.site.origin, '/api-reference');
     try {
