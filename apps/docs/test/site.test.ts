@@ -313,31 +313,28 @@ describe('API reference', () => {
       await waitForHydration(page);
       await page.mouse.move(900, 400);
       const STEP = 240;
+      const TEXT = 'section[data-operation] :is(h3, h4, p, li, pre)';
       const moves: number[] = [];
       for (const direction of [...Array(15).fill(-1), ...Array(8).fill(1)] as number[]) {
         // The first piece of an operation's text below the navbar, and where it is now.
-        const before = await page.evaluate(() => {
-          const all = [...document.querySelectorAll('section[data-operation] :is(h3, h4, p, li, pre)')];
+        const before = await page.evaluate((selector) => {
+          const all = [...document.querySelectorAll(selector)];
           const index = all.findIndex((element) => element.getBoundingClientRect().top > 80);
           return { index, top: (all[index] as Element).getBoundingClientRect().top, y: window.scrollY };
-        });
+        }, TEXT);
         await page.mouse.wheel(0, direction * STEP);
         await page.waitForFunction((y) => window.scrollY !== y, before.y);
         // Two frames: any layout the scroll brought (an operation drawn, the browser's anchoring) is done.
         const top = await page.evaluate(
-          (index) =>
+          ({ selector, index }) =>
             new Promise<number>((resolve) =>
               requestAnimationFrame(() =>
                 requestAnimationFrame(() =>
-                  resolve(
-                    (
-                      document.querySelectorAll('section[data-operation] :is(h3, h4, p, li, pre)')[index] as Element
-                    ).getBoundingClientRect().top,
-                  ),
+                  resolve((document.querySelectorAll(selector)[index] as Element).getBoundingClientRect().top),
                 ),
               ),
             ),
-          before.index,
+          { selector: TEXT, index: before.index },
         );
         moves.push(Math.round(top - before.top));
       }
