@@ -92,6 +92,34 @@ describe('lab chain', () => {
     });
   });
 
+  it('a new branch holding the same transactions is still another branch: every block gets a new hash', async () => {
+    // anvil builds a branch's blocks from the same parent, transactions, timestamps and (at the floor, as on a chain
+    // of empty blocks) base fee as the blocks it replaces byte for byte: the same hashes, no reorg for anyone watching.
+    // Here both are pinned: base fee 0, one second between blocks.
+    const pinned = await startLabChain({ blockTimeSeconds: 1, baseFeePerGas: 0n });
+    try {
+      await pinned.pauseMining();
+      await pinned.rpc('anvil_setBlockTimestampInterval', [1]);
+      const raw = await signTransfer(devAccount(6), { nonce: 0, ...FEES });
+      await pinned.rpc('eth_sendRawTransaction', [raw]);
+      await pinned.mineNow(3);
+      const result = await pinned.reorg(3, { reinclude: 'removed' });
+      assert.deepEqual(result.reincluded, [keccak256(raw)]);
+      assert.deepEqual(
+        result.added.map((b) => b.timestamp),
+        result.removed.map((b) => b.timestamp),
+        'same timestamps',
+      );
+      for (const [i, block] of result.added.entries()) {
+        assert.notEqual(block.hash, result.removed[i]?.hash, `block ${block.number} replaced`);
+      }
+      const moved = await pinned.rpc<{ blockHash: Hex }>('eth_getTransactionReceipt', [keccak256(raw)]);
+      assert.equal(moved.blockHash, result.added[0]?.hash, 'its receipt names the new block');
+    } finally {
+      await pinned.stop();
+    }
+  });
+
   it('builds the new branch from raw transactions (same hash) and requests anvil signs (new hash), skipping what does not fit', async () => {
     await paused(async () => {
       const nonce = await nonceOf(2);

@@ -93,7 +93,10 @@ export interface LabChain {
   /** Stops interval mining: transactions stay in the pool until `resumeMining()` or `mineNow()`. */
   pauseMining(): Promise<void>;
   resumeMining(): Promise<void>;
-  /** Replaces the last `depth` blocks with a new branch of the same length (anvil_reorg). */
+  /**
+   * Replaces the last `depth` blocks with a new branch of the same length (anvil_reorg), produced by another fee
+   * recipient, so that every block of it is new even where it holds the same transactions.
+   */
   reorg(depth: number, options?: ReorgOptions): Promise<ReorgResult>;
   /** Removes the last `depth` blocks (anvil_rollback): the head goes back; their transactions are gone. */
   rollback(depth: number): Promise<{ removed: BlockSummary[]; dropped: Hex[] }>;
@@ -171,6 +174,8 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
   // Mining. anvil takes a new interval over RPC only in whole seconds (evm_setIntervalMining is a u64), so a
   // sub-second interval, once paused, is resumed by mining from here at the same cadence.
   let paused = false;
+  /** Reorgs so far: each new branch's producer (fee recipient) is BRANCH_PRODUCERS + this count. */
+  let branches = 0;
   let ticker: NodeJS.Timeout | undefined;
   let tick: Promise<unknown> | undefined;
   const stopMining = async () => {
@@ -295,8 +300,21 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
         // anvil applies a block's transactions in the order given and silently leaves out one whose nonce does not
         // fit yet, so each sender's transactions go in nonce order.
         entries.sort((a, b) => a.blockOffset - b.blockOffset || a.nonce - b.nonce);
-        await rpc('anvil_reorg', [depth, entries.map((e) => [e.tx, e.blockOffset])]);
+        // A competing branch is another block producer's. anvil would otherwise rebuild blocks from the same parent,
+        // transactions, timestamps and base fee (at its floor, on a chain of empty blocks) byte for byte: the same
+        // hashes, a reorg nobody watching the chain could see. Each branch gets a fee recipient of its own.
+        const coinbase = await rpc<Hex>('eth_coinbase');
+        branches += 1;
+        await rpc('anvil_setCoinbase', [`0x${(BRANCH_PRODUCERS + branches).toString(16).padStart(40, '0')}`]);
+        try {
+          await rpc('anvil_reorg', [depth, entries.map((e) => [e.tx, e.blockOffset])]);
+        } finally {
+          await rpc('anvil_setCoinbase', [coinbase]);
+        }
         const added = await blocksFrom(forkPoint + 1n, forkPoint + BigInt(depth));
+        if (added.some((b, i) => b.hash === removed[i]?.hash)) {
+          throw new LabError(`the new branch repeats a removed block: no reorg happened at depth ${depth}`);
+        }
         const inNewBranch = new Set(added.flatMap((b) => b.transactions));
         const removedTxs = removed.flatMap((b) => b.transactions);
         return {
@@ -352,6 +370,9 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
   };
   return handle;
 }
+
+/** The fee recipients of the branches `reorg` builds: 0x…b10c0001, 0x…b10c0002, … */
+const BRANCH_PRODUCERS = 0xb10c_0000;
 
 /** A request as anvil_reorg takes it: JSON-RPC quantities. */
 function requestParams(tx: LabTransactionRequest): Record<string, unknown> {
