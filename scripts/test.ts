@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleCacheOf, bundleOptions } from '@mountain/testkit/devBundle.js';
+import { bundleCacheOf, bundleOptions, vendorBundle } from '@mountain/testkit/devBundle.js';
 import { freePort } from '@mountain/testkit/ports.ts';
 import pg from 'pg';
 import { consoleIsBuilt } from './lib/siteBuilds.ts';
@@ -160,7 +160,7 @@ async function bundleTests(): Promise<string[]> {
     const outdir = path.join(cache, `tests-${process.pid}`);
     bundleDirs.push(outdir);
     await build({
-      ...bundleOptions(),
+      ...bundleOptions(await vendorBundle(cache)),
       entryPoints: group,
       absWorkingDir: ROOT,
       outdir,
