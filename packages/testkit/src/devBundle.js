@@ -29,13 +29,13 @@ const FORMAT = 3;
 /**
  * The bare imports of the repository's code that a vendor module answers, and the packages bundled into the vendor
  * with them (imported by them only). Another subpath of a vendored package is refused: imported from node_modules, it
- * would load a second instance of the package.
+ * would load a second instance of the package. abitype stays in node_modules, for viem's code and ours alike: the
+ * API reaches one of its modules by file (src/contracts/abitypeCache.ts), which must be the one viem's parser uses.
  */
-const VENDORED = ['typebox', 'typebox/compile', 'viem', 'viem/accounts', 'abitype'];
+const VENDORED = ['typebox', 'typebox/compile', 'viem', 'viem/accounts'];
 const VENDOR_INLINE = [
   'typebox',
   'viem',
-  'abitype',
   'ox',
   '@noble/curves',
   '@noble/hashes',
