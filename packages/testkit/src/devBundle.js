@@ -8,7 +8,7 @@
 //   package is imported from node_modules as tsx would have, but for VENDORED ones.
 // - VENDORED: packages of many small ES modules that only the repository imports. Node found and read typebox's 684
 //   files and viem's 362 one by one: 1 s of a test process's 1.8 s of CPU to load the API. They are bundled once per
-//   version into a vendor folder beside the bundles (one build, its modules shared in chunks, so each package is one
+//   lock file into a vendor folder beside the bundles (one build, its modules shared in chunks, so each package is one
 //   instance however it is imported) and the bundles import that: 0.9 s. The vendor has no source map: Node's
 //   --enable-source-maps decodes a bundle's whole map as it loads, and theirs would cost 0.6 s more.
 // - `import.meta.url` (and `.dirname`, `.filename`) keeps its meaning: each source file's own is written in its

@@ -93,9 +93,9 @@ describe('lab chain', () => {
   });
 
   it('a new branch holding the same transactions is still another branch: every block gets a new hash', async () => {
-    // anvil builds a branch's blocks from the same parent, transactions, timestamps and (at the floor, as on a chain
-    // of empty blocks) base fee as the blocks it replaces byte for byte: the same hashes, no reorg for anyone watching.
-    // Here both are pinned: base fee 0, one second between blocks.
+    // Given the same parent, transactions, timestamps and base fee (at its floor, as on a chain of empty blocks) as
+    // the blocks it replaces, anvil builds them again byte for byte: the same hashes, no reorg for anyone watching.
+    // Here timestamps and base fee are pinned (base fee 0, one second between blocks), so that case comes every time.
     const pinned = await startLabChain({ blockTimeSeconds: 1, baseFeePerGas: 0n });
     try {
       await pinned.pauseMining();
