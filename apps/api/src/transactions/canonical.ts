@@ -9,16 +9,18 @@ export interface ChainView {
   /** The newest final block: the node's `finalized` tag, or the head less the confirmation depth without one. */
   finalized: number;
   /**
-   * The node answered a head lower than one seen less than `lagGraceMs` ago: a load-balanced node behind the
-   * others. Nothing above its head is taken back while it lags; a lower head that lasts is a rollback.
+   * The node answered a head lower than the recorded one, and lower answers have not lasted `lagGraceMs` yet: a
+   * load-balanced node behind the others. Nothing above its head is taken back while it lags; a lower head that
+   * lasts is a rollback.
    */
   lagging: boolean;
 }
 
 /**
  * Asks the node for its head and finalized block and records them as the network's newest (`network_heads`,
- * which also counts every answer's `confirmations`). A head lower than the recorded one counts as lag until it
- * has lasted `lagGraceMs`; then it is the chain's (a rollback, a reset) and replaces the recorded one.
+ * which also counts every answer's `confirmations`). A head lower than the recorded one counts as lag until lower
+ * answers have lasted `lagGraceMs` from the first of them, with no answer of the recorded head or higher between
+ * (which starts the count again); then it is the chain's (a rollback, a reset) and replaces the recorded one.
  */
 export async function observeChain(
   db: Db,
@@ -30,17 +32,25 @@ export async function observeChain(
   const head = Number(headBig);
   const finalized = tag ?? head - options.fallbackDepth;
   const { rows } = await db.query<{ lagging: boolean }>(
-    `WITH before AS (SELECT head, head_seen_at FROM network_heads WHERE network_id = $1),
+    `WITH before AS (SELECT head, lower_head_since FROM network_heads WHERE network_id = $1),
      lag AS (SELECT EXISTS (SELECT 1 FROM before WHERE before.head > $2
-                              AND before.head_seen_at > now() - $4 * interval '1 millisecond') AS lagging),
+                              AND (before.lower_head_since IS NULL
+                                   OR before.lower_head_since > now() - $4 * interval '1 millisecond')) AS lagging),
+     noted AS (
+       -- The first lower answer starts the clock; later ones leave it.
+       UPDATE network_heads SET lower_head_since = now()
+        WHERE network_id = $1 AND head > $2 AND lower_head_since IS NULL
+     ),
      written AS (
        INSERT INTO network_heads AS h (network_id, head, finalized, head_seen_at)
        SELECT $1, $2, $3, now() FROM lag WHERE NOT lag.lagging
        ON CONFLICT (network_id) DO UPDATE
-         SET head = excluded.head, finalized = excluded.finalized, head_seen_at = now(), updated_at = now()
+         SET head = excluded.head, finalized = excluded.finalized, head_seen_at = now(), lower_head_since = NULL,
+             updated_at = now()
          -- Every monitor of the network passes here several times a second: write when something moved, and
          -- otherwise refresh head_seen_at once a second.
-         WHERE h.head <> excluded.head OR h.finalized <> excluded.finalized OR h.head_seen_at < now() - interval '1 second'
+         WHERE h.head <> excluded.head OR h.finalized <> excluded.finalized OR h.lower_head_since IS NOT NULL
+            OR h.head_seen_at < now() - interval '1 second'
      )
      SELECT lagging FROM lag`,
     [networkId, head, Math.max(0, finalized), options.lagGraceMs],
