@@ -47,10 +47,8 @@ export async function observeChain(
        ON CONFLICT (network_id) DO UPDATE
          SET head = excluded.head, finalized = excluded.finalized, head_seen_at = now(), lower_head_since = NULL,
              updated_at = now()
-         -- Every monitor of the network passes here several times a second: write when something moved, and
-         -- otherwise refresh head_seen_at once a second.
+         -- Every monitor of the network passes here several times a second: write only when something moved.
          WHERE h.head <> excluded.head OR h.finalized <> excluded.finalized OR h.lower_head_since IS NOT NULL
-            OR h.head_seen_at < now() - interval '1 second'
      )
      SELECT lagging FROM lag`,
     [networkId, head, Math.max(0, finalized), options.lagGraceMs],
