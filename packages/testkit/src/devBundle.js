@@ -192,7 +192,8 @@ export async function devBundle(entry, cacheDir, name, { split = false } = {}) {
     absWorkingDir: ROOT,
   });
   const inputs = {};
-  for (const input of Object.keys(result.metafile.inputs)) {
+  // The lock file too: it names the vendor folder the bundle imports, which another lock file replaces.
+  for (const input of [...Object.keys(result.metafile.inputs), 'package-lock.json']) {
     const file = path.resolve(ROOT, input);
     const { size, mtimeMs } = await stat(file);
     inputs[file] = [size, mtimeMs];

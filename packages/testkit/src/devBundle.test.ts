@@ -32,6 +32,9 @@ describe('development bundles', () => {
     // viem/accounts throws viem's own error class: `instanceof` holds only if both imports are one viem.
     const printed = execFileSync(process.execPath, [bundle], { encoding: 'utf8' });
     assert.deepEqual(JSON.parse(printed), { same: true });
+    // Another lock file means another vendor folder: the bundle is made again when it changes.
+    const { inputs } = JSON.parse(readFileSync(path.join(DIR, 'cache', 'oneViem.inputs.json'), 'utf8'));
+    assert.ok(path.join(import.meta.dirname, '../../../package-lock.json') in inputs, 'the lock file is an input');
   });
 
   it('refuse a subpath of a vendored package that the vendor does not answer', async () => {
