@@ -42,7 +42,15 @@ export async function refuseBusyPorts(ports: { variable: string; port: number }[
   const problems: string[] = [];
   for (const { variable, port } of ports) {
     if (!(await portInUse(port))) continue;
-    const holder = listenerOf(port);
+    let holder = listenerOf(port);
+    // No process holds it: the process a takeover just stopped, whose socket the kernel is still closing. Give it
+    // up to 2 s (a process of another user, which this one may not inspect, is refused after them).
+    for (let waited = 0; !holder && waited < 2_000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (!(await portInUse(port))) break;
+      holder = listenerOf(port);
+    }
+    if (!(await portInUse(port))) continue;
     const who = holder ? `pid ${holder.pid} (${holder.command.slice(0, 120)})` : 'another process';
     problems.push(
       `Port ${port} (${variable}) is already in use by ${who}. npm start did not start that process and leaves it alone: stop it, or choose another port, e.g. ${variable}=${port + 1} npm start`,
