@@ -16,9 +16,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
 import { startFireblocksSimulatorProcess } from '@mountain/testkit/fireblocks/simulatorProcess.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
-import { createPublicClient, encodeFunctionData, formatGwei, http, parseEther, parseGwei } from 'viem';
+import { encodeFunctionData, formatGwei, parseEther, parseGwei } from 'viem';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { createProject } from '#api/projects/projects.ts';
@@ -167,7 +168,7 @@ export async function fireblocksSection(): Promise<boolean> {
       const vault = (await sdk.vaults.createVaultAccount({ createVaultAccountRequest: { name } })).data;
       const wallet = (await sdk.vaults.createVaultAccountAsset({ vaultAccountId: String(vault.id), assetId: ASSET }))
         .data;
-      await createPublicClient({ transport: http(anvil.url) }).request({
+      await readClient(anvil.url).request({
         method: 'anvil_setBalance' as never,
         params: [wallet.address, `0x${parseEther('10000').toString(16)}`] as never,
       });

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
-import { createPublicClient, encodeFunctionData, type Hex, http, type PublicClient, parseEther } from 'viem';
+import { encodeFunctionData, type Hex, http, type PublicClient, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
@@ -122,9 +123,7 @@ try {
 
   // Baseline: viem alone, one local account, the same calls pre-signed, sent with the same concurrency.
   // The same transport settings as the platform's clients (JSON-RPC batching).
-  const chain = createPublicClient({
-    transport: http(anvil.url, { batch: { batchSize: 64, wait: 0 } }),
-  }) as PublicClient;
+  const chain = readClient(anvil.url, { transport: http(anvil.url, { batch: { batchSize: 64, wait: 0 } }) });
   const account = privateKeyToAccount(generatePrivateKey());
   await chain.request({
     method: 'anvil_setBalance' as never,

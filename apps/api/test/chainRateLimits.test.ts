@@ -6,10 +6,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { RATE_LIMITED } from '@mountain/testkit/lab/providerMessages.ts';
 import { type ProviderProxy, startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
-import { type Address, createPublicClient, http as httpTransport, type PublicClient } from 'viem';
+import { type Address, http as httpTransport, type PublicClient } from 'viem';
 import { isRateLimited, isUnreachable, rateLimitRetryAfterMs, shortError } from '#api/chain/chainErrors.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { RateLimitedError, type RateLimitOptions, withRateLimits } from '#api/chain/rateLimits.ts';
@@ -158,13 +159,14 @@ describe('withRateLimits against answers the proxy does not give', () => {
     received.length = 0;
     const { batch, ...limits } = options;
     const fetchFn = withRateLimits(rpcFetch, { initialDelayMs: 20, maxDelayMs: 100, ...limits });
-    return createPublicClient({
-      transport: httpTransport(`${url}/${++path}`, {
+    const endpoint = `${url}/${++path}`;
+    return readClient(endpoint, {
+      transport: httpTransport(endpoint, {
         retryCount: 0,
         ...(batch ? { batch: { batchSize: 64, wait: 0 } } : {}),
         fetchFn,
       }),
-    }) as PublicClient;
+    });
   }
   const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type LabChain, startLabChain } from '@mountain/testkit/lab/chain.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
-import { createPublicClient, http, type PublicClient } from 'viem';
+import type { PublicClient } from 'viem';
 import { observeChain } from '#api/transactions/canonical.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 
@@ -26,8 +27,8 @@ describe('a lower head: lag, or the chain’s', () => {
     await chain.mineNow(10);
     provider = await startProviderProxy(chain.url, { port: await freePort(), lag: { blocks: 3, probability: 1 } });
     database = await createTestDatabase();
-    direct = createPublicClient({ transport: http(chain.url) });
-    lagging = createPublicClient({ transport: http(provider.url) });
+    direct = readClient(chain.url);
+    lagging = readClient(provider.url);
   });
   after(async () => {
     await database?.drop();

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter, incrementsSubscription } from '@mountain/testkit/testContract.ts';
 import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
-import { createPublicClient, http } from 'viem';
 import { buildApp } from '#api/app.ts';
 import { ConfigError, loadConfig } from '#api/config/config.ts';
 import { addJob } from '#api/jobs/addJob.ts';
@@ -150,7 +150,7 @@ describe('GET /metrics', () => {
     // A job no worker runs (its name is in no task list): it waits, and its age grows.
     await addJob(h.db.pool, 'test:unserved', {}, { maxAttempts: 1 });
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const head = Number(await createPublicClient({ transport: http(anvil.url) }).getBlockNumber());
+    const head = Number(await readClient(anvil.url).getBlockNumber());
 
     // No worker yet: the work waits.
     const waiting = await scrapeApi();

@@ -7,11 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { bundledEntry } from '@mountain/testkit/devBundle.js';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
-import { createPublicClient, type Hex, http, type PublicClient } from 'viem';
+import type { Hex, PublicClient } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
 import { monitorJob, sendJob } from '#api/transactions/jobs.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
@@ -33,7 +34,7 @@ describe('transaction pipeline under failure: worker killed, RPC unreachable, no
   before(async () => {
     anvil = await startAnvil({ port: await freePort() });
     h = await createHarness({ rpcUrls: { 1337: anvil.url } });
-    chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+    chain = readClient(anvil.url);
     counter = await deployCounter(anvil.url);
   });
   after(async () => {

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
-import { createPublicClient, encodeAbiParameters, http, keccak256, type PublicClient, parseAbiParameters } from 'viem';
+import { encodeAbiParameters, keccak256, type PublicClient, parseAbiParameters } from 'viem';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject, incrementMany, settled } from '#api-testing/transactionFlow.ts';
 
@@ -18,7 +19,7 @@ describe('transactions on anvil: execute, lifecycle, idempotency, nonces, listin
   before(async () => {
     anvil = await startAnvil({ port: await freePort() });
     h = await createHarness({ rpcUrls: { 1337: anvil.url }, worker: true });
-    chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+    chain = readClient(anvil.url);
     counter = await deployCounter(anvil.url);
     p = await counterProject(h, counter);
   });

@@ -4,12 +4,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { type LabChain, startLabChain } from '@mountain/testkit/lab/chain.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
-import { createPublicClient, http, type PublicClient } from 'viem';
+import type { PublicClient } from 'viem';
 import { assertFinalOnChain } from '#api-testing/canonicalTruth.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject, incrementMany, settled } from '#api-testing/transactionFlow.ts';
@@ -41,7 +42,7 @@ describe('transactions on a mainnet network', () => {
       body: { contractId: contract.body.contract.id, formattedAbiFunction: 'function increment(uint256 amount)' },
     });
     const detail = (await h.call('get-project-detail', { headers })).body.data;
-    const chain = createPublicClient({ transport: http(mainnet.url) }) as PublicClient;
+    const chain = readClient(mainnet.url);
     const execute = (idempotencyKey: string) =>
       h.call('execute-transaction', {
         headers,
@@ -94,7 +95,7 @@ describe('transactions on anvil when its automine stalls', () => {
 
   it('the monitor mines a block for a transaction left in the pool, only while automine is reported on', async () => {
     const p = await counterProject(h, await deployCounter(anvil.url), ['increment']);
-    const chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+    const chain = readClient(anvil.url);
     await chain.request({ method: 'evm_setAutomine' as never, params: [false] as never });
     const res = await h.call('execute-transaction', {
       headers: p.headers,

@@ -1,16 +1,18 @@
 import {
+  type Account,
   type Address,
-  createPublicClient,
+  type Chain,
   createWalletClient,
   encodeFunctionData,
   type Hex,
   http,
   type PublicClient,
   parseAbi,
+  type Transport,
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { anvilChain } from './lab/devAccounts.ts';
+import { anvilChain, readClient } from './lab/devAccounts.ts';
 import { compileContract } from './solidity.ts';
 
 /** A test contract that emits `Transfer` events: one per call, or many per transaction (for backfills). */
@@ -64,9 +66,13 @@ export async function deployEmitter(rpcUrl: string): Promise<Emitter> {
   const account = privateKeyToAccount(DEV_KEY);
   const transport = http(rpcUrl, { retryCount: 0 });
   const chain = anvilChain(rpcUrl);
-  const wallet: WalletClient = createWalletClient({ account, chain, transport });
+  const wallet: WalletClient = createWalletClient<Transport, Chain | undefined, Account | undefined>({
+    account,
+    chain,
+    transport,
+  });
   // cacheTime 0: getBlockNumber() right after a receipt must be the head, not a number cached by an earlier poll.
-  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 }) as PublicClient;
+  const publicClient = readClient(rpcUrl, { chain, transport, pollingInterval: 50, cacheTime: 0 });
   const hash = await wallet.deployContract({ abi: EMITTER_ABI, bytecode: emitterBytecode(), account, chain });
   const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
   const address = receipt.contractAddress as Address;

@@ -1,4 +1,4 @@
-import { createPublicClient, http, type PublicClient, webSocket } from 'viem';
+import { type Chain, createPublicClient, http, type PublicClient, type Transport, webSocket } from 'viem';
 import { NETWORKS, type NetworkId } from '#api/config/networks.ts';
 import { longestRequestMs, withRateLimits } from './rateLimits.ts';
 import { withRequestBudget } from './requestBudget.ts';
@@ -50,7 +50,8 @@ export function createChains(
           maxResponseBodySize: false,
           fetchFn: budget ? withRequestBudget(fetchFn, budget) : fetchFn,
         });
-    clients.set(network.id, createPublicClient({ transport, pollingInterval: 1_000 }) as PublicClient);
+    // The type arguments named: the client is PublicClient's default instantiation, not one converted to it.
+    clients.set(network.id, createPublicClient<Transport, Chain | undefined>({ transport, pollingInterval: 1_000 }));
   }
   return {
     configured: () => [...clients.keys()],

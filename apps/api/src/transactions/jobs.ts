@@ -29,6 +29,10 @@ const settingsOf = (deps: WorkerDeps): TransactionSettings => ({
   ...deps.transactions,
 });
 
+// The two jobs below name their payload type twice: the annotation, because each refers to itself, and the type
+// argument, because inferring it against the annotation costs the typecheck seconds (TypeBox's static types compared
+// structurally).
+
 // Advisory locks: one process at a time sends (or monitors) for a wallet on a network, across workers.
 export const sendLock = (target: WalletNetwork): LockKey => [0x7400_0000 + target.walletId, target.networkId];
 export const monitorLock = (target: WalletNetwork): LockKey => [0x7500_0000 + target.walletId, target.networkId];
@@ -37,7 +41,7 @@ export const monitorLock = (target: WalletNetwork): LockKey => [0x7500_0000 + ta
  * `transaction:send` for one (wallet, network): estimates gas, allocates nonces, signs and broadcasts every waiting
  * transaction in rounds until none is left (see sendTransactions.ts). Woken by each acceptance (wakeSender).
  */
-export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
+export const sendJob: Job<typeof WalletNetworkPayload> = defineJob<typeof WalletNetworkPayload>({
   name: 'transaction:send',
   lane: 'sending',
   payload: WalletNetworkPayload,
@@ -60,7 +64,7 @@ export const sendJob: Job<typeof WalletNetworkPayload> = defineJob({
  * their outcome, re-sending with a higher fee what waits too long; then watches mined ones until their block is
  * final, taking back what a reorg removes (see monitorTransactions.ts and followCanonical.ts).
  */
-export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob({
+export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob<typeof WalletNetworkPayload>({
   name: 'transaction:monitor',
   lane: 'monitoring',
   payload: WalletNetworkPayload,

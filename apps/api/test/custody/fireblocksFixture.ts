@@ -4,9 +4,10 @@ import {
   type FireblocksSimulatorOptions,
   startFireblocksSimulator,
 } from '@mountain/testkit/fireblocks/startFireblocksSimulator.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
-import { createPublicClient, http, type PublicClient } from 'viem';
+import type { PublicClient } from 'viem';
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject } from '#api-testing/transactionFlow.ts';
@@ -57,7 +58,7 @@ export async function startFireblocksPlatform(
     transactions: { monitorPollMs: 50, finalityPollMs: 200 },
   });
   if (options.webhooks) await h.app.listen({ host: '127.0.0.1', port: apiPort });
-  const chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+  const chain = readClient(anvil.url);
   const counter = await deployCounter(anvil.url);
   return {
     anvil,

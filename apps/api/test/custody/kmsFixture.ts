@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
 import { type KmsSimulator, startKmsSimulator } from '@mountain/testkit/awsKms/startKmsSimulator.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
-import { createPublicClient, type Hex, http, type PublicClient, recoverTransactionAddress } from 'viem';
+import { type Hex, type PublicClient, recoverTransactionAddress } from 'viem';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
 import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
@@ -43,7 +44,7 @@ export async function startKmsPlatform(
     awsKms: settings,
     transactions: { monitorPollMs: 50, finalityPollMs: 200, ...options.transactions },
   });
-  const chain = createPublicClient({ transport: http(anvil.url) }) as PublicClient;
+  const chain = readClient(anvil.url);
   const counter = await deployCounter(anvil.url);
   return {
     anvil,

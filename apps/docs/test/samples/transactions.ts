@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { apiKey } from '@mountain/api/testing';
 import { settled } from '@mountain/api/testing/transactionFlow.ts';
+import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
-import { createPublicClient, http, parseAbi } from 'viem';
+import { parseAbi } from 'viem';
 import { DOCS_TOKEN_ADDRESS } from '../helpers/docsToken.ts';
 import { jsonDocuments } from '../helpers/samples.ts';
 import { answer, type Context, type Json, lines, ok, RECIPIENT, type Step, sameShape } from './context.ts';
@@ -82,7 +83,7 @@ export const transactionSteps: Record<string, Step> = {
     // transfers of the whole balance both pass simulation, then the second reverts on chain.
     prepare: async (c) => {
       await c.token.send(c.wallet, 500n);
-      const chain = createPublicClient({ transport: http(c.anvil.url) });
+      const chain = readClient(c.anvil.url);
       await chain.request({ method: 'evm_setAutomine' as never, params: [false] as never });
       try {
         const sent = [];

@@ -1,11 +1,14 @@
 import {
   type Address,
   type Chain,
+  createPublicClient,
   createWalletClient,
   type Hex,
   type HttpTransport,
   http,
   type LocalAccount,
+  type PublicClient,
+  type Transport,
   type WalletClient,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -41,9 +44,25 @@ export function anvilChain(url: string): Chain {
   };
 }
 
+// The clients below name viem's type arguments: inferring them and then converting the client to the type it is
+// used as costs the typecheck about a second per call site; named, every call shares one instantiation.
+
 /** A wallet client that sends as `account` (one of anvil's development accounts) to the anvil at `url`. */
 export function devWallet(url: string, account: LocalAccount): WalletClient<HttpTransport, Chain, LocalAccount> {
-  return createWalletClient({ account, chain: anvilChain(url), transport: http(url) });
+  return createWalletClient<HttpTransport, Chain, LocalAccount>({
+    account,
+    chain: anvilChain(url),
+    transport: http(url),
+  });
+}
+
+/** A read client of the node at `url` (or through `transport`), with viem's default options unless given. */
+export function readClient(
+  url: string,
+  options: { transport?: Transport; chain?: Chain; pollingInterval?: number; cacheTime?: number } = {},
+): PublicClient {
+  const { transport = http(url), ...rest } = options;
+  return createPublicClient<Transport, Chain | undefined>({ transport, ...rest });
 }
 
 /** Signs a plain EIP-1559 transfer offline: the raw bytes a wallet would broadcast (and may broadcast again). */
