@@ -57,7 +57,7 @@ describe('every route', { concurrency: 3 }, () => {
           );
         }
 
-        assert.deepEqual(await axeViolations(page, 'serious'), []);
+        assert.deepEqual(await axeViolations(page, 'serious', { from: docs.axe }), []);
         assert.deepEqual(errors, [], 'console errors');
       } finally {
         await page.close();
@@ -72,7 +72,7 @@ describe('every route', { concurrency: 3 }, () => {
       assert.equal(((await page.locator('h1').textContent()) ?? '').trim(), 'Page Not Found');
       assert.equal(await page.title(), `Page Not Found | ${SITE_TITLE}`);
       await page.getByRole('link', { name: 'API Reference' }).last().waitFor();
-      assert.deepEqual(await axeViolations(page, 'serious'), []);
+      assert.deepEqual(await axeViolations(page, 'serious', { from: docs.axe }), []);
     } finally {
       await page.close();
     }
@@ -236,7 +236,7 @@ describe('navigation', () => {
         .filter({ hasText: /idempotency/i })
         .first()
         .waitFor({ timeout: 15_000 });
-      assert.deepEqual(await axeViolations(page, 'serious'), []);
+      assert.deepEqual(await axeViolations(page, 'serious', { from: docs.axe }), []);
       assert.deepEqual(errors, []);
     } finally {
       await page.close();

@@ -1,21 +1,25 @@
 import { after, before } from 'node:test';
+import { type AxeScript, serveAxe } from '@mountain/testkit/axe.ts';
 import { type Browser, launchBrowser } from '@mountain/testkit/browser.ts';
 import type { Page, Response } from 'playwright-core';
 import { type StaticSite, serveBuild } from '../../scripts/staticServer.ts';
 
 /**
- * The built site served on loopback and a browser, for the tests of one file: started before them, closed after.
+ * The built site served on loopback and a browser, for the tests of one file: started before them, closed after,
+ * with axe-core served beside them for the pages to load (the site sets no Content-Security-Policy).
  * Read its fields inside the tests (they are set once the `before` hook has run).
  */
-export function builtSiteInBrowser(): { site: StaticSite; browser: Browser } {
-  const handles = {} as { site: StaticSite; browser: Browser };
+export function builtSiteInBrowser(): { site: StaticSite; browser: Browser; axe: AxeScript } {
+  const handles = {} as { site: StaticSite; browser: Browser; axe: AxeScript };
   before(async () => {
     handles.site = await serveBuild();
     handles.browser = await launchBrowser();
+    handles.axe = await serveAxe();
   });
   after(async () => {
     await handles.browser?.close();
     await handles.site?.close();
+    await handles.axe?.close();
   });
   return handles;
 }
