@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import { axeViolations } from '@mountain/testkit/axe.ts';
 import { OPERATION_IDS, ROUTES, SIDEBARS, SITE_TITLE } from './helpers/expectations.ts';
-import { builtSiteInBrowser, luminance, openPage, waitForHydration } from './helpers/page.ts';
+import { builtSiteInBrowser, luminance, openPage, tabs, visit, waitForHydration } from './helpers/page.ts';
 
 const docs = builtSiteInBrowser();
 
@@ -15,12 +15,14 @@ const SIDEBAR_OF = new Map(
   Object.entries(SIDEBARS).flatMap(([name, docs]) => docs.map((doc) => [doc.path, name as keyof typeof SIDEBARS])),
 );
 
-// Pages are independent: three at a time keep the run short without starving the machine.
+// Pages are independent: three at a time keep the run short without starving the machine, each in one of three tabs
+// that go from page to page as a reader's does.
+const readers = tabs(() => docs.browser);
 describe('every route', { concurrency: 3 }, () => {
   for (const route of ROUTES) {
-    test(`${route.path} shows "${route.h1}", its title, anchors, its sidebar and no serious axe violation`, async () => {
-      const { page, response, errors } = await openPage(docs.browser, docs.site.origin, route.path);
-      try {
+    test(`${route.path} shows "${route.h1}", its title, anchors, its sidebar and no serious axe violation`, () =>
+      readers.use(async (tab) => {
+        const { page, response, errors } = await visit(tab, docs.site.origin, route.path);
         assert.equal(response?.status(), 200);
         if (route.finalPath) await page.waitForURL(`${docs.site.origin}${route.finalPath}`);
         await waitForHydration(page);
@@ -59,10 +61,7 @@ describe('every route', { concurrency: 3 }, () => {
 
         assert.deepEqual(await axeViolations(page, 'serious', { from: docs.axe }), []);
         assert.deepEqual(errors, [], 'console errors');
-      } finally {
-        await page.close();
-      }
-    });
+      }));
   }
 
   test('an unknown route shows the not-found page with status 404', async () => {

@@ -31,6 +31,27 @@ export interface OpenedPage {
   errors: string[];
 }
 
+/** Each watched tab's console errors and uncaught exceptions since its last `visit`, and its requests in flight. */
+const watched = new WeakMap<Page, { errors: string[]; pending: Set<string> }>();
+
+function watch(page: Page): void {
+  const state = { errors: [] as string[], pending: new Set<string>() };
+  watched.set(page, state);
+  page.on('console', (message) => {
+    // A failed resource names itself only in the message's location.
+    if (message.type() === 'error') {
+      const where = message.location().url;
+      state.errors.push(
+        /^Failed to load resource/.test(message.text()) && where ? `${message.text()}: ${where}` : message.text(),
+      );
+    }
+  });
+  page.on('pageerror', (error) => state.errors.push(error.message));
+  page.on('request', (request) => state.pending.add(request.url()));
+  page.on('requestfinished', (request) => state.pending.delete(request.url()));
+  page.on('requestfailed', (request) => state.pending.delete(request.url()));
+}
+
 /** Opens a path in a new tab and waits for the load event and a main heading, never for network idle. */
 export async function openPage(
   browser: Browser,
@@ -39,30 +60,51 @@ export async function openPage(
   options: { colorScheme?: 'light' | 'dark'; viewport?: { width: number; height: number } } = {},
 ): Promise<OpenedPage> {
   const page = await browser.context.newPage();
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    // A failed resource names itself only in the message's location.
-    if (message.type() === 'error') {
-      const where = message.location().url;
-      errors.push(
-        /^Failed to load resource/.test(message.text()) && where ? `${message.text()}: ${where}` : message.text(),
-      );
-    }
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  const pending = new Set<string>();
-  page.on('request', (request) => pending.add(request.url()));
-  page.on('requestfinished', (request) => pending.delete(request.url()));
-  page.on('requestfailed', (request) => pending.delete(request.url()));
+  watch(page);
   if (options.viewport) await page.setViewportSize(options.viewport);
   if (options.colorScheme) await page.emulateMedia({ colorScheme: options.colorScheme });
+  return visit(page, origin, path);
+}
+
+/**
+ * Loads a path in a tab opened by `openPage` or `tabs`, as a reader types an address into it: a new document, whose
+ * errors alone the answer holds. Waits for the load event and a main heading.
+ */
+export async function visit(page: Page, origin: string, path: string): Promise<OpenedPage> {
+  const state = watched.get(page);
+  if (!state) throw new Error('visit: a tab from openPage or tabs, whose errors are watched');
+  const errors: string[] = [];
+  state.errors = errors;
+  state.pending.clear();
   const response = await page.goto(`${origin}${path}`, { waitUntil: 'load', timeout: 60_000 }).catch((error: Error) => {
-    throw new Error(`${path} did not load; requests still pending: ${[...pending].join(', ') || 'none'}`, {
+    throw new Error(`${path} did not load; requests still pending: ${[...state.pending].join(', ') || 'none'}`, {
       cause: error,
     });
   });
   await page.locator('h1').first().waitFor({ state: 'visible' });
   return { page, response, errors };
+}
+
+/**
+ * Tabs for tests that run side by side, each taken by one test at a time and kept from one page to the next, as a
+ * reader's tab is: its renderer and caches stay warm, which costs the browser a third less than a new tab a page.
+ */
+export function tabs(browser: () => Browser): { use<T>(work: (tab: Page) => Promise<T>): Promise<T> } {
+  const idle: Page[] = [];
+  return {
+    async use(work) {
+      let tab = idle.pop();
+      if (!tab) {
+        tab = await browser().context.newPage();
+        watch(tab);
+      }
+      try {
+        return await work(tab);
+      } finally {
+        idle.push(tab);
+      }
+    },
+  };
 }
 
 /**
