@@ -62,6 +62,12 @@ interface Step {
   command: string;
   args: string[];
 }
+class BuildFailed extends Error {
+  constructor(titles: string[]) {
+    super(titles.join(', '));
+  }
+}
+
 /** Runs the steps `width` at a time, in order; each step's output is printed whole when it ends. Answers the titles
  * of those that failed. */
 async function runSteps(steps: Step[], width: number): Promise<string[]> {
@@ -99,11 +105,9 @@ const needsConsole = (f: string) => f.startsWith('apps/console/') || f === 'scri
 if (files.some(needsConsole) && !consoleIsBuilt(ROOT)) {
   builds.push({ title: 'console build', command: 'npm', args: ['run', '-s', 'build', '-w', '@mountain/console'] });
 }
-const failedBuilds = await runSteps(builds, 2);
-if (failedBuilds.length > 0) {
-  console.error(`✖ failed: ${failedBuilds.join(', ')}`);
-  process.exit(1);
-}
+// The builds run while PostgreSQL starts, the template is migrated and the test files are bundled: none of these
+// reads what the builds write. The tests start once both are done.
+const building = runSteps(builds, 2);
 
 // The static checks, when every file runs: the Node side in one program (tsconfig.node.json), the docs site's and
 // the console's React sources, and the linter. They run one at a time beside the test files, at a lower priority
@@ -116,7 +120,7 @@ if (only.length === 0) {
   }
   checks.push({ title: 'lint', command: 'nice', args: ['-n', '10', 'npx', 'biome', 'check', '.'] });
 }
-const checking = runSteps(checks, 1);
+const checking = building.then(() => runSteps(checks, 1));
 
 // One PostgreSQL for the run: TEST_DATABASE_URL (a server where databases may be created) or an embedded one.
 let adminUrl = process.env.TEST_DATABASE_URL;
@@ -187,6 +191,8 @@ const bundleDirs: string[] = [];
 let status = 0;
 try {
   const runnable = process.env.MOUNTAIN_TEST_TSX === '1' ? files : await bundleTests();
+  const failedBuilds = await building;
+  if (failedBuilds.length > 0) throw new BuildFailed(failedBuilds);
   const loader = process.env.MOUNTAIN_TEST_TSX === '1' ? ['--import', 'tsx'] : ['--enable-source-maps'];
   console.log(`\n▶ ${files.length} test files`);
   // Not spawnSync: this process must go on reading the embedded PostgreSQL's output, or once the pipe is full
@@ -207,6 +213,10 @@ try {
     console.error(`✖ failed: ${failedChecks.join(', ')}`);
     status = 1;
   }
+} catch (error) {
+  if (!(error instanceof BuildFailed)) throw error;
+  console.error(`✖ failed: ${error.message}`);
+  status = 1;
 } finally {
   for (const dir of bundleDirs) rmSync(dir, { recursive: true, force: true });
   await stopPostgres();
