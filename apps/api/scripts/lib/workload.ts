@@ -142,7 +142,8 @@ export interface ExecutionTally {
   status5xx: number;
   connectionErrors: number;
   latenciesMs: number[];
-  /** Answers by HTTP status, with the error code for errors (e.g. `503 SERVICE_UNAVAILABLE`). */
+  /** Answers by HTTP status, with the error code for errors (e.g. `503 SERVICE_UNAVAILABLE`); requests that got no
+   * answer by their error (`no answer: ECONNRESET`, `no answer: TimeoutError` after 15 s). */
   statuses: Record<string, number>;
 }
 
@@ -194,8 +195,11 @@ export async function runExecutions(
         else if (res.status >= 500) tally.status5xx++;
         else tally.status4xx++;
       },
-      () => {
+      (error: unknown) => {
         tally.connectionErrors++;
+        const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+        const key = `no answer: ${cause}`;
+        tally.statuses[key] = (tally.statuses[key] ?? 0) + 1;
       },
     );
     const tracked = request.finally(() => inFlight.delete(tracked));
