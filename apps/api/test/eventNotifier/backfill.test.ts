@@ -8,6 +8,7 @@ import { lagInterception } from '@mountain/testkit/lab/lag.ts';
 import { type ProviderProxy, startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { startJsonRpcProxy, startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { type AbiEvent, type Hex, parseAbiItem } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
 import { createDb } from '#api/db/db.ts';
@@ -94,6 +95,10 @@ describe('backfill through a hosted provider', () => {
     );
     return { records: new Map(rows.map((r) => [r.k, r.n])), cursor: Number(cursor.rows[0]?.last ?? firstBlock - 1) };
   }
+
+  /** Resolves once the subscription's cursor is at `block` or past it. */
+  const cursorReaches = (subscriptionId: string, block: number) =>
+    waitFor(async () => ((await stored(subscriptionId)).cursor >= block ? true : undefined), 30_000, `block ${block}`);
 
   /** Every canonical log up to the cursor stored exactly once, and none above it. */
   async function assertConsistent(subscriptionId: string, from = firstBlock) {
@@ -330,18 +335,28 @@ describe('backfill through a hosted provider', () => {
     const settings = { ...FAST_SETTINGS, maxBlockRange: 20 };
     const stop = new AbortController();
     const id = await subscribe({ initialBlockNumber: firstBlock });
-    setTimeout(() => stop.abort(), 600);
+    // Stopped once five ranges or more are stored (reads go eight at once by then), with most of the history to go.
+    void cursorReaches(id, firstBlock + 100).then(
+      () => stop.abort(),
+      () => {},
+    );
     const outcome = await scanSubscription({ db: h.db, chains, settings, queue: scanQueue, signal: stop.signal }, id);
     assert.equal(outcome.kind, 'scanned');
     const stopped = await assertConsistent(id);
     assert.ok(stopped.cursor > firstBlock && stopped.cursor < head, `stopped at ${stopped.cursor}`);
     assert.ok(most >= 4, `at most ${most} eth_getLogs requests in flight at once`);
 
-    // Cut off: the provider goes away mid-scan.
-    setTimeout(() => counter.close(), 300);
+    // Cut off: the provider goes away mid-scan, once the scan has stored five ranges more.
+    void cursorReaches(id, stopped.cursor + 100).then(
+      () => counter.close(),
+      () => {},
+    );
     const cut = await scanSubscription({ db: h.db, chains, settings, queue: scanQueue }, id);
     assert.equal(cut.kind, 'failed');
     const after = await assertConsistent(id);
-    assert.ok(after.cursor > stopped.cursor && after.cursor < head, `cut off at ${after.cursor}`);
+    assert.ok(
+      after.cursor > stopped.cursor && after.cursor < head,
+      `cut off at ${after.cursor}, stopped at ${stopped.cursor}, head ${head}`,
+    );
   });
 });
