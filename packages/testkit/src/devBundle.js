@@ -101,6 +101,19 @@ export function bundleOptions(vendor) {
   };
 }
 
+/** @type {string | undefined} */
+let vendorKeyOfProcess;
+/** What the vendor folder is made from, hashed once a process: the list and the lock file, which names the installed
+ * version of each (0.9 MB, read for every bundle otherwise). */
+function vendorKey() {
+  vendorKeyOfProcess ??= createHash('sha256')
+    .update(JSON.stringify([FORMAT, VENDORED, VENDOR_INLINE]))
+    .update(readFileSync(path.join(ROOT, 'package-lock.json')))
+    .digest('hex')
+    .slice(0, 16);
+  return vendorKeyOfProcess;
+}
+
 /**
  * The VENDORED imports as files: built once per lock file into `<cacheDir>/vendor-<hash>`
  * (a folder made whole, then renamed into place), and answered from there after. Answers each import's file.
@@ -108,13 +121,7 @@ export function bundleOptions(vendor) {
  * @returns {Promise<Record<string, string>>}
  */
 export async function vendorBundle(cacheDir) {
-  // The lock file names the installed version of each.
-  const key = createHash('sha256')
-    .update(JSON.stringify([FORMAT, VENDORED, VENDOR_INLINE]))
-    .update(readFileSync(path.join(ROOT, 'package-lock.json')))
-    .digest('hex')
-    .slice(0, 16);
-  const dir = path.join(cacheDir, `vendor-${key}`);
+  const dir = path.join(cacheDir, `vendor-${vendorKey()}`);
   const fileOf = (specifier) => path.join(dir, `${specifier.replaceAll('/', '__')}.mjs`);
   const files = Object.fromEntries(VENDORED.map((specifier) => [specifier, fileOf(specifier)]));
   if (existsSync(path.join(dir, 'complete'))) return files;
