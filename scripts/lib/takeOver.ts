@@ -41,22 +41,28 @@ export async function takeOver(dataDir: string, log: (line: string) => void): Pr
 export async function refuseBusyPorts(ports: { variable: string; port: number }[]): Promise<void> {
   const problems: string[] = [];
   for (const { variable, port } of ports) {
-    if (!(await portInUse(port))) continue;
-    let holder = listenerOf(port);
-    // No process holds it: the process a takeover just stopped, whose socket the kernel is still closing. Give it
-    // up to 2 s (a process of another user, which this one may not inspect, is refused after them).
-    for (let waited = 0; !holder && waited < 2_000; waited += 100) {
-      await new Promise((r) => setTimeout(r, 100));
-      if (!(await portInUse(port))) break;
-      holder = listenerOf(port);
-    }
-    if (!(await portInUse(port))) continue;
-    const who = holder ? `pid ${holder.pid} (${holder.command.slice(0, 120)})` : 'another process';
+    const who = await holderOf(port);
+    if (!who) continue;
     problems.push(
       `Port ${port} (${variable}) is already in use by ${who}. npm start did not start that process and leaves it alone: stop it, or choose another port, e.g. ${variable}=${port + 1} npm start`,
     );
   }
   if (problems.length) throw new StartRefused(problems.join('\n'));
+}
+
+/**
+ * Who holds `port`, or undefined when it is free. A port held by no process is the one a takeover just stopped,
+ * whose socket the kernel is still closing: it gets up to 2 s to come free (a process of another user, which this
+ * one may not inspect, is named "another process" after them).
+ */
+async function holderOf(port: number): Promise<string | undefined> {
+  for (let waited = 0; await portInUse(port); waited += 100) {
+    const holder = listenerOf(port);
+    if (holder) return `pid ${holder.pid} (${holder.command.slice(0, 120)})`;
+    if (waited >= 2_000) return 'another process';
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
 }
 
 /** Refuses a PostgreSQL server already running on the data directory (started by `--role api` or the admin CLI). */
