@@ -41,6 +41,8 @@ export async function observeChain(
        UPDATE network_heads SET lower_head_since = now()
         WHERE network_id = $1 AND head > $2 AND lower_head_since IS NULL
      ),
+     -- Never the row \`noted\` changes: a first lower answer is lag, so nothing is written below (a statement may not
+     -- modify one row twice).
      written AS (
        INSERT INTO network_heads AS h (network_id, head, finalized, head_seen_at)
        SELECT $1, $2, $3, now() FROM lag WHERE NOT lag.lagging
