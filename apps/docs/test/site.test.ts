@@ -135,6 +135,34 @@ describe('dark mode only', () => {
     }
   });
 
+  test('stays dark when another tab of the site stores a light theme', async () => {
+    const { page: reader } = await openPage(docs.browser, docs.site.origin, '/docs/intro');
+    const { page: other } = await openPage(docs.browser, docs.site.origin, '/docs/authentication');
+    try {
+      await waitForHydration(reader);
+      await waitForHydration(other);
+      // Storage events reach a tab in the order of the writes: once the probe's has, the theme's has too.
+      await reader.evaluate(() => {
+        const tab = window as unknown as { probed: Promise<void> };
+        tab.probed = new Promise((resolve) =>
+          window.addEventListener('storage', (event) => event.key === 'probe' && resolve()),
+        );
+      });
+      await other.evaluate(() => {
+        localStorage.setItem('theme', 'light');
+        localStorage.setItem('probe', String(Date.now()));
+      });
+      await reader.evaluate(() => (window as unknown as { probed: Promise<void> }).probed);
+      assert.equal(await reader.getAttribute('html', 'data-theme'), 'dark');
+      const background = await reader.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.ok(luminance(background) < 0.05, `background ${background} is dark`);
+    } finally {
+      await other.evaluate(() => localStorage.clear());
+      await reader.close();
+      await other.close();
+    }
+  });
+
   test('the server-rendered HTML is dark before any script runs', async () => {
     for (const path of ['/', '/docs/intro', '/api-reference']) {
       const html = await (await fetch(`${docs.site.origin}${path}`)).text();
