@@ -120,7 +120,8 @@ if (only.length === 0) {
   }
   checks.push({ title: 'lint', command: 'nice', args: ['-n', '10', 'npx', 'biome', 'check', '.'] });
 }
-const checking = building.then(() => runSteps(checks, 1));
+// Not after a failed build: the run ends then, and would leave a check running.
+const checking = building.then((failed) => (failed.length > 0 ? [] : runSteps(checks, 1)));
 
 // One PostgreSQL for the run: TEST_DATABASE_URL (a server where databases may be created) or an embedded one.
 let adminUrl = process.env.TEST_DATABASE_URL;
