@@ -89,16 +89,21 @@ describe('backfill through a hosted provider', () => {
         WHERE subscription_id = $1 AND removal_of IS NULL AND removed_at IS NULL GROUP BY 1`,
       [subscriptionId],
     );
-    const cursor = await h.db.query<{ last: string | null }>(
+    return { records: new Map(rows.map((r) => [r.k, r.n])), cursor: await cursorOf(subscriptionId) };
+  }
+
+  /** The last block a subscription's scan stored. */
+  async function cursorOf(subscriptionId: string) {
+    const { rows } = await h.db.query<{ last: string | null }>(
       'SELECT last_scanned_block AS last FROM event_notifier_subscriptions WHERE id = $1',
       [subscriptionId],
     );
-    return { records: new Map(rows.map((r) => [r.k, r.n])), cursor: Number(cursor.rows[0]?.last ?? firstBlock - 1) };
+    return Number(rows[0]?.last ?? firstBlock - 1);
   }
 
   /** Resolves once the subscription's cursor is at `block` or past it. */
   const cursorReaches = (subscriptionId: string, block: number) =>
-    waitFor(async () => ((await stored(subscriptionId)).cursor >= block ? true : undefined), 30_000, `block ${block}`);
+    waitFor(async () => ((await cursorOf(subscriptionId)) >= block ? true : undefined), 30_000, `block ${block}`);
 
   /** Every canonical log up to the cursor stored exactly once, and none above it. */
   async function assertConsistent(subscriptionId: string, from = firstBlock) {
