@@ -9,7 +9,7 @@ export interface PgTestDatabase {
 
 /**
  * The test process's one connection to the maintenance database, for creating and dropping its databases: a
- * PostgreSQL connection costs the server ~25 ms of CPU, two a database otherwise. It lets the process exit while idle.
+ * PostgreSQL connection costs the server 5–20 ms of CPU, two a database otherwise. It lets the process exit while idle.
  */
 let adminPool: pg.Pool | undefined;
 function admin(adminUrl: string): pg.Pool {
