@@ -39,7 +39,6 @@ const config: Config = {
   },
 
   markdown: {
-    mermaid: true,
     hooks: { onBrokenMarkdownLinks: 'throw' },
   },
 
@@ -61,7 +60,6 @@ const config: Config = {
   ],
 
   themes: [
-    '@docusaurus/theme-mermaid',
     [
       '@easyops-cn/docusaurus-search-local',
       {
@@ -136,7 +134,6 @@ const config: Config = {
       darkTheme: prismTheme,
       additionalLanguages: ['bash'],
     },
-    mermaid: { theme: { dark: 'dark', light: 'dark' } },
   } satisfies Preset.ThemeConfig,
 };
 

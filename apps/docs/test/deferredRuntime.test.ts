@@ -1,6 +1,6 @@
 // The runtime a page loads on the reader's first interaction (plugins/deferred-runtime), in a real browser: nothing
-// before it, a control pressed or a search pasted early still acts, and the parts that need the runtime to show at
-// all ask for it themselves. Needs `npm run build -w @mountain/docs` first.
+// before it (diagrams included), a control pressed or a search pasted early still acts, and the search results page,
+// found in the browser, asks for it at once. Needs `npm run build -w @mountain/docs` first.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { builtSiteInBrowser, hydrated, openPage, waitForHydration } from './helpers/page.ts';
@@ -73,16 +73,71 @@ describe('reading needs no script', () => {
     }
   });
 
-  test('the transaction lifecycle page draws its Mermaid diagram once it is in view, untouched', async () => {
+  test('the diagrams are drawn in the HTML, their text inside their boxes, with no script', async () => {
+    for (const path of [
+      '/docs/services/mountain-transactions/transaction-lifecycle',
+      '/docs/services/mountain-events/implementation',
+      '/docs/services/mountain-events/overview',
+      '/docs/services/mountain-smart-contracts/overview',
+    ]) {
+      const { page } = await openPage(docs.browser, docs.site.origin, path);
+      try {
+        const diagram = page.locator('section[aria-label^="Diagram:"] svg[role="img"]');
+        await diagram.scrollIntoViewIfNeeded();
+        assert.ok(await diagram.isVisible(), `${path}: the diagram is visible`);
+        assert.equal(await page.locator('html').getAttribute('data-has-hydrated'), 'false', `${path}: no runtime`);
+        // What a reader sees: each box's text within its box, and every label within the drawing.
+        const drawn = await diagram.evaluate((svg: SVGSVGElement) => ({
+          svg: svg.getBoundingClientRect().toJSON() as DOMRect,
+          boxes: [...svg.querySelectorAll('g > rect:last-of-type')].map((rect) => ({
+            text: rect.nextElementSibling?.textContent ?? '',
+            inner: (rect.nextElementSibling as SVGTextElement).getBoundingClientRect().toJSON() as DOMRect,
+            outer: rect.getBoundingClientRect().toJSON() as DOMRect,
+          })),
+          texts: [...svg.querySelectorAll('text')].map((text) => ({
+            text: text.textContent ?? '',
+            inner: text.getBoundingClientRect().toJSON() as DOMRect,
+            outer: svg.getBoundingClientRect().toJSON() as DOMRect,
+          })),
+        }));
+        const inside = ({ inner, outer }: { inner: DOMRect; outer: DOMRect }) =>
+          inner.left >= outer.left &&
+          inner.right <= outer.right &&
+          inner.top >= outer.top &&
+          inner.bottom <= outer.bottom;
+        const misfits = [...drawn.boxes, ...drawn.texts].filter((t) => !inside(t)).map((t) => t.text);
+        assert.deepEqual(misfits, [], `${path}: text outside its box or the drawing`);
+      } finally {
+        await page.close();
+      }
+    }
     const { page } = await openPage(
       docs.browser,
       docs.site.origin,
       '/docs/services/mountain-transactions/transaction-lifecycle',
     );
     try {
-      await page.locator('[data-needs-runtime]').first().scrollIntoViewIfNeeded();
-      await page.locator('.docusaurus-mermaid-container svg').first().waitFor({ timeout: 15_000 });
-      assert.match((await page.locator('.docusaurus-mermaid-container').first().textContent()) ?? '', /broadcasted/);
+      const figure = page.locator('figure:has(section[aria-label^="Diagram:"])');
+      const boxes = await figure.locator('svg g rect + text').allTextContents();
+      assert.deepEqual(boxes.sort(), [
+        'broadcast-failed',
+        'broadcasted',
+        'created',
+        'monitor-failed',
+        'processing',
+        'reverted',
+        'succeeded',
+      ]);
+      // The arrows' numbers, and the list under the drawing that says each one in words.
+      const numbers = await figure.locator('svg > g > circle + text').allTextContents();
+      const legend = await figure.locator('figcaption li').allTextContents();
+      assert.equal(legend.length, 12);
+      assert.deepEqual(
+        numbers,
+        legend.map((_, i) => String(i + 1)),
+      );
+      assert.equal(legend[0], 'start → created: execute-transaction (simulation passed)');
+      assert.ok(legend.includes('succeeded → broadcasted: a reorg removed its block'), legend.join('\n'));
     } finally {
       await page.close();
     }

@@ -18,9 +18,8 @@ async function htmlFiles(dir: string): Promise<string[]> {
  * A reader who only reads does not pay for the runtime. Every page is complete server-rendered HTML; after the
  * build, each page's `<script src=… defer>` bundles become inert placeholders (`<script data-runtime=…>`) that the
  * inline loader (loader.js) turns into scripts on the reader's first sign of interaction (a mouse or pen moving
- * or pressed, a tap, a key, focus; not a finger scrolling), or when a part marked `data-needs-runtime` (a diagram drawn in the browser) comes
- * near the viewport, or at once on a page whose head has `<meta name="mountain:runtime" content="at-once">` (the
- * search results). A control clicked before the runtime is ready is clicked again once the page is hydrated
+ * or pressed, a tap, a key, focus; not a finger scrolling), or at once on a page whose head has
+ * `<meta name="mountain:runtime" content="at-once">` (the search results). A control clicked before the runtime is ready is clicked again once the page is hydrated
  * (client.js). Links work without it: they load the next page's HTML.
  */
 export default function deferredRuntime(): Plugin<void> {

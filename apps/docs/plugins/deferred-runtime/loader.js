@@ -1,7 +1,6 @@
 // Inlined into every page's <head> (see index.ts). The page is complete server-rendered HTML: reading it needs no
-// script. The site's runtime (React, the router, the theme) is loaded on the reader's first sign of interaction, or
-// when a part that only the runtime can show comes into view; a control clicked before the runtime is ready acts
-// once it is. Plain ES2017, no dependencies.
+// script. The site's runtime (React, the router, the theme) is loaded on the reader's first sign of interaction; a
+// control clicked before the runtime is ready acts once it is. Plain ES2017, no dependencies.
 (() => {
   let started = false;
   let ready = false;
@@ -48,18 +47,6 @@
     for (const control of held.splice(0)) if (control.isConnected) control.click();
   };
   document.addEventListener('DOMContentLoaded', () => {
-    if (document.querySelector('meta[name="mountain:runtime"][content="at-once"]')) return start();
-    const parts = document.querySelectorAll('[data-needs-runtime]');
-    if (parts.length === 0) return;
-    if (!('IntersectionObserver' in window)) return start();
-    const near = new IntersectionObserver(
-      (entries) => {
-        if (!entries.some((entry) => entry.isIntersecting)) return;
-        near.disconnect();
-        start();
-      },
-      { rootMargin: '300px 0px' },
-    );
-    for (const part of parts) near.observe(part);
+    if (document.querySelector('meta[name="mountain:runtime"][content="at-once"]')) start();
   });
 })();

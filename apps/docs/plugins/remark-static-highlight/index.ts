@@ -32,13 +32,13 @@ function attribute(name: string, value: string) {
 /**
  * Highlights fenced code blocks while the site is built and replaces each with a `<CodeSample>` element that
  * carries the finished HTML. The browser then never loads or runs a highlighter: Prism's start-up alone was the
- * largest piece of script work on every page (see apps/docs/README.md). Mermaid blocks are left alone.
+ * largest piece of script work on every page (see apps/docs/README.md).
  */
 export default function remarkStaticHighlight() {
   return (tree: MdastNode) => {
     const visit = (node: MdastNode) => {
       node.children?.forEach((child, index) => {
-        if (child.type === 'code' && child.lang !== 'mermaid' && node.children) {
+        if (child.type === 'code' && node.children) {
           const lang = (child.lang ?? 'text').toLowerCase();
           const code = child.value ?? '';
           node.children[index] = {

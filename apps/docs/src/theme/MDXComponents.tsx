@@ -1,4 +1,5 @@
 import CopyableCode from '@site/src/components/CopyableCode';
+import Diagram from '@site/src/components/Diagram';
 import MDXComponents from '@theme-original/MDXComponents';
 import type { ComponentProps, ReactNode } from 'react';
 
@@ -20,4 +21,5 @@ function Table(props: ComponentProps<'table'>): ReactNode {
   );
 }
 
-export default { ...MDXComponents, CodeSample, table: Table };
+/** `<Diagram>` draws a diagram on the server (src/components/Diagram), in any page without an import. */
+export default { ...MDXComponents, CodeSample, Diagram, table: Table };

@@ -41,7 +41,7 @@ export function pages(): string[] {
 
 const META = /^(run|shape)=([\w-]+)$|^no-run="([^"]+)"$/;
 
-/** Every fenced block of a page except Mermaid diagrams, with its tag. */
+/** Every fenced block of a page, with its tag. */
 export function samplesOf(page: string): Sample[] {
   const lines = readFileSync(path.join(DOCS_ROOT, page), 'utf8').split('\n');
   const found: Sample[] = [];
@@ -54,7 +54,6 @@ export function samplesOf(page: string): Sample[] {
     const meta = (open[2] ?? '').trim();
     const code = `${lines.slice(i + 1, end).join('\n')}\n`;
     i = end;
-    if (lang === 'mermaid') continue;
     const tag = META.exec(meta);
     const kind = tag ? ((tag[1] ?? 'no-run') as Sample['kind']) : 'untagged';
     found.push({ page, line: i + 1, lang, kind, tag: tag ? (tag[2] ?? tag[3] ?? '') : meta, code });
