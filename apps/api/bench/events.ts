@@ -22,7 +22,7 @@ import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
 import { liveReorgSection } from './eventsLive.ts';
 import { benchProviderBackfill } from './eventsProvider.ts';
-import { measuredCpu, perUnitByProcess } from './machineCpu.ts';
+import { measuredCpu, mostPerSecond, perUnitByProcess } from './machineCpu.ts';
 import { webhookDeliverySections } from './webhooks.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 50_000);
@@ -183,6 +183,11 @@ try {
   console.log(
     `  machine CPU while storing, µs per event: ${perUnitByProcess(storing.byProcess, EVENTS / 1000)} ` +
       `(the cores ${(storing.busyShare * 100).toFixed(0)}% busy)`,
+  );
+  // The physical bound: every event costs this much of the machine's CPU, whichever process spends it.
+  console.log(
+    `  the most the cores could store at that cost: ${mostPerSecond(storing.busyMs / EVENTS).toFixed(0)} events/s ` +
+      `(${((storing.busyMs / EVENTS) * 1000).toFixed(1)} µs of machine CPU per event)`,
   );
   console.log(`  webhook deliveries: ${deliveriesPerSecond.toFixed(0)} /s (target ≥ 2,000)`);
   console.log(
