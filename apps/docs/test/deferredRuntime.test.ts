@@ -117,6 +117,13 @@ describe('reading needs no script', () => {
       '/docs/services/mountain-transactions/transaction-lifecycle',
     );
     try {
+      // Named by its title alone; the arrows in words are its description.
+      const drawing = page.getByRole('img', {
+        name: 'A transaction’s statuses and what moves it between them',
+        exact: true,
+      });
+      assert.ok(await drawing.isVisible());
+      assert.match((await drawing.getAttribute('aria-describedby')) ?? '', /-desc$/);
       const figure = page.locator('figure:has(section[aria-label^="Diagram:"])');
       const boxes = await figure.locator('svg g rect + text').allTextContents();
       assert.deepEqual(boxes.sort(), [

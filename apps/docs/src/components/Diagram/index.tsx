@@ -33,7 +33,8 @@ export default function Diagram({ title, nodes, edges, legend = false }: Props):
     <section className={styles.diagram} aria-label={`Diagram: ${title}`} tabIndex={0}>
       <svg
         role="img"
-        aria-labelledby={`${id}-title ${id}-desc`}
+        aria-labelledby={`${id}-title`}
+        aria-describedby={`${id}-desc`}
         width={viewBox.width}
         height={viewBox.height}
         viewBox={`${viewBox.x} ${viewBox.y} ${viewBox.width} ${viewBox.height}`}
@@ -100,7 +101,11 @@ export default function Diagram({ title, nodes, edges, legend = false }: Props):
           return (
             <text key={`${path}-label`} x={label.x} y={label.y} className={styles.label}>
               {label.lines.map((line, i) => (
-                <tspan key={line} x={label.x} y={label.y + (i - (label.lines.length - 1) / 2) * LABEL.lineHeight}>
+                <tspan
+                  key={`${i}:${line}`}
+                  x={label.x}
+                  y={label.y + (i - (label.lines.length - 1) / 2) * LABEL.lineHeight}
+                >
                   {line}
                 </tspan>
               ))}
@@ -117,18 +122,16 @@ export default function Diagram({ title, nodes, edges, legend = false }: Props):
       <figcaption>
         <ol className={styles.legend}>
           {edges.flatMap((e, index) =>
-            e.label ? [<li key={said[index]}>{legendEntry(name(e.from), name(e.to), e.label)}</li>] : [],
+            e.label
+              ? [
+                  <li key={said[index]}>
+                    <code>{name(e.from)}</code> → <code>{name(e.to)}</code>: {e.label}
+                  </li>,
+                ]
+              : [],
           )}
         </ol>
       </figcaption>
     </figure>
-  );
-}
-
-function legendEntry(from: string, to: string, label: string): ReactNode {
-  return (
-    <>
-      <code>{from}</code> → <code>{to}</code>: {label}
-    </>
   );
 }
