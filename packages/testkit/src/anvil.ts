@@ -6,8 +6,16 @@ import path from 'node:path';
 export interface AnvilHandle {
   url: string;
   pid: number;
+  /** Why anvil ended when nothing stopped it: its exit code or signal and the end of what it wrote to stderr (a
+   * panic's message). Undefined while it runs, and after `stop()`. */
+  died(): string | undefined;
+  /** Resolves once anvil has ended, stopped or not. */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The most of anvil's stderr kept for `died()`. With `--silent` it writes there only when something goes wrong. */
+const STDERR_TAIL = 4_000;
 
 /**
  * The per-platform packages that `@foundry-rs/anvil` declares as optional dependencies, by Node's platform and
@@ -98,12 +106,36 @@ export async function startAnvil(options: {
     '--silent',
   ];
   if (options.blockTime) args.push('--block-time', String(options.blockTime));
+  const detached = options.detached ?? false;
+  // Its stderr is read here, unless it is to outlive this process (a pipe with no reader would fail its writes).
   const child: ChildProcess = spawn(anvilBinary(), [...args, ...(options.args ?? [])], {
-    stdio: 'ignore',
-    detached: options.detached ?? false,
+    stdio: ['ignore', 'ignore', detached ? 'ignore' : 'pipe'],
+    detached,
   });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL);
+  });
+  // The pipe alone does not keep this process running: anvil is stopped by its starter, or killed on exit.
+  (child.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
   const url = `http://127.0.0.1:${options.port}`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  let death: string | undefined;
+  // 'close', not 'exit': what anvil wrote last (a panic) may arrive after it exited.
+  const exited = new Promise<void>((resolve) =>
+    child.once('close', (code, signal) => {
+      if (!stopping) {
+        const output = stderr.trim();
+        death =
+          `anvil on port ${options.port} (pid ${child.pid}) exited on its own, ` +
+          `${signal ? `killed by ${signal}` : `with code ${code}`}` +
+          (output ? `; its last output:\n${output}` : ', writing nothing to stderr');
+        process.stderr.write(`${death}\n`);
+      }
+      resolve();
+    }),
+  );
   const deadline = Date.now() + 15_000;
   for (;;) {
     if (child.exitCode !== null)
@@ -127,7 +159,11 @@ export async function startAnvil(options: {
   return {
     url,
     pid: child.pid as number,
+    died: () => death,
+    exited,
     async stop() {
+      stopping = true;
+      death = undefined;
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);

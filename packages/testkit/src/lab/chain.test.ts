@@ -213,6 +213,31 @@ describe('lab chain', () => {
     });
   });
 
+  it('whose anvil dies says so in the next call: how it ended, and what it wrote last', async () => {
+    const doomed = await startLabChain({ blockTimeSeconds: 1 });
+    try {
+      process.kill(doomed.pid, 'SIGKILL');
+      await waitFor(
+        () =>
+          doomed.rpc('eth_blockNumber').then(
+            () => undefined,
+            (error: Error) => error.message,
+          ),
+        5_000,
+        'a call that fails',
+      ).then((message) =>
+        assert.match(
+          message,
+          new RegExp(
+            `^eth_blockNumber: anvil on port ${doomed.port} \\(pid ${doomed.pid}\\) exited on its own, killed by SIGKILL, writing nothing to stderr$`,
+          ),
+        ),
+      );
+    } finally {
+      await doomed.stop();
+    }
+  });
+
   it('restarts without state on the same port: a reset chain', async () => {
     const [raw] = (await send(6, [await nonceOf(6)])) as [Hex];
     await waitFor(() => receipt(keccak256(raw)).then((r) => r ?? undefined), 5_000, 'the transfer');

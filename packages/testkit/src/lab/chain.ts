@@ -1,6 +1,6 @@
 import { type Address, type Hex, keccak256, parseTransaction } from 'viem';
 import { type AnvilHandle, startAnvil } from '../anvil.ts';
-import { rpcBatch, rpcCall, toQuantity } from '../jsonRpc.ts';
+import { RpcCallError, rpcBatch, rpcCall, toQuantity } from '../jsonRpc.ts';
 import { freePort } from '../ports.ts';
 import { LabError, rejectUnknownOptions } from './errors.ts';
 import { type PoolContent, readPool } from './pool.ts';
@@ -169,7 +169,20 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
   };
   process.once('exit', killOnExit);
 
-  const rpc = <T = unknown>(method: string, params: unknown[] = []) => rpcCall<T>(url, method, params);
+  /** A call to anvil; when anvil has died meanwhile, the error says how (its exit and last output). */
+  const rpc = async <T = unknown>(method: string, params: unknown[] = []) => {
+    try {
+      return await rpcCall<T>(url, method, params);
+    } catch (error) {
+      // Only a call anvil did not answer (no JSON-RPC code) may mean it died; one refused by a dead anvil can fail
+      // before its end is reported, so that gets a moment.
+      if (!(error instanceof RpcCallError) || error.code !== undefined) throw error;
+      await Promise.race([anvil.exited, new Promise((r) => setTimeout(r, 250))]);
+      const died = anvil.died();
+      if (died) throw new LabError(`${method}: ${died}`, { cause: error });
+      throw error;
+    }
+  };
 
   // Mining. anvil takes a new interval over RPC only in whole seconds (evm_setIntervalMining is a u64), so a
   // sub-second interval, once paused, is resumed by mining from here at the same cadence.
