@@ -23,11 +23,14 @@ const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 export default function Diagram({ title, nodes, edges, legend = false }: Props): ReactNode {
   const { nodes: boxes, edges: arrows, viewBox } = layOut(nodes, edges);
   const id = `diagram-${slug(title)}`;
-  const name = (nodeId: string) => (nodeId === nodes.find((n) => n.kind === 'start')?.id ? 'start' : nodeId);
+  const startId = nodes.find((n) => n.kind === 'start')?.id;
+  const name = (nodeId: string) => (nodeId === startId ? 'start' : nodeId);
   const said = edges.map(
     (e) => `${name(e.from)} to ${e.to === e.from ? 'itself' : name(e.to)}${e.label ? `: ${e.label}` : ''}`,
   );
-  const numbers = new Map(arrows.filter((a) => a.label).map((a, index) => [a, index + 1] as const));
+  // The labelled arrows' numbers, in the legend's order.
+  let labelled = 0;
+  const numbers = arrows.map((a) => (a.label ? ++labelled : 0));
   const drawing = (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
     <section className={styles.diagram} aria-label={`Diagram: ${title}`} tabIndex={0}>
@@ -86,15 +89,14 @@ export default function Diagram({ title, nodes, edges, legend = false }: Props):
             </g>
           ),
         )}
-        {arrows.map((arrow) => {
-          const { label, path } = arrow;
+        {arrows.map(({ label, path }, index) => {
           if (!label) return null;
           if (legend)
             return (
               <g key={`${path}-label`}>
                 <circle cx={label.x} cy={label.y} r="9" className={styles.marker} />
                 <text x={label.x} y={label.y} className={styles.markerText}>
-                  {numbers.get(arrow)}
+                  {numbers[index]}
                 </text>
               </g>
             );
