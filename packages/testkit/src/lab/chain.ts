@@ -177,7 +177,7 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
       // Only a call anvil did not answer (no JSON-RPC code) may mean it died; one refused by a dead anvil can fail
       // before its end is reported, so that gets a moment.
       if (!(error instanceof RpcCallError) || error.code !== undefined) throw error;
-      await Promise.race([anvil.exited, new Promise((r) => setTimeout(r, 250))]);
+      await Promise.race([anvil.exited, new Promise((r) => setTimeout(r, 250).unref())]);
       const died = anvil.died();
       if (died) throw new LabError(`${method}: ${died}`, { cause: error });
       throw error;
