@@ -10,6 +10,7 @@ import { bundleCacheOf, bundleOptions, vendorBundle } from '@mountain/testkit/de
 import { freePort } from '@mountain/testkit/ports.ts';
 import pg from 'pg';
 import { consoleIsBuilt } from './lib/siteBuilds.ts';
+import { TYPECHECKED_PROJECTS, typecheckCommand } from './lib/typecheck.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);
@@ -109,14 +110,18 @@ if (files.some(needsConsole) && !consoleIsBuilt(ROOT)) {
 // reads what the builds write. The tests start once both are done.
 const building = runSteps(builds, 2);
 
-// The static checks, when every file runs: the Node side in one program (tsconfig.node.json), the docs site's and
-// the console's React sources, and the linter. They run one at a time beside the test files, at a lower priority
-// (nice): a test file waiting on blocks, timers or a browser leaves a core idle, and the checks take that instead of
-// a minute of both cores before the first test.
+// The static checks, when every file runs: the typechecks (scripts/lib/typecheck.ts: the Node side in one program,
+// the docs site's and the console's React sources) and the linter. They run one at a time beside the test files, at
+// a lower priority (nice): a test file waiting on blocks, timers or a browser leaves a core idle, and the checks take
+// that instead of a minute of both cores before the first test.
 const checks: Step[] = [];
 if (only.length === 0) {
-  for (const project of ['tsconfig.node.json', 'apps/docs', 'apps/console']) {
-    checks.push({ title: `typecheck ${project}`, command: 'nice', args: ['-n', '10', 'npx', 'tsc', '-p', project] });
+  for (const project of TYPECHECKED_PROJECTS) {
+    checks.push({
+      title: `typecheck ${project}`,
+      command: 'nice',
+      args: ['-n', '10', ...typecheckCommand(ROOT, project)],
+    });
   }
   checks.push({ title: 'lint', command: 'nice', args: ['-n', '10', 'npx', 'biome', 'check', '.'] });
 }
