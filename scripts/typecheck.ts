@@ -6,7 +6,7 @@ import { TYPECHECKED_PROJECTS, typecheckCommand } from './lib/typecheck.ts';
 const ROOT = path.resolve(import.meta.dirname, '..');
 let failed = 0;
 for (const project of TYPECHECKED_PROJECTS) {
-  const [command, ...args] = typecheckCommand(ROOT, project) as [string, ...string[]];
+  const [command, ...args] = typecheckCommand(ROOT, project);
   const { status } = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit' });
   if (status !== 0) {
     console.error(`✖ typecheck ${project}`);

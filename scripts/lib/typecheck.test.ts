@@ -37,7 +37,7 @@ describe('the typecheck', () => {
       path.join(dir, 'use.ts'),
       "import { sum } from './sum.ts';\n\nexport const three: string = sum(1, 2);\n",
     );
-    const [command, ...args] = typecheckCommand(REPO_ROOT, dir) as [string, ...string[]];
+    const [command, ...args] = typecheckCommand(REPO_ROOT, dir);
     const failed = spawnSync(command, args, { cwd: dir, encoding: 'utf8' });
     assert.equal(failed.status, 1, failed.stdout + failed.stderr);
     assert.match(failed.stdout, /use\.ts\(3,14\): error TS2322: Type 'number' is not assignable to type 'string'\./);

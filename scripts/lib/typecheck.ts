@@ -16,6 +16,6 @@ export function typescript7(root: string): string {
 }
 
 /** The command that checks one project (a tsconfig file or a folder holding one), from the repository's root. */
-export function typecheckCommand(root: string, project: string): string[] {
+export function typecheckCommand(root: string, project: string): [command: string, ...args: string[]] {
   return [process.execPath, typescript7(root), '-p', project, '--singleThreaded'];
 }
