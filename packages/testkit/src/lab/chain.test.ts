@@ -233,6 +233,8 @@ describe('lab chain', () => {
           ),
         ),
       );
+      // Every call the chain makes says so, the pool's read too.
+      await assert.rejects(doomed.pool(), /^LabError: txpool_content: anvil on port \d+ \(pid \d+\) exited on its own/);
     } finally {
       await doomed.stop();
     }

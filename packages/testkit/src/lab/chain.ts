@@ -169,10 +169,10 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
   };
   process.once('exit', killOnExit);
 
-  /** A call to anvil; when anvil has died meanwhile, the error says how (its exit and last output). */
-  const rpc = async <T = unknown>(method: string, params: unknown[] = []) => {
+  /** Every call to anvil goes through here: when anvil has died meanwhile, the error says how (exit, last output). */
+  const reporting = async <T>(method: string, call: () => Promise<T>): Promise<T> => {
     try {
-      return await rpcCall<T>(url, method, params);
+      return await call();
     } catch (error) {
       // Only a call anvil did not answer (no JSON-RPC code) may mean it died; one refused by a dead anvil can fail
       // before its end is reported, so that gets a moment.
@@ -183,6 +183,8 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
       throw error;
     }
   };
+  const rpc = <T = unknown>(method: string, params: unknown[] = []) =>
+    reporting(method, () => rpcCall<T>(url, method, params));
 
   // Mining. anvil takes a new interval over RPC only in whole seconds (evm_setIntervalMining is a u64), so a
   // sub-second interval, once paused, is resumed by mining from here at the same cadence.
@@ -299,10 +301,12 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
         if (reinclude === 'removed') {
           // One batch for every removed transaction: the chain does not move while they are read.
           const placed = removed.flatMap((b, offset) => b.transactions.map((hash) => ({ hash, offset })));
-          const raws = await rpcBatch<Hex>(
-            url,
-            'eth_getRawTransactionByHash',
-            placed.map((p) => [p.hash]),
+          const raws = await reporting('eth_getRawTransactionByHash', () =>
+            rpcBatch<Hex>(
+              url,
+              'eth_getRawTransactionByHash',
+              placed.map((p) => [p.hash]),
+            ),
           );
           for (const [i, p] of placed.entries()) addRaw(raws[i] as Hex, p.offset);
         } else if (Array.isArray(reinclude)) {
@@ -364,7 +368,7 @@ export async function startLabChain(options: LabChainOptions = {}): Promise<LabC
     async dropAll() {
       await rpc('anvil_dropAllTransactions');
     },
-    pool: () => readPool(url),
+    pool: () => reporting('txpool_content', () => readPool(url)),
     async restartWithoutState() {
       clearInterval(ticker);
       ticker = undefined;
