@@ -5,14 +5,19 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { isRunning, listenerOf, portInUse, StateFile, stopRecorded } from './ownedProcesses.ts';
+import { commandLine, isRunning, listenerOf, portInUse, StateFile, stopRecorded } from './ownedProcesses.ts';
 import { StartRefused, takeOver } from './takeOver.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'owned-'));
 const children: ChildProcess[] = [];
-const sleeper = () => {
+/** A `sleep 60` of this test's own, once /proc shows it as one: for a moment after it starts, its command line may read empty. */
+const sleeper = async () => {
   const child = spawn('sleep', ['60'], { stdio: 'ignore' });
   children.push(child);
+  for (let waited = 0; commandLine(child.pid as number) !== 'sleep 60'; waited += 10) {
+    assert.ok(waited < 5_000, `sleep ${child.pid} shows no command line`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   return child;
 };
 after(() => {
@@ -22,7 +27,7 @@ after(() => {
 
 describe('processes recorded by npm start', () => {
   it('stops a recorded process that is still the same one', async () => {
-    const child = sleeper();
+    const child = await sleeper();
     const exited = new Promise((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
     const state = new StateFile(path.join(dir, 'a.json'));
     state.record('anvil', child.pid as number);
@@ -35,7 +40,7 @@ describe('processes recorded by npm start', () => {
   });
 
   it('leaves alone a process that reuses a recorded PID (another start time)', async () => {
-    const child = sleeper();
+    const child = await sleeper();
     const state = new StateFile(path.join(dir, 'b.json'));
     state.record('anvil', child.pid as number);
     const reused = { ...(state.list()[0] as NonNullable<ReturnType<StateFile['list']>[0]>) };
@@ -49,8 +54,8 @@ describe('processes recorded by npm start', () => {
 
   it('takeOver stops what an earlier start left, but refuses while that start still runs', async () => {
     const dataDir = mkdtempSync(path.join(dir, 'data-'));
-    const supervisor = sleeper();
-    const leftover = sleeper();
+    const supervisor = await sleeper();
+    const leftover = await sleeper();
     const earlier = new StateFile(path.join(dataDir, 'npm-start.json'));
     earlier.record('npm start', supervisor.pid as number);
     earlier.record('anvil', leftover.pid as number);
