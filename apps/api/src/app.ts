@@ -18,6 +18,7 @@ import { DEFAULT_CORS, registerCors } from '#api/http/cors.ts';
 import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimiter } from '#api/http/rateLimit.ts';
 import type { RouteDefinition } from '#api/http/route.ts';
 import { registerSecurityHeaders, SECURITY_HEADERS } from '#api/http/securityHeaders.ts';
+import { compileSerializer } from '#api/http/serialization.ts';
 import { compileValidator, fieldErrors } from '#api/http/validation.ts';
 import { registerHttpMetrics } from '#api/metrics/httpMetrics.ts';
 import { registerMetricsRoute } from '#api/metrics/metricsRoute.ts';
@@ -64,6 +65,7 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
   });
   log = app.log;
   app.setValidatorCompiler(compileValidator);
+  app.setSerializerCompiler(compileSerializer);
   app.setSchemaErrorFormatter((errors, dataVar) => validationError(fieldErrors(errors, dataVar)));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

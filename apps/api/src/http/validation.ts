@@ -1,4 +1,5 @@
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { DataValidationCxt } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { FastifySchemaValidationError } from 'fastify/types/schema.js';
@@ -38,12 +39,33 @@ type Ajv = InstanceType<typeof Ajv>;
 const strict = createAjv(false);
 const coercing = createAjv(true);
 
-export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }) {
-  if (httpPart === 'body') return withoutNul(strict.compile(schema));
-  return decimalIntegers(schema, coercing.compile(schema));
+/**
+ * A route's validator is compiled on its first request, not when the route is registered: a process pays for the
+ * schemas it uses (compiling all of them costs a quarter of a second of CPU), and the first request of a route a few
+ * milliseconds. Ajv keeps what it compiled by schema object, so every app built in a process shares them.
+ */
+export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }): Validator {
+  if (httpPart === 'body') return onFirstUse(() => withoutNul(strict.compile(schema)));
+  return onFirstUse(() => decimalIntegers(schema, coercing.compile(schema)));
 }
 
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+/**
+ * Fastify hands a validator that is Ajv's own (it has `schemaEnv`) the request as the parent of the value, so that a
+ * coercion may replace the value itself: the wrapper says it is one and passes that on to Ajv's only.
+ */
+function onFirstUse(compile: () => Validator | ValidateFunction): Validator {
+  let compiled: Validator | ValidateFunction | undefined;
+  const validate = (data: unknown, parent?: DataValidationCxt) => {
+    compiled ??= compile();
+    const valid = 'schemaEnv' in compiled ? compiled(data, parent) : compiled(data);
+    lazy.errors = compiled.errors;
+    return valid as boolean;
+  };
+  const lazy: Validator & { schemaEnv: true } = Object.assign(validate, { schemaEnv: true as const });
+  return lazy;
+}
 
 /**
  * Runs `validate` after `check`, whose errors come first and replace the validator's own at the same places (one
