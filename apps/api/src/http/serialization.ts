@@ -9,8 +9,9 @@ const compiled = new WeakMap<object, Serializer>();
  * than when it is registered, and once a process for each schema: every app built in a process shares it.
  */
 export function compileSerializer({ schema }: { schema: object }): Serializer {
+  let serialize: Serializer | undefined;
   return (data) => {
-    let serialize = compiled.get(schema);
+    serialize ??= compiled.get(schema);
     if (!serialize) {
       serialize = fastJson(schema);
       compiled.set(schema, serialize);
