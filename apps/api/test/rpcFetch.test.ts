@@ -73,52 +73,6 @@ describe('rpcFetch (the JSON-RPC clients’ HTTP requests)', () => {
     await assert.rejects(rpcFetch(`${url}/huge`, { method: 'POST', body: '{}' }), /larger than 10485760 bytes/);
   });
 
-  it('sends again on a new socket when the endpoint closed the kept-alive one as the request went out', async () => {
-    // The endpoint answers the first request of each connection and drops the connection at its second one.
-    const requests = new Map<unknown, number>();
-    let answered = 0;
-    const closing = http.createServer((req, res) => {
-      const count = (requests.get(req.socket) ?? 0) + 1;
-      requests.set(req.socket, count);
-      if (count > 1) {
-        req.socket.destroy();
-        return;
-      }
-      answered += 1;
-      req.resume().on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":"0x1"}'));
-    });
-    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
-    const target = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`;
-    try {
-      for (let i = 0; i < 3; i++) {
-        const res = await rpcFetch(target, { method: 'POST', body: '{}' });
-        assert.equal(await res.text(), '{"jsonrpc":"2.0","id":1,"result":"0x1"}');
-      }
-      assert.equal(answered, 3);
-      assert.equal(requests.size, 3, 'one connection per answer');
-      assert.deepEqual([...requests.values()], [2, 2, 1], 'each reused connection dropped once, then not used again');
-      // A connection dropped on its first request is the endpoint's failure: answered as such, not sent again.
-      const dropping = http.createServer((req) => req.socket.destroy());
-      await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
-      let tries = 0;
-      dropping.on('connection', () => {
-        tries += 1;
-      });
-      try {
-        await assert.rejects(
-          rpcFetch(`http://127.0.0.1:${(dropping.address() as AddressInfo).port}`, { method: 'POST', body: '{}' }),
-          { code: 'ECONNRESET' },
-        );
-        assert.equal(tries, 1);
-      } finally {
-        await new Promise((resolve) => dropping.close(resolve));
-      }
-    } finally {
-      closing.closeAllConnections();
-      await new Promise((resolve) => closing.close(resolve));
-    }
-  });
-
   it('stops when its signal aborts', async () => {
     const started = Date.now();
     await assert.rejects(

@@ -36,31 +36,9 @@ export function rpcFetch(input: string | URL | Request, init: RequestInit = {}):
   return send(url, init) as Promise<unknown> as Promise<Response>;
 }
 
-/**
- * An endpoint may close a kept-alive socket just as a request goes out on it (its idle timeout, anvil's or a
- * provider's, crossing the request): the request then fails with ECONNRESET before any answer, through no fault of the
- * endpoint's. Such a request is sent again, on another socket, as Node's documentation advises
- * (`request.reusedSocket`); the socket leaves the pool, so the tries end on a new socket at the latest, and a failure
- * there is the endpoint's, answered as such. Sending
- * a JSON-RPC request twice is harmless: reads are reads, and a raw transaction sent again is the same transaction.
- */
-async function send(target: URL, init: RequestInit): Promise<RpcResponse> {
-  for (;;) {
-    try {
-      return await sendOnce(target, init);
-    } catch (error) {
-      if (!(error instanceof StaleSocket)) throw error;
-    }
-  }
-}
-
-/** A kept-alive socket the endpoint had closed: the request got no answer on it. */
-class StaleSocket extends Error {}
-
-function sendOnce(target: URL, init: RequestInit): Promise<RpcResponse> {
+function send(target: URL, init: RequestInit): Promise<RpcResponse> {
   const transport = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    let answered = false;
     const request = transport.request(
       target,
       {
@@ -70,7 +48,6 @@ function sendOnce(target: URL, init: RequestInit): Promise<RpcResponse> {
         signal: init.signal ?? undefined,
       },
       (response) => {
-        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -103,10 +80,7 @@ function sendOnce(target: URL, init: RequestInit): Promise<RpcResponse> {
         });
       },
     );
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      const stale = !answered && request.reusedSocket && error.code === 'ECONNRESET' && !init.signal?.aborted;
-      reject(stale ? new StaleSocket(error.message) : error);
-    });
+    request.on('error', reject);
     request.end(typeof init.body === 'string' ? init.body : undefined);
   });
 }
