@@ -5,19 +5,18 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { commandLine, isRunning, listenerOf, portInUse, StateFile, stopRecorded } from './ownedProcesses.ts';
 import { StartRefused, takeOver } from './takeOver.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'owned-'));
 const children: ChildProcess[] = [];
-/** A `sleep 60` of this test's own, once /proc shows it as one: for a moment after it starts, its command line may read empty. */
+/** A `sleep 60` of this test's own, once /proc shows it as one: just after it starts, its command line may read
+ * empty. */
 const sleeper = async () => {
   const child = spawn('sleep', ['60'], { stdio: 'ignore' });
   children.push(child);
-  for (let waited = 0; commandLine(child.pid as number) !== 'sleep 60'; waited += 10) {
-    assert.ok(waited < 5_000, `sleep ${child.pid} shows no command line`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(async () => commandLine(child.pid as number) === 'sleep 60' || undefined, 5_000, 'its command line');
   return child;
 };
 after(() => {
