@@ -1,8 +1,9 @@
-import { createPublicKey, generateKeyPairSync, type KeyObject, randomUUID } from 'node:crypto';
+import { createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ApiErrors, FireblocksApiError } from './fireblocksErrors.ts';
 import { IdempotencyStore, MAX_IDEMPOTENCY_KEY, type StoredAnswer } from './idempotencyStore.ts';
+import { processRsaKey } from './rsaKeys.ts';
 import { type FaultSettings, SimulatorFaults } from './simulatorFaults.ts';
 import { matchRoute, type RouteDefinition, type SimulatorContext } from './simulatorRoutes.ts';
 import { loadState, type SimulatorStateData, saveState } from './simulatorState.ts';
@@ -69,10 +70,15 @@ export async function startFireblocksSimulator(options: FireblocksSimulatorOptio
   const idempotency = new IdempotencyStore();
   const requests: Record<string, number> = {};
   const buckets = new Map<string, { tokens: number; at: number }>();
-  const webhookKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const webhooks = options.webhookUrl
-    ? new WebhookSender(options.webhookUrl, webhookKeys.privateKey, 'simulated-tenant', options.webhookRetryDelaysMs)
+    ? new WebhookSender(
+        options.webhookUrl,
+        processRsaKey('webhook', 0).privateKey,
+        'simulated-tenant',
+        options.webhookRetryDelaysMs,
+      )
     : undefined;
+  let users = 0;
   const timers = new Set<NodeJS.Timeout>();
   let saveTimer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -262,9 +268,11 @@ export async function startFireblocksSimulator(options: FireblocksSimulatorOptio
 
   return {
     url: ctx.baseUrl,
-    webhookPublicKeyPem: webhookKeys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    get webhookPublicKeyPem() {
+      return processRsaKey('webhook', 0).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    },
     createApiUser() {
-      const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const { publicKey, privateKey } = processRsaKey('user', users++);
       const apiKey = randomUUID();
       publicKeys.set(apiKey, publicKey);
       return { apiKey, privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };

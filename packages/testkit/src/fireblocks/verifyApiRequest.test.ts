@@ -93,16 +93,8 @@ describe('Fireblocks simulator authentication', () => {
       -12,
       'The request is with a future issuance timestamp (iat).',
     ],
-    [
-      'a token signed with another key',
-      () => ({
-        key: generateKeyPairSync('rsa', { modulusLength: 2048 })
-          .privateKey.export({ type: 'pkcs8', format: 'pem' })
-          .toString(),
-      }),
-      -1,
-      'invalid signature',
-    ],
+    // Another API user's key of the same simulator: each user has a key of its own.
+    ['a token signed with another key', () => ({ key: sim.createApiUser().privateKeyPem }), -1, 'invalid signature'],
     ['a sub other than the API key', { claims: { sub: randomUUID() } }, -6, 'Wrong User in the JWT'],
     ['no X-API-Key', { apiKey: null }, -2, 'Missing API Key'],
     ['no Authorization', { token: null }, -3, 'The entire JWT is missing'],
