@@ -104,6 +104,7 @@ try {
   );
 
   console.log(`answers by status: ${JSON.stringify(tally.statuses)}`);
+  for (const [status, message] of Object.entries(tally.firstMessages)) console.log(`  first ${status}: ${message}`);
   // An outage (PostgreSQL or the RPC down) is answered 503 with Retry-After; anything else 5xx is a defect.
   const unexpected = Object.entries(tally.statuses).filter(([k]) => k.startsWith('5') && !k.startsWith('503'));
   const report = await checkInvariants(cluster, projects, tally.accepted, receiver, { fromBlock });

@@ -38,7 +38,7 @@ describe('a cluster of 2 API and 2 worker processes', { timeout: 300_000 }, () =
       assert.equal(
         tally.status5xx + tally.connectionErrors + tally.status4xx,
         0,
-        `every request accepted: ${JSON.stringify(tally.statuses)}`,
+        `every request accepted: ${JSON.stringify(tally.statuses)} ${JSON.stringify(tally.firstMessages)}`,
       );
       const report = await checkInvariants(cluster, projects, tally.accepted, receiver, {
         fromBlock,
@@ -76,7 +76,7 @@ describe('a cluster of 2 API and 2 worker processes', { timeout: 300_000 }, () =
       assert.notEqual(api1?.pid(), killedApi);
       const tally = await load;
       assert.ok(tally.accepted.size > 30, `accepted ${tally.accepted.size}`);
-      assert.equal(tally.status4xx, 0, JSON.stringify(tally.statuses));
+      assert.equal(tally.status4xx, 0, JSON.stringify([tally.statuses, tally.firstMessages]));
 
       const report = await checkInvariants(cluster, projects, tally.accepted, receiver, {
         fromBlock,

@@ -145,6 +145,8 @@ export interface ExecutionTally {
   /** Answers by HTTP status, with the error code for errors (e.g. `503 SERVICE_UNAVAILABLE`); requests that got no
    * answer by their error (`no answer: ECONNRESET`, `no answer: TimeoutError` after 15 s). */
   statuses: Record<string, number>;
+  /** The first message of each status that is no 2xx (the answer's `message`, or the error's), to say why. */
+  firstMessages: Record<string, string>;
 }
 
 /**
@@ -165,6 +167,7 @@ export async function runExecutions(
     connectionErrors: 0,
     latenciesMs: [],
     statuses: {},
+    firstMessages: {},
   };
   const maxInFlight = options.maxInFlight ?? 200;
   const inFlight = new Set<Promise<void>>();
@@ -191,6 +194,7 @@ export async function runExecutions(
         tally.latenciesMs.push(performance.now() - t0);
         const key = res.status >= 400 ? `${res.status} ${res.body?.code ?? ''}`.trim() : String(res.status);
         tally.statuses[key] = (tally.statuses[key] ?? 0) + 1;
+        if (res.status >= 400) tally.firstMessages[key] ??= String(res.body?.message ?? '');
         if (res.status >= 200 && res.status < 300) tally.accepted.set(res.body.transaction.id, project.projectId);
         else if (res.status >= 500) tally.status5xx++;
         else tally.status4xx++;
@@ -200,6 +204,7 @@ export async function runExecutions(
         const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
         const key = `no answer: ${cause}`;
         tally.statuses[key] = (tally.statuses[key] ?? 0) + 1;
+        tally.firstMessages[key] ??= (error as Error).message;
       },
     );
     const tracked = request.finally(() => inFlight.delete(tracked));
