@@ -73,6 +73,60 @@ describe('rpcFetch (the JSON-RPC clients’ HTTP requests)', () => {
     await assert.rejects(rpcFetch(`${url}/huge`, { method: 'POST', body: '{}' }), /larger than 10485760 bytes/);
   });
 
+  it('sends reads again on a new socket when the endpoint closed the kept-alive one as they went out', async () => {
+    // The endpoint answers the first request of each connection and drops the connection at its second one.
+    const requests = new Map<unknown, number>();
+    let answered = 0;
+    const closing = http.createServer((req, res) => {
+      const count = (requests.get(req.socket) ?? 0) + 1;
+      requests.set(req.socket, count);
+      if (count > 1) {
+        req.socket.destroy();
+        return;
+      }
+      answered += 1;
+      req.resume().on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":"0x1"}'));
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`;
+    const call = (method: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] });
+    try {
+      const reads = [call('eth_call'), `[${call('eth_blockNumber')},${call('eth_getLogs')}]`, call('eth_chainId')];
+      for (const body of reads) {
+        const res = await rpcFetch(target, { method: 'POST', body });
+        assert.equal(await res.text(), '{"jsonrpc":"2.0","id":1,"result":"0x1"}');
+      }
+      assert.equal(answered, 3);
+      assert.deepEqual([...requests.values()], [2, 2, 1], 'each reused connection dropped once, then not used again');
+      // A raw transaction, alone or in a batch, is not sent twice: the endpoint may have received it.
+      for (const body of [call('eth_sendRawTransaction'), `[${call('eth_call')},${call('eth_sendRawTransaction')}]`]) {
+        requests.clear();
+        await rpcFetch(target, { method: 'POST', body: call('eth_chainId') });
+        await assert.rejects(rpcFetch(target, { method: 'POST', body }), { code: 'ECONNRESET' });
+        assert.deepEqual([...requests.values()], [2], 'the reused connection dropped it, and it was not sent again');
+      }
+    } finally {
+      closing.closeAllConnections();
+      await new Promise((resolve) => closing.close(resolve));
+    }
+    // A connection dropped on its first request is the endpoint's failure: answered as such, not sent again.
+    const dropping = http.createServer((req) => req.socket.destroy());
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    let tries = 0;
+    dropping.on('connection', () => {
+      tries += 1;
+    });
+    try {
+      const port = (dropping.address() as AddressInfo).port;
+      await assert.rejects(rpcFetch(`http://127.0.0.1:${port}`, { method: 'POST', body: call('eth_call') }), {
+        code: 'ECONNRESET',
+      });
+      assert.equal(tries, 1);
+    } finally {
+      await new Promise((resolve) => dropping.close(resolve));
+    }
+  });
+
   it('stops when its signal aborts', async () => {
     const started = Date.now();
     await assert.rejects(

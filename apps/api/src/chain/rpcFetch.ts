@@ -36,9 +36,72 @@ export function rpcFetch(input: string | URL | Request, init: RequestInit = {}):
   return send(url, init) as Promise<unknown> as Promise<Response>;
 }
 
-function send(target: URL, init: RequestInit): Promise<RpcResponse> {
+/**
+ * The JSON-RPC methods that change nothing where they are answered. A request made only of them is sent again when the
+ * endpoint had closed the kept-alive socket it went out on (below); any other (a raw transaction, a filter's changes,
+ * a test chain's own methods) fails as it failed, for its caller to decide.
+ */
+const READS = new Set([
+  'eth_blockNumber',
+  'eth_call',
+  'eth_chainId',
+  'eth_estimateGas',
+  'eth_feeHistory',
+  'eth_gasPrice',
+  'eth_getBalance',
+  'eth_getBlockByHash',
+  'eth_getBlockByNumber',
+  'eth_getBlockReceipts',
+  'eth_getCode',
+  'eth_getLogs',
+  'eth_getStorageAt',
+  'eth_getTransactionByHash',
+  'eth_getTransactionCount',
+  'eth_getTransactionReceipt',
+  'eth_maxPriorityFeePerGas',
+  'net_version',
+  'txpool_content',
+  'txpool_inspect',
+  'txpool_status',
+]);
+
+/** Whether `body` is a JSON-RPC request, or batch, of reads only. */
+function onlyReads(body: RequestInit['body']): boolean {
+  if (typeof body !== 'string') return false;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const calls = Array.isArray(parsed) ? parsed : [parsed];
+    return calls.every((call) => READS.has((call as { method?: unknown })?.method as string));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An endpoint may close an idle kept-alive socket just as a request goes out on it (its idle timeout crossing the
+ * request): the request then fails with ECONNRESET before any answer, through no fault of the endpoint's. A request of
+ * reads only is then sent again, as Node's documentation advises (`request.reusedSocket`); the socket has left the
+ * pool, so the tries end on a new socket at the latest, where a failure is the endpoint's. Anything else is not sent
+ * twice: the endpoint may have received it.
+ */
+async function send(target: URL, init: RequestInit): Promise<RpcResponse> {
+  for (;;) {
+    try {
+      return await sendOnce(target, init);
+    } catch (error) {
+      if (!(error instanceof StaleSocket)) throw error;
+      if (!onlyReads(init.body)) throw error.cause;
+    }
+  }
+}
+
+/** The request went out on a kept-alive socket the endpoint had closed, and got no answer on it. */
+class StaleSocket extends Error {}
+
+function sendOnce(target: URL, init: RequestInit): Promise<RpcResponse> {
   const transport = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = transport.request(
       target,
       {
@@ -48,6 +111,7 @@ function send(target: URL, init: RequestInit): Promise<RpcResponse> {
         signal: init.signal ?? undefined,
       },
       (response) => {
+        answered = true;
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
@@ -80,7 +144,10 @@ function send(target: URL, init: RequestInit): Promise<RpcResponse> {
         });
       },
     );
-    request.on('error', reject);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = !answered && request.reusedSocket && error.code === 'ECONNRESET' && !init.signal?.aborted;
+      reject(stale ? new StaleSocket(error.message, { cause: error }) : error);
+    });
     request.end(typeof init.body === 'string' ? init.body : undefined);
   });
 }
