@@ -181,7 +181,11 @@ describe('API key comparison', () => {
   });
 
   it('uses crypto.timingSafeEqual on SHA-256 digests, never == on the key or its hash', () => {
-    const source = keyMatches.toString();
+    // From the source file: in a bundle of the tests, imported names may be renamed (timingSafeEqual2).
+    const apiKeys = readFileSync(new URL('../src/auth/apiKeys.ts', import.meta.url), 'utf8');
+    const start = apiKeys.indexOf('export function keyMatches(');
+    const source = apiKeys.slice(start, apiKeys.indexOf('\n}\n', start) + 2);
+    assert.match(apiKeys, /import \{[^}]*\btimingSafeEqual\b[^}]*\} from 'node:crypto'/);
     assert.match(source, /hashKey\(key\)/, 'the presented key is hashed first: both sides are 32-byte digests');
     assert.match(source, /timingSafeEqual\(\s*presented,\s*storedHash\s*\)/);
     assert.doesNotMatch(source, /presented\s*===?\s*storedHash|\.equals\(|\.compare\(/);
