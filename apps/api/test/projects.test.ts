@@ -147,6 +147,9 @@ describe('projects, keys and system wallets', () => {
       const expected = mnemonicToAccount(mnemonic, { addressIndex: index });
       const account = h.keys.account(index);
       assert.equal(account.address, expected.address, `index ${index}`);
+      // The key the fast signer signs transactions with (fastSigner.ts), and the account's kind.
+      assert.deepEqual(account.getHdKey().privateKey, expected.getHdKey().privateKey);
+      assert.equal(account.source, 'hd');
       const message = `index ${index}`;
       assert.equal(await account.signMessage({ message }), await expected.signMessage({ message }));
     }

@@ -1,5 +1,6 @@
 import { pbkdf2Sync } from 'node:crypto';
-import { english, generateMnemonic, type HDAccount, HDKey, hdKeyToAccount } from 'viem/accounts';
+import { toHex } from 'viem';
+import { english, generateMnemonic, type HDAccount, HDKey, privateKeyToAccount } from 'viem/accounts';
 import { open, seal } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
 import { withFastSigning } from './fastSigner.ts';
@@ -29,17 +30,24 @@ export async function loadWalletKeys(db: Db, masterKey: Buffer): Promise<WalletK
       cause: error,
     });
   }
-  // BIP-39's seed (PBKDF2-HMAC-SHA512, 2,048 rounds, natively) and its master key, once: each wallet is then derived
-  // from it at m/44'/60'/0'/0/<index>, as viem's mnemonicToAccount does, which made the seed again in JavaScript for
-  // every account (37 ms each).
+  // BIP-39's seed (PBKDF2-HMAC-SHA512, 2,048 rounds, natively) and the wallets' parent key m/44'/60'/0'/0, once: each
+  // wallet is then its child <index>, the key viem's mnemonicToAccount derives at m/44'/60'/0'/0/<index>, which made
+  // the seed again in JavaScript (37 ms) and walked the five levels, a public key on the curve each, for every account.
   const seed = pbkdf2Sync(mnemonic.normalize('NFKD'), 'mnemonic', 2048, 64, 'sha512');
-  const master = HDKey.fromMasterSeed(seed);
+  const parent = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0");
   const cache = new Map<number, HDAccount>();
   return {
     account(derivationIndex) {
       let account = cache.get(derivationIndex);
       if (!account) {
-        account = withFastSigning(hdKeyToAccount(master, { addressIndex: derivationIndex }));
+        // What viem's hdKeyToAccount answers, from the child key.
+        const key = parent.deriveChild(derivationIndex);
+        if (!key.privateKey) throw new Error('The derived key has no private key');
+        account = withFastSigning({
+          ...privateKeyToAccount(toHex(key.privateKey)),
+          getHdKey: () => key,
+          source: 'hd',
+        });
         cache.set(derivationIndex, account);
       }
       return account;
