@@ -27,11 +27,21 @@ const DEV_KEYS: readonly Hex[] = [
   '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6',
 ];
 
-/** anvil's development account `index` (0 to 9); anvil also signs for these itself (reorg requests). */
+const accounts = new Map<number, LocalAccount>();
+
+/**
+ * anvil's development account `index` (0 to 9); anvil also signs for these itself (reorg requests). Made once a
+ * process (its public key is a multiplication on the curve in JavaScript) and shared: an account holds no state.
+ */
 export function devAccount(index: number): LocalAccount {
   const key = DEV_KEYS[index];
   if (!key) throw new RangeError(`anvil has development accounts 0 to 9, not ${index}`);
-  return privateKeyToAccount(key);
+  let account = accounts.get(index);
+  if (!account) {
+    account = privateKeyToAccount(key);
+    accounts.set(index, account);
+  }
+  return account;
 }
 
 /** The local chain 1337 served by the anvil at `url`, as viem's clients describe a chain. */
