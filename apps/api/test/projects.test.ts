@@ -153,6 +153,8 @@ describe('projects, keys and system wallets', () => {
       const message = `index ${index}`;
       assert.equal(await account.signMessage({ message }), await expected.signMessage({ message }));
     }
+    // No hardened child: the path's last level is a normal index.
+    for (const index of [2 ** 31, -1, 1.5]) assert.throws(() => h.keys.account(index), RangeError);
   });
 
   it('loads the same mnemonic again, and refuses a wrong master key', async () => {

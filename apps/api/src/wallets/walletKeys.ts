@@ -40,6 +40,10 @@ export async function loadWalletKeys(db: Db, masterKey: Buffer): Promise<WalletK
     account(derivationIndex) {
       let account = cache.get(derivationIndex);
       if (!account) {
+        // A wallet is a normal child: an index of 2^31 or more would be a hardened one, which the path does not have.
+        if (!Number.isInteger(derivationIndex) || derivationIndex < 0 || derivationIndex >= 2 ** 31) {
+          throw new RangeError(`A wallet's derivation index is 0 to 2^31 - 1, not ${derivationIndex}`);
+        }
         // What viem's hdKeyToAccount answers, from the child key.
         const key = parent.deriveChild(derivationIndex);
         if (!key.privateKey) throw new Error('The derived key has no private key');
