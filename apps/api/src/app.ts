@@ -15,7 +15,8 @@ import { answerClientError, registerProtocolChecks } from '#api/http/clientError
 import { loadConsole, registerConsole } from '#api/http/consoleStatic.ts';
 import { registerContentEncodingCheck } from '#api/http/contentEncoding.ts';
 import { DEFAULT_CORS, registerCors } from '#api/http/cors.ts';
-import { createRateLimiter, DEFAULT_RATE_LIMIT, type RateLimiter } from '#api/http/rateLimit.ts';
+import { createRateLimiter, type RateLimiter } from '#api/http/rateLimit.ts';
+import { DEFAULT_RATE_LIMIT } from '#api/http/rateLimitSettings.ts';
 import type { RouteDefinition } from '#api/http/route.ts';
 import { registerSecurityHeaders, SECURITY_HEADERS } from '#api/http/securityHeaders.ts';
 import { compileSerializer } from '#api/http/serialization.ts';

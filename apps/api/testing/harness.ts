@@ -9,7 +9,7 @@ import { createChains } from '#api/chain/chains.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { API_PREFIX, type AppDeps } from '#api/http/appDeps.ts';
 import type { CorsSettings } from '#api/http/cors.ts';
-import type { RateLimitSettings } from '#api/http/rateLimit.ts';
+import type { RateLimitSettings } from '#api/http/rateLimitSettings.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { createUser, type Role, setMembership } from '#api/projects/users.ts';
 import { routes } from '#api/routes/index.ts';

@@ -10,7 +10,7 @@ import {
 } from '#api/eventNotifier/settings.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
-import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimit.ts';
+import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimitSettings.ts';
 import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane, type LaneConcurrency } from '#api/jobs/lanes.ts';
 import type { MetricsSettings } from '#api/metrics/settings.ts';
 import { devAwsKms, hasOwnAwsKms } from '#api/wallets/awsKms/devSimulator.ts';

@@ -3,7 +3,7 @@ import type { Db } from '#api/db/db.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { RemoteCustodians } from '#api/wallets/signer.ts';
 import type { CorsSettings } from './cors.ts';
-import type { RateLimitSettings } from './rateLimit.ts';
+import type { RateLimitSettings } from './rateLimitSettings.ts';
 
 export const API_PREFIX = '/public-api/v3';
 

@@ -3,23 +3,8 @@ import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
 import { rateLimitRefusals } from '#api/metrics/instruments.ts';
 import type { Principal } from './authenticate.ts';
+import type { RateLimitSettings } from './rateLimitSettings.ts';
 import { type BucketDecision, type BucketPolicy, createTokenBuckets } from './tokenBuckets.ts';
-
-export interface RateLimitSettings {
-  /** Requests per minute of one credential (an API key, or a user in a project); 0 turns the limit off. */
-  readonly perMinute: number;
-  /** How many requests one credential may send at once: the size of its bucket. */
-  readonly burst: number;
-  /** Requests refused by authentication per minute from one client address; 0 turns this limit off. */
-  readonly authFailuresPerMinute: number;
-}
-
-/** High enough that no benchmark or test of one credential meets it; operators lower it (README). */
-export const DEFAULT_RATE_LIMIT: RateLimitSettings = Object.freeze({
-  perMinute: 60_000,
-  burst: 60_000,
-  authFailuresPerMinute: 600,
-});
 
 /** The headers every limited answer carries (IETF draft "RateLimit header fields for HTTP"). */
 function setHeaders(reply: FastifyReply, decision: BucketDecision): void {
