@@ -56,11 +56,30 @@ describe('answer serialization', () => {
     for (const value of values) assert.deepEqual(JSON.parse(serialize(value)), value);
   });
 
-  it('leaves Ajv to fast-json-stringify only for a union of objects (the custody of a wallet)', () => {
+  it('writes a wallet’s custody, a union of objects told apart by provider, as the route’s own schema does', () => {
+    const route = routes.find((r) => r.operationId === 'get-project-detail');
+    assert.ok(route);
+    const { schema, example } = route.response;
+    const detail = example as { data: { mSystemWalletMainnet: object; mSystemWalletTestnet: object } };
+    const custodies = [
+      null,
+      { provider: 'fireblocks', vaultAccountId: '12' },
+      { provider: 'aws-kms', keyArn: 'arn:aws:kms:eu-west-1:111122223333:key/k-1', keyId: 'k-1' },
+    ];
+    for (const custody of custodies) {
+      const wallet = { ...detail.data.mSystemWalletMainnet, custody };
+      const value = { ...detail, data: { ...detail.data, mSystemWalletMainnet: wallet } };
+      const written = compileSerializer({ schema })(value);
+      assert.equal(written, fastJson(schema)(value), JSON.stringify(custody));
+      assert.deepEqual(JSON.parse(written).data.mSystemWalletMainnet.custody, custody);
+    }
+  });
+
+  it('leaves no union of an operation’s answer for fast-json-stringify to choose with Ajv', () => {
     const choosing = routes.filter((route) => uses(code(serializerSchema(route.response.schema))));
     assert.deepEqual(
       choosing.map((route) => route.operationId),
-      ['get-project-detail'],
+      [],
     );
     assert.equal(routes.filter((route) => uses(code(route.response.schema))).length > 10, true, 'as written');
   });

@@ -38,17 +38,62 @@ const isLiteral = (branch: unknown): branch is { type: string; const: unknown } 
 
 /**
  * What fast-json-stringify can write without choosing a branch, for the unions the route schemas use: a type or
- * null (`nullable`), literals of one type or null (`enum`). Undefined for any other union.
+ * null (`nullable`), literals of one type or null (`enum`), objects told apart by a property (`oneObject`), or null.
+ * Undefined for any other union. A branch that is itself a bare union counts as its branches.
  */
 function withoutChoice(branches: unknown[]): Json | undefined {
-  const others = branches.filter((branch) => !isNullType(branch));
-  const nullable = others.length < branches.length ? { nullable: true } : {};
+  const flat = branches.flatMap((branch) => (isBareUnion(branch) ? (branch.anyOf as unknown[]) : [branch]));
+  const others = flat.filter((branch) => !isNullType(branch));
+  const nullable = others.length < flat.length ? { nullable: true } : {};
   const [first] = others;
   if (others.length === 1 && isPlainType(first) && nullable.nullable) return { ...first, ...nullable };
   if (isLiteral(first) && others.every((branch) => isLiteral(branch) && branch.type === first.type)) {
     return { type: first.type, enum: others.map((branch) => (branch as { const: unknown }).const), ...nullable };
   }
-  return undefined;
+  const merged = oneObject(others.map(serializerSchema));
+  return merged && { ...merged, ...nullable };
+}
+
+const isBareUnion = (branch: unknown): branch is { anyOf: unknown[] } =>
+  typeof branch === 'object' &&
+  branch !== null &&
+  Array.isArray((branch as Json).anyOf) &&
+  Object.keys(branch).length === 1;
+
+/** The one value of a literal property (`const`, or an `enum` of one), or undefined. */
+const literalOf = (schema: unknown): unknown =>
+  isPlainType(schema)
+    ? (schema.const ?? (Array.isArray(schema.enum) && schema.enum.length === 1 ? schema.enum[0] : undefined))
+    : undefined;
+
+/**
+ * Objects told apart by a required property of a constant value in each (a discriminated union: a wallet's custody,
+ * by `provider`) as one object of all their properties, the discriminator an `enum` of their values and the only one
+ * required: a value of a branch has that branch's properties, so it is written as that branch writes it. Undefined
+ * unless every branch is such an object and a property of two branches is the same schema in both.
+ */
+function oneObject(objects: unknown[]): Json | undefined {
+  if (
+    objects.length < 2 ||
+    !objects.every((o) => isPlainType(o) && o.type === 'object' && !('additionalProperties' in o))
+  )
+    return undefined;
+  const branches = objects as { properties?: Record<string, unknown>; required?: string[] }[];
+  const discriminator = branches[0]?.required?.find((key) =>
+    branches.every((b) => b.required?.includes(key) && typeof literalOf(b.properties?.[key]) === 'string'),
+  );
+  if (!discriminator) return undefined;
+  const values = branches.map((b) => literalOf(b.properties?.[discriminator]));
+  if (new Set(values).size !== values.length) return undefined;
+  const properties: Record<string, unknown> = { [discriminator]: { type: 'string', enum: values } };
+  for (const branch of branches) {
+    for (const [key, schema] of Object.entries(branch.properties ?? {})) {
+      if (key === discriminator) continue;
+      if (key in properties && JSON.stringify(properties[key]) !== JSON.stringify(schema)) return undefined;
+      properties[key] = schema;
+    }
+  }
+  return { type: 'object', properties, required: [discriminator] };
 }
 
 /**
