@@ -8,7 +8,7 @@
 // the faults injected and the figures; exits 1 on any violation. Bounded: about three minutes.
 import { startCluster } from './lib/cluster.ts';
 import { checkInvariants, checkRecovery, printFigures } from './lib/invariants.ts';
-import { blockNumber, runExecutions, setUpProject, startWebhookReceiver } from './lib/workload.ts';
+import { blockNumber, describeAnswers, runExecutions, setUpProject, startWebhookReceiver } from './lib/workload.ts';
 
 const RATE = Number(process.env.FAULTS_RATE ?? 20);
 const deadline = setTimeout(() => {
@@ -103,8 +103,7 @@ try {
     `\nexecutions sent ${tally.sent}: accepted ${tally.accepted.size}, 4xx ${tally.status4xx}, 5xx ${tally.status5xx}, connection errors ${tally.connectionErrors} (expected while a process or PostgreSQL is down)`,
   );
 
-  console.log(`answers by status: ${JSON.stringify(tally.statuses)}`);
-  for (const [status, message] of Object.entries(tally.firstMessages)) console.log(`  first ${status}: ${message}`);
+  console.log(`answers by status: ${describeAnswers(tally)}`);
   // An outage (PostgreSQL or the RPC down) is answered 503 with Retry-After; anything else 5xx is a defect.
   const unexpected = Object.entries(tally.statuses).filter(([k]) => k.startsWith('5') && !k.startsWith('503'));
   const report = await checkInvariants(cluster, projects, tally.accepted, receiver, { fromBlock });

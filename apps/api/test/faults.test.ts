@@ -3,7 +3,13 @@ import { after, before, describe, it } from 'node:test';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 import { type Cluster, startCluster } from '../scripts/lib/cluster.ts';
 import { checkInvariants, checkRecovery } from '../scripts/lib/invariants.ts';
-import { blockNumber, runExecutions, setUpProject, startWebhookReceiver } from '../scripts/lib/workload.ts';
+import {
+  blockNumber,
+  describeAnswers,
+  runExecutions,
+  setUpProject,
+  startWebhookReceiver,
+} from '../scripts/lib/workload.ts';
 
 // The short variants of `npm run faults` and `npm run bench:scale`: 2 API and 2 worker processes on one database,
 // a mixed load of executions and webhook deliveries, then the invariants read from the database and the chain.
@@ -38,7 +44,7 @@ describe('a cluster of 2 API and 2 worker processes', { timeout: 300_000 }, () =
       assert.equal(
         tally.status5xx + tally.connectionErrors + tally.status4xx,
         0,
-        `every request accepted: ${JSON.stringify(tally.statuses)} ${JSON.stringify(tally.firstMessages)}`,
+        `every request accepted: ${describeAnswers(tally)}`,
       );
       const report = await checkInvariants(cluster, projects, tally.accepted, receiver, {
         fromBlock,
@@ -76,7 +82,7 @@ describe('a cluster of 2 API and 2 worker processes', { timeout: 300_000 }, () =
       assert.notEqual(api1?.pid(), killedApi);
       const tally = await load;
       assert.ok(tally.accepted.size > 30, `accepted ${tally.accepted.size}`);
-      assert.equal(tally.status4xx, 0, JSON.stringify([tally.statuses, tally.firstMessages]));
+      assert.equal(tally.status4xx, 0, describeAnswers(tally));
 
       const report = await checkInvariants(cluster, projects, tally.accepted, receiver, {
         fromBlock,

@@ -149,6 +149,16 @@ export interface ExecutionTally {
   firstMessages: Record<string, string>;
 }
 
+/** The tally's answers by status, each refused status with its first message: `503 CHAIN_UNAVAILABLE ×2 (The RPC…)`. */
+export function describeAnswers(tally: ExecutionTally): string {
+  return Object.entries(tally.statuses)
+    .map(([status, count]) => {
+      const message = tally.firstMessages[status];
+      return `${status} ×${count}${message === undefined ? '' : ` (first: ${message})`}`;
+    })
+    .join(', ');
+}
+
 /**
  * execute-transaction at `rate` per second for `durationMs` (or until `signal` aborts), round-robin over the API
  * processes that are running and the projects, each request with its own idempotency key. At most `maxInFlight`
