@@ -13,7 +13,7 @@ import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { createLogger } from '#api/runtime/logger.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
-import { createWorker } from '#api/worker/worker.ts';
+import { createWorker, type Worker } from '#api/worker/worker.ts';
 import { captureLogs } from '#api-testing/logCapture.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 
@@ -281,6 +281,76 @@ describe('the jobs layer', () => {
     } finally {
       release();
       await worker.stop();
+    }
+  });
+
+  it('an idle worker asks the database for jobs once a second per lane, not once per slot', async () => {
+    // Every statement the pool's clients are sent while counting (graphile-worker takes a client per fetch).
+    let counting = false;
+    let statements = 0;
+    const wrapped = new WeakSet<object>();
+    const onAcquire = (client: { query: (...args: unknown[]) => unknown }) => {
+      if (wrapped.has(client)) return;
+      wrapped.add(client);
+      const query = client.query;
+      client.query = function (this: unknown, ...args: unknown[]) {
+        if (counting) statements++;
+        return query.apply(this, args);
+      };
+    };
+    // A database of its own: nothing queued but what the worker queues itself.
+    const idle = await createTestDatabase();
+    idle.db.pool.on('acquire', onAcquire);
+    const worker = createWorker({ deps: { ...deps, db: idle.db } });
+    await worker.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // the first sweep, queued at start, done
+      counting = true;
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      counting = false;
+      // Five lanes polling once a second, and one sweep: about 35 statements. A poll per slot (29 slots): over 145.
+      assert.ok(statements <= 60, `an idle worker sent ${statements} statements in 5 s`);
+    } finally {
+      await worker.stop();
+      await idle.drop();
+    }
+  });
+
+  it('a job a runner took while its slots were busy goes back after LOCAL_QUEUE_TTL_MS, and another worker runs it', async () => {
+    const started: unknown[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const job = held('test:handed-on', 'delivering', started, gate);
+    const lockedJob = async (id: number) => {
+      const { rows } = await database.db.query(
+        `SELECT 1 FROM graphile_worker._private_jobs WHERE key = $1 AND locked_at IS NOT NULL`,
+        [`test:handed-on:${id}`],
+      );
+      return rows[0] ? true : undefined;
+    };
+    const first = createWorker({ deps, jobs: [job], concurrency: { delivering: 1 } });
+    await first.start();
+    let second: Worker | undefined;
+    try {
+      await job.enqueue(database.db.pool, { id: 31 });
+      await waitFor(async () => (started.includes(31) ? true : undefined), 10_000, 'job 31 to start');
+      await job.enqueue(database.db.pool, { id: 32 });
+      // The first worker's one slot is busy with 31; its runner takes 32 all the same, and holds it.
+      await waitFor(() => lockedJob(32), 10_000, 'job 32 taken by the first worker');
+      second = createWorker({ deps, jobs: [job], concurrency: { delivering: 1 } });
+      await second.start();
+      await waitFor(
+        async () => (started.includes(32) ? true : undefined),
+        5_000,
+        'job 32 to start on the second worker',
+      );
+      assert.deepEqual(started, [31, 32], '31 still holds the first worker: 32 ran on the second');
+    } finally {
+      release();
+      await second?.stop();
+      await first.stop();
     }
   });
 

@@ -53,7 +53,7 @@ export const rateLimitRefusals = new Counter({
 
 export const jobs = new Gauge({
   name: 'mountain_jobs',
-  help: 'Jobs in the queue by task (the job name, such as transaction:send) and state: queued (due, waiting for a worker), scheduled (due later), running (taken by a worker), failed (out of attempts).',
+  help: 'Jobs in the queue by task (the job name, such as transaction:send) and state: queued (due, waiting for a worker), scheduled (due later), running (taken by a worker process: running, or held up to a second for a slot to free), failed (out of attempts).',
   labelNames: ['task', 'state'] as const,
   registers: [registry],
 });

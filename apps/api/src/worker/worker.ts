@@ -8,6 +8,12 @@ import { defaultWorkerLogger } from '#api/runtime/logger.ts';
 import { graphileLogger } from './graphileLogger.ts';
 import { JOBS } from './jobList.ts';
 
+/**
+ * How long jobs a lane's runner took stay with it while all its slots are busy: then they are returned to the queue,
+ * where an idle worker process takes them (one that frees a slot first takes them at once).
+ */
+export const LOCAL_QUEUE_TTL_MS = 1_000;
+
 export interface Worker {
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -42,6 +48,10 @@ export function createWorker(options: {
             concurrency: concurrency[lane],
             noHandleSignals: true,
             pollInterval: 1_000,
+            // The lane's runner asks for jobs, not each of its slots: an idle worker process polls once a second per
+            // lane instead of once per slot (5 polls a second instead of 29 with the default concurrency). Jobs it
+            // takes while every slot is busy go back after LOCAL_QUEUE_TTL_MS, for another worker process to run.
+            preset: { worker: { localQueue: { size: concurrency[lane], ttl: LOCAL_QUEUE_TTL_MS } } },
             taskList: createTaskList(deps, laneJobs),
             logger: graphileLogger(deps.log, deps.signal),
           }),
