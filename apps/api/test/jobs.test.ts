@@ -202,6 +202,15 @@ describe('the jobs layer', () => {
   });
 
   /** A job of `lane` that runs until `release` is called, recording each start in `started`. */
+  /** A gate the `held` jobs wait at, and what opens it. */
+  const opened = () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return { gate, release };
+  };
+
   const held = (name: string, lane: 'sending' | 'delivering', started: unknown[], gate: Promise<void>) =>
     defineJob({
       name,
@@ -223,10 +232,7 @@ describe('the jobs layer', () => {
 
   it('runs at most `limit` jobs of a kind at once for one project; the next waits, other projects run', async () => {
     const started: unknown[] = [];
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { gate, release } = opened();
     const job = held('test:capped', 'delivering', started, gate);
     const task = taskOf(job);
     const running = [task({ id: 1, project: 1 }, {} as never), task({ id: 2, project: 1 }, {} as never)];
@@ -249,10 +255,7 @@ describe('the jobs layer', () => {
 
   it("each lane has its own concurrency: jobs filling one lane neither exceed it nor hold up another lane's", async () => {
     const started: unknown[] = [];
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { gate, release } = opened();
     const slow = held('test:slow', 'delivering', started, gate);
     const sent: number[] = [];
     const quick = defineJob({
@@ -318,10 +321,7 @@ describe('the jobs layer', () => {
 
   it('a job a runner took while its slots were busy goes back after LOCAL_QUEUE_TTL_MS, and another worker runs it', async () => {
     const started: unknown[] = [];
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { gate, release } = opened();
     const job = held('test:handed-on', 'delivering', started, gate);
     const lockedJob = async (id: number) => {
       const { rows } = await database.db.query(

@@ -99,11 +99,11 @@ function oneObject(objects: unknown[]): Json | undefined {
 /**
  * The schema an answer is serialized with: the route's, with each union fast-json-stringify would choose a branch
  * of with Ajv written without a choice where the union allows it (`withoutChoice`: a nullable field, an enumeration
- * of literals, objects told apart by a property). For an `anyOf`, fast-json-stringify builds an Ajv instance and compiles each branch in every process
- * (9.6 s of the test suite's CPU in whole-suite profiles), then validates the field in every answer to choose. The
- * JSON is the same for every value the union accepts; a value outside it is written as its type says, as in every
- * field of a plain type, instead of failing the answer (TypeScript holds the answers' types, and the tests check
- * every answer against the OpenAPI document).
+ * of literals, objects told apart by a property). For an `anyOf`, fast-json-stringify builds an Ajv instance and
+ * compiles each branch in every process (9.6 s of the test suite's CPU in whole-suite profiles), then validates the
+ * field in every answer to choose. The JSON is the same for every value the union accepts; a value outside it is
+ * written as its type says, as in every field of a plain type, instead of failing the answer (TypeScript holds the
+ * answers' types, and the tests check every answer against the OpenAPI document).
  */
 export function serializerSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(serializerSchema);
