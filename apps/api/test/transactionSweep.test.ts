@@ -12,7 +12,7 @@ import { counterProject } from '#api-testing/transactionFlow.ts';
 // A job that a killed worker, or a worker that lost its database connection while storing the job's outcome,
 // leaves locked in the queue is not run again for hours. The periodic sweep finds wallets with unfinished
 // transactions that nobody is working on and queues their sender or monitor again.
-describe('the sweep of orphaned transaction work', () => {
+describe('orphaned transaction work: the sweep, and a sender’s look as it lets go', () => {
   let anvil: AnvilHandle;
   let h: Harness;
   let counter: `0x${string}`;
@@ -88,5 +88,59 @@ describe('the sweep of orphaned transaction work', () => {
     await lockFreed(monitorLock(target));
     assert.equal(await requeueOrphaned(60_000), 2);
     assert.deepEqual(await jobs(walletId), [sendJob.name, monitorJob.name].sort());
+  });
+
+  // A run stops when the in-flight limit leaves no room. The monitor, recording receipts, frees room and wakes the
+  // sender only when no run holds its lock: room freed while a run was on its way out would wait for the next block
+  // that frees more, or, with nothing more in flight, for a new execution or the sweep.
+  it('a sender run that lets go while room has freed for waiting transactions queues the sender again', async () => {
+    const p = await counterProject(h, counter, ['increment']);
+    for (let i = 0; i < 2; i++) {
+      const res = await h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `room${i}` },
+      });
+      assert.equal(res.status, 201);
+    }
+    const { rows } = await h.db.query<{ id: string; wallet: number }>(
+      'SELECT id, system_wallet_id AS wallet FROM transactions WHERE project_id = $1 ORDER BY created_at',
+      [p.projectId],
+    );
+    const walletId = rows[0]?.wallet as number;
+    const target = { walletId, networkId: 1337 };
+    // The first is in flight and fills the limit of one; the second waits for room.
+    await h.db.query(
+      `UPDATE transactions SET status = 'broadcasted', nonce = 0, transaction_hash = '0x' || repeat('2', 64)
+        WHERE id = $1`,
+      [rows[0]?.id],
+    );
+    await h.db.query(`DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1`, [`%:${walletId}:1337`]);
+    const deps = {
+      db: h.db,
+      chains: h.deps.chains,
+      transactions: { maxInFlight: { 1337: 1 } },
+    } as unknown as WorkerDeps;
+    const letGo = () => sendJob.lock?.afterRelease?.(deps, target);
+
+    await letGo();
+    assert.deepEqual(await jobs(walletId), [], 'no room: the monitor wakes the sender when it frees some');
+
+    // The monitor records the receipt while the run holds the lock (its wake is skipped), then the run lets go.
+    await h.db.query(`UPDATE transactions SET status = 'succeeded' WHERE id = $1`, [rows[0]?.id]);
+    await letGo();
+    assert.deepEqual(await jobs(walletId), [sendJob.name]);
+    const due = async () =>
+      (
+        await h.db.query<{ due: boolean }>('SELECT run_at <= now() AS due FROM graphile_worker.jobs WHERE key = $1', [
+          sendJob.jobKey(target),
+        ])
+      ).rows[0]?.due;
+    assert.equal(await due(), true);
+
+    // A run that paused (a fee cap, a back-off) queued its own run for later: that stays as it is.
+    const later = new Date(Date.now() + 60_000);
+    await sendJob.enqueue(h.db.pool, target, { runAt: later });
+    await letGo();
+    assert.equal(await due(), false);
   });
 });

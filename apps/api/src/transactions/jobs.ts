@@ -6,6 +6,7 @@ import { defineJob, type Job } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { observeChain } from './canonical.ts';
 import { monitorTransactions } from './monitorTransactions.ts';
+import { inFlightRoom } from './prepareRound.ts';
 import { WAKE_STALE_AFTER, type WalletNetwork } from './senders.ts';
 import { sendTransactions } from './sendTransactions.ts';
 import { DEFAULT_TRANSACTION_SETTINGS, type TransactionSettings } from './settings.ts';
@@ -50,7 +51,16 @@ export const sendJob: Job<typeof WalletNetworkPayload> = defineJob<typeof Wallet
   maxAttempts: 25,
   // Another run is sending for this wallet: it starts this one when it lets go (it is usually just finishing: an
   // acceptance queues a run once the holder has cleared its wake flag); the retry is for a holder that dies.
-  lock: { key: sendLock, retryInMs: () => 250, wakeOnRelease: true },
+  lock: {
+    key: sendLock,
+    retryInMs: () => 250,
+    wakeOnRelease: true,
+    // A run that stopped for want of room under the in-flight limit, while the monitor freed some (its wake skips a
+    // sender holding the lock): what it left is read here.
+    afterRelease: async (deps, target) => {
+      if (await senderWanted(deps, target)) await sendJob.enqueue(deps.db.pool, target);
+    },
+  },
   run: ({ deps, payload, requeue }) =>
     sendTransactions(deps, settingsOf(deps), payload, {
       again: (runAt) => requeue(deps.db.pool, runAt ? { runAt } : {}),
@@ -104,6 +114,26 @@ export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob<typeof Wal
  */
 export async function wakeMonitor(db: Db, target: WalletNetwork): Promise<void> {
   if (!(await advisoryLockHeld(db, monitorLock(target)))) await monitorJob.enqueue(db.pool, target);
+}
+
+/**
+ * Whether a sender run that just ended leaves transactions nobody will send: some wait (`created`), no run of the
+ * sender is queued (a run that pauses queues its own, for later) and the in-flight limit has room for them. A run
+ * stops when it finds no room, and the monitor, which frees room as it records receipts, wakes the sender only when
+ * no run holds its lock (see the monitor's `sender`): room it freed while a run was on its way out is found here.
+ * The monitor's records commit before it looks at the lock, and this look comes after the run let go of it.
+ */
+async function senderWanted(deps: WorkerDeps, target: WalletNetwork): Promise<boolean> {
+  const { rows } = await deps.db.query<{ waiting: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM transactions
+                     WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created')
+        AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs WHERE key = $3 AND locked_at IS NULL) AS waiting`,
+    [target.walletId, target.networkId, sendJob.jobKey(target)],
+    'sender-wanted',
+  );
+  if (!rows[0]?.waiting) return false;
+  const client = deps.chains.client(target.networkId as NetworkId);
+  return (await inFlightRoom({ db: deps.db, settings: settingsOf(deps), target, client })) > 0;
 }
 
 /**

@@ -120,9 +120,9 @@ export async function prepareRound(
 /**
  * How many more transactions the wallet may have sent and not yet mined (`maxInFlight`): a hosted node's pool
  * refuses a sender's transactions past its per-account limit ("txpool is full"). When there is no room, the sender
- * stops; the monitor wakes it as transactions are mined.
+ * stops; the monitor wakes it as transactions are mined (or the sender's look after letting go: see senderWanted).
  */
-export async function inFlightRoom(sender: RoundContext): Promise<number> {
+export async function inFlightRoom(sender: Omit<RoundContext, 'address'>): Promise<number> {
   const { db, target, settings, client } = sender;
   let limit = settings.maxInFlight[target.networkId];
   if (limit === undefined) {
