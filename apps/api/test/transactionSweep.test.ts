@@ -6,13 +6,14 @@ import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { advisoryLockHeld, type LockKey, tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { monitorJob, monitorLock, sendJob, sendLock } from '#api/transactions/jobs.ts';
+import type { WalletNetwork } from '#api/transactions/senders.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject } from '#api-testing/transactionFlow.ts';
 
 // A job that a killed worker, or a worker that lost its database connection while storing the job's outcome,
 // leaves locked in the queue is not run again for hours. The periodic sweep finds wallets with unfinished
 // transactions that nobody is working on and queues their sender or monitor again.
-describe('orphaned transaction work: the sweep, and a sender’s look as it lets go', () => {
+describe('orphaned transaction work: the sweep, and a run’s look as it lets go', () => {
   let anvil: AnvilHandle;
   let h: Harness;
   let counter: `0x${string}`;
@@ -44,6 +45,21 @@ describe('orphaned transaction work: the sweep, and a sender’s look as it lets
         [[sendJob.jobKey({ walletId, networkId: 1337 }), monitorJob.jobKey({ walletId, networkId: 1337 })]],
       )
     ).rows.map((r) => r.task);
+  // A run letting go: its own job, taken by the worker, is still in the queue under the job key.
+  const takenJob = async (job: typeof sendJob, target: WalletNetwork) => {
+    await job.enqueue(h.db.pool, target);
+    await h.db.query(`UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'test' WHERE key = $1`, [
+      job.jobKey(target),
+    ]);
+  };
+  /** The runs queued under the job key and not taken: whether each is due. */
+  const runsQueued = async (job: typeof sendJob, target: WalletNetwork) =>
+    (
+      await h.db.query<{ due: boolean }>(
+        'SELECT run_at <= now() AS due FROM graphile_worker.jobs WHERE key = $1 AND locked_at IS NULL',
+        [job.jobKey(target)],
+      )
+    ).rows.map((r) => r.due);
 
   it('queues the sender and monitor of a wallet whose jobs were lost, unless a process holds its lock', async () => {
     const p = await counterProject(h, counter, ['increment']);
@@ -120,27 +136,45 @@ describe('orphaned transaction work: the sweep, and a sender’s look as it lets
       chains: h.deps.chains,
       transactions: { maxInFlight: { 1337: 1 } },
     } as unknown as WorkerDeps;
+    await takenJob(sendJob, target);
     const letGo = () => sendJob.lock?.afterRelease?.(deps, target);
 
     await letGo();
-    assert.deepEqual(await jobs(walletId), [], 'no room: the monitor wakes the sender when it frees some');
+    assert.deepEqual(await runsQueued(sendJob, target), [], 'no room: the monitor wakes the sender when it frees some');
 
     // The monitor records the receipt while the run holds the lock (its wake is skipped), then the run lets go.
     await h.db.query(`UPDATE transactions SET status = 'succeeded' WHERE id = $1`, [rows[0]?.id]);
     await letGo();
-    assert.deepEqual(await jobs(walletId), [sendJob.name]);
-    const due = async () =>
-      (
-        await h.db.query<{ due: boolean }>('SELECT run_at <= now() AS due FROM graphile_worker.jobs WHERE key = $1', [
-          sendJob.jobKey(target),
-        ])
-      ).rows[0]?.due;
-    assert.equal(await due(), true);
+    assert.deepEqual(await runsQueued(sendJob, target), [true], 'one run of the sender, due now');
 
     // A run that paused (a fee cap, a back-off) queued its own run for later: that stays as it is.
-    const later = new Date(Date.now() + 60_000);
-    await sendJob.enqueue(h.db.pool, target, { runAt: later });
+    await sendJob.enqueue(h.db.pool, target, { runAt: new Date(Date.now() + 60_000) });
     await letGo();
-    assert.equal(await due(), false);
+    assert.deepEqual(await runsQueued(sendJob, target), [false]);
+  });
+
+  // The monitor's own look after letting go: a row its custodian holds that arrived after its last pass, when it
+  // queued no next run. The finishing run's own job still holds the job key while it lets go.
+  it('a monitor run that lets go with a custodian’s row it has not seen queues the monitor again', async () => {
+    const p = await counterProject(h, counter, ['increment']);
+    const res = await h.call('execute-transaction', {
+      headers: p.headers,
+      body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'custodied' },
+    });
+    assert.equal(res.status, 201);
+    const { rows } = await h.db.query<{ id: string; wallet: number }>(
+      'SELECT id, system_wallet_id AS wallet FROM transactions WHERE project_id = $1',
+      [p.projectId],
+    );
+    const walletId = rows[0]?.wallet as number;
+    const target = { walletId, networkId: 1337 };
+    await h.db.query(
+      `UPDATE transactions SET status = 'processing', custody_provider = 'fireblocks', custody_id = $2 WHERE id = $1`,
+      [rows[0]?.id, `custodied-${walletId}`],
+    );
+    await h.db.query(`DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1`, [`%:${walletId}:1337`]);
+    await takenJob(monitorJob, target);
+    await monitorJob.lock?.afterRelease?.({ db: h.db } as WorkerDeps, target);
+    assert.deepEqual(await runsQueued(monitorJob, target), [true], 'one run of the monitor, due now');
   });
 });

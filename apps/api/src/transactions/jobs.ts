@@ -139,7 +139,8 @@ async function senderWanted(deps: WorkerDeps, target: WalletNetwork): Promise<bo
 /**
  * Whether a monitor run that just ended leaves work nobody will take up: a row waiting for its receipt (a run ends
  * only when none waits, so this one came after its last pass), or rows its custodian holds when the run queued no
- * next run for them (it saw none). One statement.
+ * next run for them (it saw none). The ending run's own job is still in the queue, taken (locked): only a run not
+ * taken counts as queued. One statement.
  */
 async function monitorWanted(db: Db, target: WalletNetwork): Promise<boolean> {
   const { rows } = await db.query<{ wanted: boolean }>(
@@ -147,7 +148,7 @@ async function monitorWanted(db: Db, target: WalletNetwork): Promise<boolean> {
                      WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted')
          OR (EXISTS (SELECT 1 FROM transactions WHERE system_wallet_id = $1 AND network_id = $2
                         AND status = 'processing' AND custody_id IS NOT NULL)
-             AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs WHERE key = $3)) AS wanted`,
+             AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs WHERE key = $3 AND locked_at IS NULL)) AS wanted`,
     [target.walletId, target.networkId, monitorJob.jobKey(target)],
     'monitor-wanted',
   );
