@@ -60,29 +60,38 @@ describe('orphaned transaction work: the sweep, and a run’s look as it lets go
         [job.jobKey(target)],
       )
     ).rows.map((r) => r.due);
-
-  it('queues the sender and monitor of a wallet whose jobs were lost, unless a process holds its lock', async () => {
+  /**
+   * `count` increments of a fresh project (so a fresh wallet): their rows in order of acceptance, the wallet, and a
+   * way to take the wallet's jobs away (as a lost job would), once the rows are where the test wants them.
+   */
+  async function executed(count: number, tag: string) {
     const p = await counterProject(h, counter, ['increment']);
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < count; i++) {
       const res = await h.call('execute-transaction', {
         headers: p.headers,
-        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `orphan${i}` },
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `${tag}${i}` },
       });
       assert.equal(res.status, 201);
     }
-    const { rows } = await h.db.query<{ wallet: number }>(
-      'SELECT DISTINCT system_wallet_id AS wallet FROM transactions WHERE project_id = $1',
+    const { rows } = await h.db.query<{ id: string; wallet: number }>(
+      'SELECT id, system_wallet_id AS wallet FROM transactions WHERE project_id = $1 ORDER BY created_at',
       [p.projectId],
     );
     const walletId = rows[0]?.wallet as number;
-    const target = { walletId, networkId: 1337 };
+    const forgetJobs = () =>
+      h.db.query(`DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1`, [`%:${walletId}:1337`]);
+    return { p, ids: rows.map((r) => r.id), walletId, target: { walletId, networkId: 1337 }, forgetJobs };
+  }
+
+  it('queues the sender and monitor of a wallet whose jobs were lost, unless a process holds its lock', async () => {
+    const { p, ids, walletId, target, forgetJobs } = await executed(2, 'orphan');
     // One transaction waits to be sent, one waits for its receipt; their jobs are gone.
     await h.db.query(
       `UPDATE transactions SET status = 'broadcasted', nonce = 0, transaction_hash = '0x' || repeat('1', 64)
-        WHERE id = (SELECT id FROM transactions WHERE project_id = $1 ORDER BY created_at LIMIT 1)`,
-      [p.projectId],
+        WHERE id = $1`,
+      [ids[0]],
     );
-    await h.db.query(`DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1`, [`%:${walletId}:1337`]);
+    await forgetJobs();
     assert.deepEqual(await jobs(walletId), []);
 
     assert.equal(await requeueOrphaned(60_000), 0, 'recently touched: a sender may still be on it');
@@ -110,27 +119,14 @@ describe('orphaned transaction work: the sweep, and a run’s look as it lets go
   // sender only when no run holds its lock: room freed while a run was on its way out would wait for the next block
   // that frees more, or, with nothing more in flight, for a new execution or the sweep.
   it('a sender run that lets go while room has freed for waiting transactions queues the sender again', async () => {
-    const p = await counterProject(h, counter, ['increment']);
-    for (let i = 0; i < 2; i++) {
-      const res = await h.call('execute-transaction', {
-        headers: p.headers,
-        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: `room${i}` },
-      });
-      assert.equal(res.status, 201);
-    }
-    const { rows } = await h.db.query<{ id: string; wallet: number }>(
-      'SELECT id, system_wallet_id AS wallet FROM transactions WHERE project_id = $1 ORDER BY created_at',
-      [p.projectId],
-    );
-    const walletId = rows[0]?.wallet as number;
-    const target = { walletId, networkId: 1337 };
+    const { ids, target, forgetJobs } = await executed(2, 'room');
     // The first is in flight and fills the limit of one; the second waits for room.
     await h.db.query(
       `UPDATE transactions SET status = 'broadcasted', nonce = 0, transaction_hash = '0x' || repeat('2', 64)
         WHERE id = $1`,
-      [rows[0]?.id],
+      [ids[0]],
     );
-    await h.db.query(`DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1`, [`%:${walletId}:1337`]);
+    await forgetJobs();
     const deps = {
       db: h.db,
       chains: h.deps.chains,
@@ -143,7 +139,7 @@ describe('orphaned transaction work: the sweep, and a run’s look as it lets go
     assert.deepEqual(await runsQueued(sendJob, target), [], 'no room: the monitor wakes the sender when it frees some');
 
     // The monitor records the receipt while the run holds the lock (its wake is skipped), then the run lets go.
-    await h.db.query(`UPDATE transactions SET status = 'succeeded' WHERE id = $1`, [rows[0]?.id]);
+    await h.db.query(`UPDATE transactions SET status = 'succeeded' WHERE id = $1`, [ids[0]]);
     await letGo();
     assert.deepEqual(await runsQueued(sendJob, target), [true], 'one run of the sender, due now');
 
@@ -156,23 +152,12 @@ describe('orphaned transaction work: the sweep, and a run’s look as it lets go
   // The monitor's own look after letting go: a row its custodian holds that arrived after its last pass, when it
   // queued no next run. The finishing run's own job still holds the job key while it lets go.
   it('a monitor run that lets go with a custodian’s row it has not seen queues the monitor again', async () => {
-    const p = await counterProject(h, counter, ['increment']);
-    const res = await h.call('execute-transaction', {
-      headers: p.headers,
-      body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['1'], idempotencyKey: 'custodied' },
-    });
-    assert.equal(res.status, 201);
-    const { rows } = await h.db.query<{ id: string; wallet: number }>(
-      'SELECT id, system_wallet_id AS wallet FROM transactions WHERE project_id = $1',
-      [p.projectId],
-    );
-    const walletId = rows[0]?.wallet as number;
-    const target = { walletId, networkId: 1337 };
+    const { ids, walletId, target, forgetJobs } = await executed(1, 'custodied');
     await h.db.query(
       `UPDATE transactions SET status = 'processing', custody_provider = 'fireblocks', custody_id = $2 WHERE id = $1`,
-      [rows[0]?.id, `custodied-${walletId}`],
+      [ids[0], `custodied-${walletId}`],
     );
-    await h.db.query(`DELETE FROM graphile_worker._private_jobs WHERE key LIKE $1`, [`%:${walletId}:1337`]);
+    await forgetJobs();
     await takenJob(monitorJob, target);
     await monitorJob.lock?.afterRelease?.({ db: h.db } as WorkerDeps, target);
     assert.deepEqual(await runsQueued(monitorJob, target), [true], 'one run of the monitor, due now');
