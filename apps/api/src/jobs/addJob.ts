@@ -45,6 +45,14 @@ export async function addJob(
 export const BEHIND_HOLDER_PRIORITY = 1;
 
 /**
+ * SQL: whether a run is queued under the job key in parameter `keyParam` (`$3`) and not yet taken by a worker. A run
+ * that is ending (its lock's `afterRelease` look) still has its own job in the queue, taken, under the same key: that
+ * one must not count as a next run.
+ */
+export const runQueuedSql = (keyParam: string) =>
+  `EXISTS (SELECT 1 FROM graphile_worker.jobs WHERE key = ${keyParam} AND locked_at IS NULL)`;
+
+/**
  * Moves the job queued under `jobKey` to now, if one waits for a later time, is not running and was queued behind a
  * lock's holder (BEHIND_HOLDER_PRIORITY): add_job with the key replaces its time (and wakes the workers), and without
  * such a job nothing is queued. A job that starts between the look and the replace gets a second run, which finds

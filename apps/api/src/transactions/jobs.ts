@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import type { NetworkId } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
+import { runQueuedSql } from '#api/jobs/addJob.ts';
 import { advisoryLockHeld, type LockKey } from '#api/jobs/advisoryLock.ts';
 import { defineJob, type Job } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
@@ -118,29 +119,31 @@ export async function wakeMonitor(db: Db, target: WalletNetwork): Promise<void> 
 
 /**
  * Whether a sender run that just ended leaves transactions nobody will send: some wait (`created`), no run of the
- * sender is queued (a run that pauses queues its own, for later) and the in-flight limit has room for them. A run
- * stops when it finds no room, and the monitor, which frees room as it records receipts, wakes the sender only when
- * no run holds its lock (see the monitor's `sender`): room it freed while a run was on its way out is found here.
- * The monitor's records commit before it looks at the lock, and this look comes after the run let go of it.
+ * sender is queued (a run that pauses queues its own, for later; see runQueuedSql) and the in-flight limit has room
+ * for them. A run stops when it finds no room, and the monitor, which frees room as it records receipts, wakes the
+ * sender only when no run holds its lock (see the monitor's `sender`): room it freed while a run was on its way out
+ * is found here. The monitor's records commit before it looks at the lock, and this look comes after the run let go
+ * of it.
  */
 async function senderWanted(deps: WorkerDeps, target: WalletNetwork): Promise<boolean> {
+  const client = deps.chains.client(target.networkId as NetworkId);
+  const room = await inFlightRoom({ db: deps.db, settings: settingsOf(deps), target, client });
+  // With no limit (anvil's automine) a run never stops for room, and this look has nothing to find: no statement.
+  if (room <= 0 || room === Number.POSITIVE_INFINITY) return false;
   const { rows } = await deps.db.query<{ waiting: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM transactions
                      WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'created')
-        AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs WHERE key = $3 AND locked_at IS NULL) AS waiting`,
+        AND NOT ${runQueuedSql('$3')} AS waiting`,
     [target.walletId, target.networkId, sendJob.jobKey(target)],
     'sender-wanted',
   );
-  if (!rows[0]?.waiting) return false;
-  const client = deps.chains.client(target.networkId as NetworkId);
-  return (await inFlightRoom({ db: deps.db, settings: settingsOf(deps), target, client })) > 0;
+  return rows[0]?.waiting === true;
 }
 
 /**
  * Whether a monitor run that just ended leaves work nobody will take up: a row waiting for its receipt (a run ends
  * only when none waits, so this one came after its last pass), or rows its custodian holds when the run queued no
- * next run for them (it saw none). The ending run's own job is still in the queue, taken (locked): only a run not
- * taken counts as queued. One statement.
+ * next run for them (it saw none; see runQueuedSql). One statement.
  */
 async function monitorWanted(db: Db, target: WalletNetwork): Promise<boolean> {
   const { rows } = await db.query<{ wanted: boolean }>(
@@ -148,7 +151,7 @@ async function monitorWanted(db: Db, target: WalletNetwork): Promise<boolean> {
                      WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted')
          OR (EXISTS (SELECT 1 FROM transactions WHERE system_wallet_id = $1 AND network_id = $2
                         AND status = 'processing' AND custody_id IS NOT NULL)
-             AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs WHERE key = $3 AND locked_at IS NULL)) AS wanted`,
+             AND NOT ${runQueuedSql('$3')}) AS wanted`,
     [target.walletId, target.networkId, monitorJob.jobKey(target)],
     'monitor-wanted',
   );
