@@ -7,8 +7,8 @@
 // B's accepted → mined latency (on automine a transaction is mined as it is broadcast: broadcasted_at − created_at,
 // by the rows' own clock) is measured first with A idle, then with A at work: target p99 ≤ 1.5× the idle p99.
 // B's own webhooks (a receiver that answers) are measured the same way, from the transaction's creation to the
-// webhook's arrival. A's backfill time (its subscriptions' creation → its last record stored) is printed beside: the
-// per-project caps (MAX_CONCURRENT_SCANS_PER_PROJECT) trade one against the other.
+// webhook's arrival. A's backfill time (its subscriptions' creation → every one scanned past A's last event) is
+// printed beside: the per-project cap on scans (MAX_CONCURRENT_SCANS_PER_PROJECT) trades one against the other.
 import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
 import { startCluster } from '../scripts/lib/cluster.ts';
 import { printTable } from '../scripts/lib/labChecks.ts';
@@ -113,9 +113,8 @@ try {
     if (created.status !== 201)
       throw new Error(`create-subscription: ${created.status} ${JSON.stringify(created.body)}`);
   }
-  // How long A's backfill takes (from its subscriptions' creation to every one of them scanned past A's last event:
-  // a range's records and its `last_scanned_block` commit together), the other side of what the per-project caps
-  // give B. A look at ten rows every 100 ms.
+  // How long A's backfill takes (a range's records and its `last_scanned_block` commit together): a look at ten rows
+  // every 100 ms.
   let backfilledInMs: number | undefined;
   const watching = (async () => {
     while (backfilledInMs === undefined && Date.now() - t < 120_000) {
