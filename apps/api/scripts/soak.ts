@@ -166,9 +166,10 @@ try {
     const maxRss = Math.max(...samples.map((s) => s.rss[proc.name] ?? 0));
     const heaps = samples.filter((s) => s.heap[proc.name] !== undefined);
     const maxHeap = Math.max(...heaps.map((s) => s.heap[proc.name] as number));
-    // The floor: the lowest heap of each FLOOR_S, placed at the middle of its span.
+    // The floor: the lowest heap of each FLOOR_S, placed at the middle of its span. The sample taken as the run ends
+    // (at SECONDS or just after) would make a span of its own, whose one sample is wherever the sawtooth stood.
     const floors = new Map<number, number>();
-    for (const s of heaps.filter((s) => s.at >= windowStart)) {
+    for (const s of heaps.filter((s) => s.at >= windowStart && s.at < SECONDS)) {
       const span = Math.floor((s.at - windowStart) / FLOOR_S);
       floors.set(span, Math.min(floors.get(span) ?? Number.POSITIVE_INFINITY, s.heap[proc.name] as number));
     }
