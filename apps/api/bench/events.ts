@@ -14,6 +14,7 @@ import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts
 import { freePort } from '@mountain/testkit/ports.ts';
 import { type AbiEvent, parseAbiItem } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
@@ -99,14 +100,19 @@ try {
   }
 
   // The notifier: a worker in this process, one subscription from firstBlock with a webhook.
-  const settings = {
-    ...defaultEventNotifierSettings('development'),
-    maxBlockRange: BLOCK_RANGE,
-    deliveryConcurrency: 64,
-  };
+  const settings = { ...defaultEventNotifierSettings('development'), maxBlockRange: BLOCK_RANGE };
+  const delivery = { ...defaultDeliverySettings('development'), deliveryConcurrency: 64 };
   const stop = new AbortController();
   const worker = createWorker({
-    deps: { db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal, eventNotifier: settings },
+    deps: {
+      db,
+      chains,
+      signers: createSignerProvider(keys),
+      masterKey,
+      signal: stop.signal,
+      eventNotifier: settings,
+      delivery,
+    },
   });
   await worker.start();
   stops.push(async () => {

@@ -11,6 +11,7 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { type AbiEvent, parseAbiItem } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
@@ -82,7 +83,15 @@ export async function benchProviderBackfill(db: Db, masterKey: Buffer, projectId
     scanInterval: 3_600,
   });
   t = Date.now();
-  const outcome = await scanSubscription({ db, chains, settings, queue: scanQueue }, subscription.id);
+  const outcome = await scanSubscription(
+    {
+      db,
+      chains,
+      settings: { ...settings, webhookTimeoutMs: defaultDeliverySettings().webhookTimeoutMs },
+      queue: scanQueue,
+    },
+    subscription.id,
+  );
   const elapsedMs = Date.now() - t;
   if (outcome.kind !== 'scanned' || outcome.toBlock !== head) {
     throw new Error(`provider backfill did not reach the head: ${JSON.stringify(outcome)}`);

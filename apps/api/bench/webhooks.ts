@@ -8,7 +8,7 @@ import { type Delivery, startReceiver } from '@mountain/testkit/webhookReceiver.
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
-import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { type DeliverySettings, defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import type { WalletKeys } from '#api/wallets/walletKeys.ts';
 import { createEndpoint } from '#api/webhooks/endpoints/endpoints.ts';
@@ -41,12 +41,12 @@ function startWorker(
   db: Db,
   keys: WalletKeys,
   masterKey: Buffer,
-  eventNotifier: EventNotifierSettings,
+  delivery: DeliverySettings,
   chains = createChains({}),
 ) {
   const stop = new AbortController();
   const worker = createWorker({
-    deps: { db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal, eventNotifier },
+    deps: { db, chains, signers: createSignerProvider(keys), masterKey, signal: stop.signal, delivery },
   });
   return {
     start: () => worker.start(),
@@ -74,14 +74,14 @@ export async function transactionEventsSection(): Promise<boolean> {
     const { db, masterKey, keys, apiKey } = await startBenchDatabase('webhook-tx', stops);
     const counter = await deployCounter(anvil.url);
     const chains = createChains({ 1337: anvil.url });
-    const settings = defaultEventNotifierSettings('test');
+    const settings = defaultDeliverySettings('test');
     const app = buildApp({
       db,
       chains,
       tokenSigningKey: randomBytes(32),
       masterKey,
       bodyLimit: 65536,
-      eventNotifier: settings,
+      delivery: settings,
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     stops.push(() => app.close());
@@ -201,7 +201,7 @@ export async function attemptLogSection(): Promise<boolean> {
     // A warm-up round first (not counted): the first deliveries of a process compile its paths.
     for (const [i, log] of (['on', 'on', 'off', 'on', 'off', 'on', 'off'] as const).entries()) {
       await writeMessages(db, project.id, MESSAGES);
-      const settings = { ...defaultEventNotifierSettings('test'), webhookAttemptLog: log === 'on' };
+      const settings = { ...defaultDeliverySettings('test'), webhookAttemptLog: log === 'on' };
       const worker = startWorker(db, keys, masterKey, settings);
       const started = performance.now();
       await worker.start();
@@ -253,7 +253,7 @@ export async function endpointFanoutSection(): Promise<boolean> {
       masterKey,
     );
     const [failing] = await addEndpoints(db, project.id, [healthy.url], masterKey);
-    const settings = { ...defaultEventNotifierSettings('test'), webhookTimeoutMs: 5_000 };
+    const settings = { ...defaultDeliverySettings('test'), webhookTimeoutMs: 5_000 };
     const run = async (label: string): Promise<number> => {
       const worker = startWorker(db, keys, masterKey, settings);
       await worker.start();

@@ -66,6 +66,7 @@ describe('object-level isolation: project B cannot read or change project A’s 
     anvil = await startAnvil({ port: await freePort() });
     h = await createHarness({ rpcUrls: { 1337: anvil.url } });
     h.deps.eventNotifier = FAST_SETTINGS;
+    h.deps.delivery = FAST_SETTINGS;
     const worker = await startTestWorker(h);
     try {
       const counter = await deployCounter(anvil.url);

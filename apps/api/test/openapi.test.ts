@@ -196,6 +196,7 @@ describe('OpenAPI document', () => {
       'transaction.reorged',
       'transaction.finalized',
       'endpoint.disabled',
+      'subscription.webhook_disabled',
     ]);
     for (const hook of Object.values(document.webhooks) as { post: { parameters: { name: string }[] } }[]) {
       assert.deepEqual(

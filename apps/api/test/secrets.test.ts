@@ -54,6 +54,7 @@ describe('secrets at rest and in logs', () => {
         return res;
       };
       h.deps.eventNotifier = FAST_SETTINGS;
+      h.deps.delivery = FAST_SETTINGS;
       // The worker logs into the same capture: its lines are searched too.
       const worker = await startTestWorker(h, FAST_SETTINGS, createLogger(logs.logger));
       try {

@@ -32,6 +32,7 @@ export type {
   EventNotifierEventData,
   EventNotifierEventRemoved,
   HandlerOptions,
+  SubscriptionWebhookDisabledEvent,
   TransactionEvent,
   TransactionEventData,
   TransactionEventTransaction,

@@ -165,34 +165,40 @@ export interface TransactionEvent {
 }
 
 /**
- * Another endpoint of the project (`data.endpoint`), or a subscription's own webhook (`data.subscription`), was
- * disabled after its attempts failed for too long.
+ * Another endpoint of the project was disabled after its attempts failed for too long.
  *
  * @example
  * ```ts
  * import type { EndpointDisabledEvent } from '@mountain/webhook-sdk';
  *
- * const alert = ({ data }: EndpointDisabledEvent) =>
- *   'endpoint' in data
- *     ? console.warn(`${data.endpoint.url}: ${data.endpoint.disabledReason}`)
- *     : console.warn(`${data.subscription.webhookURL}: ${data.subscription.disabledReason}`);
+ * const alert = ({ data }: EndpointDisabledEvent) => console.warn(`${data.endpoint.url}: ${data.endpoint.disabledReason}`);
  * ```
  */
 export interface EndpointDisabledEvent {
   type: 'endpoint.disabled';
-  /** ISO 8601 time the endpoint or the subscription's webhook was disabled. */
+  /** ISO 8601 time the endpoint was disabled. */
   timestamp: string;
-  data:
-    | { endpoint: { id: string; url: string; disabledReason: string; disabledAt: string; failingSince: string } }
-    | {
-        subscription: {
-          id: string;
-          webhookURL: string;
-          disabledReason: string;
-          disabledAt: string;
-          failingSince: string;
-        };
-      };
+  data: { endpoint: { id: string; url: string; disabledReason: string; disabledAt: string; failingSince: string } };
+}
+
+/**
+ * A subscription's own webhook (its `webhookURL`) was disabled after its attempts failed for too long.
+ *
+ * @example
+ * ```ts
+ * import type { SubscriptionWebhookDisabledEvent } from '@mountain/webhook-sdk';
+ *
+ * const alert = ({ data }: SubscriptionWebhookDisabledEvent) =>
+ *   console.warn(`${data.subscription.webhookURL}: ${data.subscription.disabledReason}`);
+ * ```
+ */
+export interface SubscriptionWebhookDisabledEvent {
+  type: 'subscription.webhook_disabled';
+  /** ISO 8601 time the subscription's webhook was disabled. */
+  timestamp: string;
+  data: {
+    subscription: { id: string; webhookURL: string; disabledReason: string; disabledAt: string; failingSince: string };
+  };
 }
 
 /**
@@ -218,8 +224,8 @@ export interface EndpointDisabledEvent {
 export type WebhookEvent = EventNotifierEvent | EventNotifierEventRemoved;
 
 /**
- * Every payload a project's webhook endpoint may receive: the event notifier's, the transaction events and
- * `endpoint.disabled`. Pass it as the type parameter of {@link verify} or a handler for an endpoint's receiver.
+ * Every payload a project's webhook endpoint may receive: the event notifier's, the transaction events,
+ * `endpoint.disabled` and `subscription.webhook_disabled`. Pass it as the type parameter of {@link verify} or a handler for an endpoint's receiver.
  *
  * @example
  * ```ts
@@ -229,7 +235,11 @@ export type WebhookEvent = EventNotifierEvent | EventNotifierEventRemoved;
  * if (event.type === 'transaction.succeeded') console.log(event.data.transaction.transactionHash);
  * ```
  */
-export type AnyWebhookEvent = WebhookEvent | TransactionEvent | EndpointDisabledEvent;
+export type AnyWebhookEvent =
+  | WebhookEvent
+  | TransactionEvent
+  | EndpointDisabledEvent
+  | SubscriptionWebhookDisabledEvent;
 
 /**
  * What a ready-made handler passes to your event handler beside the event.

@@ -2,12 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  defaultEventNotifierSettings,
-  type EventNotifierSettings,
-  type PortRange,
-  type PrivateAddressAllowance,
-} from '#api/eventNotifier/settings.ts';
+import { type DeliverySettings, parseDeliverySettings } from '#api/delivery/settings.ts';
+import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
 import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimitSettings.ts';
@@ -18,6 +14,7 @@ import { type AwsKmsSettings, parseAwsKmsSettings } from '#api/wallets/awsKms/se
 import { devFireblocksEnv } from '#api/wallets/fireblocks/devSimulator.ts';
 import { type FireblocksSettings, parseFireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from './networks.ts';
+import { parseInteger } from './parseInteger.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -43,8 +40,10 @@ export interface Config {
   readonly bodyLimit: number;
   /** How long a client has to send a whole request (REQUEST_TIMEOUT_MS). */
   readonly requestTimeoutMs: number;
-  /** Event scanning and webhook delivery. */
+  /** Event scanning. */
   readonly eventNotifier: EventNotifierSettings;
+  /** Webhook delivery and webhook endpoints. */
+  readonly delivery: DeliverySettings;
   /** Per-credential and failed-authentication rate limits. */
   readonly rateLimit: RateLimitSettings;
   /** Origins browsers may call the API from. */
@@ -122,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
   const [tokenSigningKey, ...previousTokenSigningKeys] = parseTokenSigningKeys(env, secrets.tokenSigningKey, problems);
 
   const eventNotifier = parseEventNotifier(env, nodeEnv, problems);
+  const delivery = parseDeliverySettings(env, production, problems);
   const rateLimit = parseRateLimit(env, problems);
   const cors = parseCors(env, problems);
   const metrics = parseMetrics(env, problems);
@@ -195,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimit,
     requestTimeoutMs,
     eventNotifier,
+    delivery,
     rateLimit,
     cors,
     maxInFlight: Object.freeze(maxInFlight),
@@ -254,31 +255,8 @@ function parseCors(env: Env, problems: string[]): CorsSettings {
   return Object.freeze({ allowedOrigins: Object.freeze(origins) });
 }
 
-/** WEBHOOK_ALLOWED_PORTS: a comma-separated list of ports and ranges of ports, such as `80,443,1024-65535`. */
-function parseWebhookPorts(value: string | undefined, fallback: readonly PortRange[], problems: string[]) {
-  if (value === undefined || value.trim() === '') return fallback;
-  const ranges: PortRange[] = [];
-  for (const item of value.split(',').map((i) => i.trim())) {
-    const match = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(item);
-    const from = Number(match?.[1]);
-    const to = Number(match?.[2] ?? match?.[1]);
-    if (!match || from < 1 || to > 65535 || from > to) {
-      problems.push(
-        `WEBHOOK_ALLOWED_PORTS: "${item}" is not a port from 1 to 65535 nor a range of them such as 1024-65535`,
-      );
-    } else ranges.push([from, to]);
-  }
-  return Object.freeze(ranges);
-}
-
 function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): EventNotifierSettings {
   const defaults = defaultEventNotifierSettings(nodeEnv === 'production' ? 'production' : 'development');
-  const allowance = env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES ?? defaults.allowPrivateWebhookAddresses;
-  if (!['none', 'loopback', 'all'].includes(allowance)) {
-    problems.push(`WEBHOOK_ALLOW_PRIVATE_ADDRESSES must be none, loopback or all (got "${allowance}")`);
-  }
-  const attemptLog = env.WEBHOOK_ATTEMPT_LOG ?? 'on';
-  if (!['on', 'off'].includes(attemptLog)) problems.push(`WEBHOOK_ATTEMPT_LOG must be on or off (got "${attemptLog}")`);
   const confirmations = { ...defaults.confirmations };
   for (const id of NETWORK_IDS) {
     const value = env[`CONFIRMATIONS_${id}`];
@@ -287,14 +265,8 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
   const int = (name: string, fallback: number, min: number, max: number) =>
     env[name] === undefined ? fallback : parseInteger(name, env[name] as string, problems, min, max);
   return Object.freeze({
-    allowPrivateWebhookAddresses: allowance as PrivateAddressAllowance,
-    webhookAllowedPorts: parseWebhookPorts(env.WEBHOOK_ALLOWED_PORTS, defaults.webhookAllowedPorts, problems),
     confirmations: Object.freeze(confirmations),
     maxBlockRange: int('EVENT_SCAN_MAX_BLOCK_RANGE', defaults.maxBlockRange, 1, 1_000_000),
-    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', defaults.webhookTimeoutMs, 100, 120_000),
-    webhookBackoffBaseMs: int('WEBHOOK_BACKOFF_BASE_MS', defaults.webhookBackoffBaseMs, 10, 3_600_000),
-    webhookBackoffMaxMs: int('WEBHOOK_BACKOFF_MAX_MS', defaults.webhookBackoffMaxMs, 10, 86_400_000),
-    deliveryConcurrency: int('WEBHOOK_CONCURRENCY', defaults.deliveryConcurrency, 1, 1_000),
     backfillHoldMs: int('WEBHOOK_BACKFILL_HOLD_MS', defaults.backfillHoldMs, 0, 3_600_000),
     maxSubscriptionsPerProject: int('MAX_SUBSCRIPTIONS_PER_PROJECT', defaults.maxSubscriptionsPerProject, 1, 100_000),
     maxConcurrentScansPerProject: int(
@@ -309,15 +281,6 @@ function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): Even
       1,
       100,
     ),
-    maxWebhookEndpointsPerProject: int(
-      'MAX_WEBHOOK_ENDPOINTS_PER_PROJECT',
-      defaults.maxWebhookEndpointsPerProject,
-      1,
-      10_000,
-    ),
-    webhookDisableAfterHours: int('WEBHOOK_DISABLE_AFTER_HOURS', defaults.webhookDisableAfterHours, 1, 8_760),
-    webhookLogRetentionDays: int('WEBHOOK_LOG_RETENTION_DAYS', defaults.webhookLogRetentionDays, 1, 3_650),
-    webhookAttemptLog: attemptLog !== 'off',
   });
 }
 
@@ -361,14 +324,6 @@ function parseKey(name: string, value: string | undefined, problems: string[], r
 
 export function parsePort(name: string, value: string, problems: string[]): number {
   return parseInteger(name, value, problems, 0, 65535);
-}
-
-function parseInteger(name: string, value: string, problems: string[], min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    problems.push(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
-  }
-  return n;
 }
 
 /** Development and test secrets: taken from the environment when set, otherwise generated once and kept. */

@@ -1,5 +1,6 @@
 import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
+import type { DeliverySettings } from '#api/delivery/settings.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { RemoteCustodians } from '#api/wallets/signer.ts';
 import type { CorsSettings } from './cors.ts';
@@ -23,6 +24,8 @@ export interface AppDeps {
   bodyLimit: number;
   /** Event notifier settings; the development defaults when absent. */
   eventNotifier?: EventNotifierSettings;
+  /** Webhook delivery and endpoint settings (the URL policy, the endpoint limit); the development defaults when absent. */
+  delivery?: DeliverySettings;
   /** Per-credential and failed-authentication limits; `DEFAULT_RATE_LIMIT` when absent. */
   rateLimit?: RateLimitSettings;
   /** Which origins browsers may call the API from; any when absent. */

@@ -1,5 +1,6 @@
 import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
+import type { DeliverySettings } from '#api/delivery/settings.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { Logger } from '#api/runtime/logger.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
@@ -16,6 +17,8 @@ export interface WorkerDeps {
   signal: AbortSignal;
   /** Event notifier settings; the development defaults when absent. */
   eventNotifier?: EventNotifierSettings;
+  /** Webhook delivery settings; the development defaults when absent. */
+  delivery?: DeliverySettings;
   /** Transaction pipeline settings over the defaults (tests shorten timeouts). */
   transactions?: Partial<TransactionSettings>;
   /** Where the worker logs (pino, as the API); warnings and errors to stderr when absent. */

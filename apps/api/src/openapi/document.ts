@@ -5,7 +5,11 @@ import { API_PREFIX } from '#api/http/appDeps.ts';
 import type { RouteDefinition, Tag } from '#api/http/route.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { componentName, components } from '#api/schemas/components.ts';
-import { EndpointDisabledWebhook, TRANSACTION_WEBHOOKS } from '#api/schemas/transactionWebhooks.ts';
+import {
+  EndpointDisabledWebhook,
+  SubscriptionWebhookDisabledWebhook,
+  TRANSACTION_WEBHOOKS,
+} from '#api/schemas/transactionWebhooks.ts';
 import { EventNotifierEventRemovedWebhook, EventNotifierEventWebhook } from '#api/schemas/webhooks.ts';
 
 export const GENERATED_MARK =
@@ -88,9 +92,10 @@ function webhooks(): Json {
     ...Object.fromEntries(
       TRANSACTION_WEBHOOKS.map(({ type, schema, description }) => [type, hook(schema, description, ENDPOINT_HOOK)]),
     ),
-    'endpoint.disabled': hook(
-      EndpointDisabledWebhook,
-      'Another endpoint of the project, or a subscription’s own webhook, was disabled',
+    'endpoint.disabled': hook(EndpointDisabledWebhook, 'Another endpoint of the project was disabled', ENDPOINT_HOOK),
+    'subscription.webhook_disabled': hook(
+      SubscriptionWebhookDisabledWebhook,
+      'A subscription’s own webhook was disabled',
       ENDPOINT_HOOK,
     ),
   };

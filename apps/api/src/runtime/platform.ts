@@ -47,6 +47,7 @@ export async function startRoles(
         masterKey: config.masterKey,
         signal: shutdown.signal,
         eventNotifier: config.eventNotifier,
+        delivery: config.delivery,
         // CONFIRMATIONS_<id> also decides when a transaction is final on a node without the `finalized` tag.
         transactions: {
           finalityDepth: config.eventNotifier.confirmations,
@@ -73,6 +74,7 @@ export async function startRoles(
         bodyLimit: config.bodyLimit,
         requestTimeoutMs: config.requestTimeoutMs,
         eventNotifier: config.eventNotifier,
+        delivery: config.delivery,
         rateLimit: config.rateLimit,
         cors: config.cors,
         ...(config.metrics.token ? { metricsToken: config.metrics.token } : {}),

@@ -59,47 +59,57 @@ export const EndpointDisabledWebhook = component(
   Type.Object(
     {
       type: Type.Literal('endpoint.disabled'),
-      timestamp: DateTime('When the endpoint or the subscription’s webhook was disabled.'),
-      data: Type.Union(
-        [
-          Type.Object(
+      timestamp: DateTime('When the endpoint was disabled.'),
+      data: Type.Object(
+        {
+          endpoint: Type.Object(
             {
-              endpoint: Type.Object(
-                {
-                  id: UuidSchema('The endpoint disabled.'),
-                  url: Type.String(),
-                  disabledReason: Type.String(),
-                  disabledAt: DateTime('When it was disabled.'),
-                  failingSince: DateTime('Its first failed attempt since the last delivered one.'),
-                },
-                { additionalProperties: false },
-              ),
+              id: UuidSchema('The endpoint disabled.'),
+              url: Type.String(),
+              disabledReason: Type.String(),
+              disabledAt: DateTime('When it was disabled.'),
+              failingSince: DateTime('Its first failed attempt since the last delivered one.'),
             },
             { additionalProperties: false },
           ),
-          Type.Object(
-            {
-              subscription: Type.Object(
-                {
-                  id: UuidSchema('The subscription whose own webhook was disabled.'),
-                  webhookURL: Type.String(),
-                  disabledReason: Type.String(),
-                  disabledAt: DateTime('When it was disabled.'),
-                  failingSince: DateTime('Its first failed attempt since the last delivered one.'),
-                },
-                { additionalProperties: false },
-              ),
-            },
-            { additionalProperties: false },
-          ),
-        ],
-        { description: '`endpoint` for an endpoint disabled, `subscription` for a subscription’s own webhook.' },
+        },
+        { additionalProperties: false },
       ),
     },
     {
       additionalProperties: false,
       description:
-        'Another endpoint of the project, or a subscription’s own webhook, was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`.',
+        'Another endpoint of the project was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`.',
+    },
+  ),
+);
+
+export const SubscriptionWebhookDisabledWebhook = component(
+  'SubscriptionWebhookDisabledEvent',
+  Type.Object(
+    {
+      type: Type.Literal('subscription.webhook_disabled'),
+      timestamp: DateTime('When the subscription’s webhook was disabled.'),
+      data: Type.Object(
+        {
+          subscription: Type.Object(
+            {
+              id: UuidSchema('The subscription whose own webhook was disabled.'),
+              webhookURL: Type.String(),
+              disabledReason: Type.String(),
+              disabledAt: DateTime('When it was disabled.'),
+              failingSince: DateTime('Its first failed attempt since the last delivered one.'),
+            },
+            { additionalProperties: false },
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'A subscription’s own webhook (its `webhookURL`) was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. Its scanning goes on; its records wait, failed, for a resend or a replay once the webhook is enabled again.',
     },
   ),
 );

@@ -12,7 +12,7 @@ export const WebhookEventTypeSchema = component(
     type: 'string',
     enum: [...WEBHOOK_EVENT_TYPES],
     description:
-      'A type of webhook: a transaction’s status change (`transaction.*`), an event notifier event (`event_notifier.*`), or another endpoint of the project disabled after failing (`endpoint.disabled`).',
+      'A type of webhook: a transaction’s status change (`transaction.*`), an event notifier event (`event_notifier.*`), another endpoint of the project disabled after failing (`endpoint.disabled`), or a subscription’s own webhook disabled after failing (`subscription.webhook_disabled`).',
   }),
 );
 

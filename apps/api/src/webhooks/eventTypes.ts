@@ -11,11 +11,17 @@ export const TRANSACTION_EVENT_TYPES = [
 /** The event notifier's two types, which an endpoint may take too (filtered by subscription). */
 export const EVENT_NOTIFIER_EVENT_TYPES = ['event_notifier.event', 'event_notifier.event.removed'] as const;
 
+/**
+ * What the project's endpoints are told when a destination is disabled for failing: another endpoint
+ * (`endpoint.disabled`), or a subscription's own webhook (`subscription.webhook_disabled`).
+ */
+export const DISABLED_EVENT_TYPES = ['endpoint.disabled', 'subscription.webhook_disabled'] as const;
+
 /** Every event type a webhook endpoint may choose. */
 export const WEBHOOK_EVENT_TYPES = [
   ...TRANSACTION_EVENT_TYPES,
   ...EVENT_NOTIFIER_EVENT_TYPES,
-  'endpoint.disabled',
+  ...DISABLED_EVENT_TYPES,
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

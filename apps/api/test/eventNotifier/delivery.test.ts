@@ -7,7 +7,7 @@ import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webh
 import type { WebhookEvent } from '@mountain/webhook-sdk';
 import { Webhook } from 'standardwebhooks';
 import { getAddress } from 'viem';
-import { sendWebhook } from '#api/eventNotifier/delivery/webhookSender.ts';
+import { sendWebhook } from '#api/delivery/webhookSender.ts';
 import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { FAST_SETTINGS, startTestWorker } from '../helpers/eventNotifier.ts';
@@ -23,6 +23,7 @@ describe('event notifier end to end: anvil → worker → signed webhooks', () =
     anvil = await startAnvil({ port: await freePort() });
     h = await createHarness({ rpcUrls: { 1337: anvil.url } });
     h.deps.eventNotifier = FAST_SETTINGS;
+    h.deps.delivery = FAST_SETTINGS;
     key = (await h.project('Events')).apiKey;
     worker = await startTestWorker(h);
   });
@@ -242,9 +243,10 @@ describe('event notifier end to end: anvil → worker → signed webhooks', () =
     const emitter = await deployEmitter(anvil.url);
     await emitter.emitTransfer(13n);
     // Accepted by an API allowing every port; the worker allows 80, 443 and 1024-65535 (port 9 is discard).
-    h.deps.eventNotifier = { ...FAST_SETTINGS, webhookAllowedPorts: [[1, 65535]] };
+    h.deps.delivery = { ...FAST_SETTINGS, webhookAllowedPorts: [[1, 65535]] };
     const s = await subscribe(emitter.address, 'http://127.0.0.1:9/hook', { webhookMaxRetries: 0 }).finally(() => {
-      h.deps.eventNotifier = FAST_SETTINGS;
+      h.deps.delivery = FAST_SETTINGS;
+      h.deps.delivery = FAST_SETTINGS;
     });
     const failed = await recordWith(s.id, (x) => x.status === 'failed', 'a failed record');
     assert.equal(

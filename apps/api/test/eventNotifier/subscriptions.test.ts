@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '#api/app.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from '../helpers/eventNotifier.ts';
@@ -94,8 +95,8 @@ describe('event notifier calls', () => {
   }
 
   it('refuses webhook URLs on private, loopback and link-local addresses unless allowed', async () => {
-    const saved = h.deps.eventNotifier;
-    h.deps.eventNotifier = { ...defaultEventNotifierSettings('production') };
+    const saved = h.deps.delivery;
+    h.deps.delivery = defaultDeliverySettings('production');
     try {
       for (const url of [
         'http://127.0.0.1:8080/hook',
@@ -123,7 +124,7 @@ describe('event notifier calls', () => {
       );
       assert.equal((await create({ ...subscription, webhookURL: 'https://93.184.215.14/hook' })).status, 201);
     } finally {
-      h.deps.eventNotifier = saved;
+      h.deps.delivery = saved;
     }
     // The development default allows loopback (a local receiver) but still not the rest of the private ranges.
     assert.equal((await create({ ...subscription, webhookURL: 'http://127.0.0.1:9999/hook' })).status, 201);
@@ -131,8 +132,8 @@ describe('event notifier calls', () => {
   });
 
   it('refuses IPv6 forms embedding a non-public IPv4 address, naming the kind of address and never the address', async () => {
-    const saved = h.deps.eventNotifier;
-    h.deps.eventNotifier = { ...defaultEventNotifierSettings('production') };
+    const saved = h.deps.delivery;
+    h.deps.delivery = defaultDeliverySettings('production');
     try {
       for (const [url, kind] of [
         ['http://[64:ff9b::a9fe:a9fe]/', 'a link-local address, embedded in a NAT64 IPv6 address'],
@@ -165,7 +166,7 @@ describe('event notifier calls', () => {
         assert.equal((await create({ ...subscription, webhookURL: url })).status, 201, url);
       }
     } finally {
-      h.deps.eventNotifier = saved;
+      h.deps.delivery = saved;
     }
   });
 
@@ -188,15 +189,15 @@ describe('event notifier calls', () => {
     assert.equal(refused.status, 400);
     assert.equal(refused.body.message, `The webhook URL is refused: ${reason(111)}`);
 
-    const saved = h.deps.eventNotifier;
-    h.deps.eventNotifier = { ...defaultEventNotifierSettings(), webhookAllowedPorts: [[443, 443]] };
+    const saved = h.deps.delivery;
+    h.deps.delivery = { ...defaultDeliverySettings(), webhookAllowedPorts: [[443, 443]] };
     try {
       assert.equal((await create({ ...subscription, webhookURL: 'https://93.184.215.14/hook' })).status, 201);
       const other = await create({ ...subscription, webhookURL: 'https://93.184.215.14:8443/hook' });
       assert.equal(other.status, 400);
       assert.equal(other.body.message, `The webhook URL is refused: ${reason(8443, '443')}`);
     } finally {
-      h.deps.eventNotifier = saved;
+      h.deps.delivery = saved;
     }
   });
 

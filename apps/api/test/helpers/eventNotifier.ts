@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { type DeliverySettings, defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { Logger } from '#api/runtime/logger.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
@@ -22,16 +23,20 @@ export async function subscribeTo(h: Harness, key: string, body: object): Promis
   return res.body.eventNotifierSubscription.id as string;
 }
 
+/** The event notifier's settings and the delivery's, side by side (each half goes where it is read). */
+export type TestSettings = EventNotifierSettings & DeliverySettings;
+
 /** Test settings: short retry delays and timeouts so that retry paths finish in seconds. */
-export const FAST_SETTINGS: EventNotifierSettings = Object.freeze({
+export const FAST_SETTINGS: TestSettings = Object.freeze({
   ...defaultEventNotifierSettings('test'),
+  ...defaultDeliverySettings('test'),
   webhookBackoffBaseMs: 200,
   webhookBackoffMaxMs: 2_000,
   webhookTimeoutMs: 2_000,
 });
 
 /** A job worker on the harness database running the platform's task list with `settings`, logging to `log`. */
-export async function startTestWorker(h: Harness, settings: EventNotifierSettings = FAST_SETTINGS, log?: Logger) {
+export async function startTestWorker(h: Harness, settings: TestSettings = FAST_SETTINGS, log?: Logger) {
   const stop = new AbortController();
   const worker = createWorker({
     deps: {
@@ -41,6 +46,7 @@ export async function startTestWorker(h: Harness, settings: EventNotifierSetting
       masterKey: h.masterKey,
       signal: stop.signal,
       eventNotifier: settings,
+      delivery: settings,
       sweepIntervalMs: 1_000,
       ...(log ? { log } : {}),
     },

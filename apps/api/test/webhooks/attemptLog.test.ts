@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '#api/config/config.ts';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { purgeWebhookLog } from '#api/webhooks/log/purgeLog.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
@@ -51,7 +51,7 @@ describe('webhook attempt log', () => {
   });
 
   const settings = {
-    ...defaultEventNotifierSettings('test'),
+    ...defaultDeliverySettings('test'),
     webhookBackoffBaseMs: 60_000,
     webhookBackoffMaxMs: 60_000,
   };
@@ -208,9 +208,9 @@ describe('WEBHOOK_ATTEMPT_LOG', () => {
     TOKEN_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64'),
   };
   it('is on unless off, and any other value is refused naming the variable', () => {
-    assert.equal(loadConfig({ ...secrets, NODE_ENV: 'test' }).eventNotifier.webhookAttemptLog, true);
+    assert.equal(loadConfig({ ...secrets, NODE_ENV: 'test' }).delivery.webhookAttemptLog, true);
     const off = loadConfig({ ...secrets, NODE_ENV: 'test', WEBHOOK_ATTEMPT_LOG: 'off' });
-    assert.equal(off.eventNotifier.webhookAttemptLog, false);
+    assert.equal(off.delivery.webhookAttemptLog, false);
     assert.throws(
       () => loadConfig({ ...secrets, NODE_ENV: 'test', WEBHOOK_ATTEMPT_LOG: 'no' }),
       (error: Error) => error instanceof ConfigError && /WEBHOOK_ATTEMPT_LOG must be on or off/.test(error.message),

@@ -1,6 +1,6 @@
 // Auto-disable: an endpoint, or a subscription's own webhook, whose every attempt has failed for
-// WEBHOOK_DISABLE_AFTER_HOURS is disabled with its reason and time, the project's endpoints that take
-// endpoint.disabled are told, messages waiting or created meanwhile are kept failed, and a replay (or resend) after
+// WEBHOOK_DISABLE_AFTER_HOURS is disabled with its reason and time, the project's endpoints that take its notice
+// (endpoint.disabled for an endpoint, subscription.webhook_disabled for a subscription) are told, messages waiting or created meanwhile are kept failed, and a replay (or resend) after
 // re-enabling sends them. The clock is the failure streak, moved back here.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +9,7 @@ import { deployEmitter } from '@mountain/testkit/eventEmitter.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { eventually, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { type AnyWebhookEvent, verify } from '@mountain/webhook-sdk';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { FAST_SETTINGS, startTestWorker, transferSubscription } from '../helpers/eventNotifier.ts';
@@ -35,7 +35,7 @@ describe('auto-disable after sustained failure', () => {
     await watcher?.close();
   });
 
-  const settings = { ...defaultEventNotifierSettings('test'), webhookDisableAfterHours: 120 };
+  const settings = { ...defaultDeliverySettings('test'), webhookDisableAfterHours: 120 };
   const deliver = (id: string) =>
     deliverEndpoint({ db: h.db, masterKey: h.masterKey, settings, queue: async () => {} }, id);
   const message = () =>
@@ -141,6 +141,7 @@ describe('auto-disable of a subscription’s own webhook', () => {
     anvil = await startAnvil({ port: await freePort() });
     h = await createHarness({ rpcUrls: { 1337: anvil.url } });
     h.deps.eventNotifier = FAST_SETTINGS;
+    h.deps.delivery = FAST_SETTINGS;
     failing = await startReceiver(() => ({ status: 500 }));
     watcher = await startReceiver();
     headers = apiKey((await h.project('Disable a subscription’s webhook')).apiKey);
@@ -166,9 +167,15 @@ describe('auto-disable of a subscription’s own webhook', () => {
   it('disables it, says why and when, fails what waits, tells the endpoints; enabling clears it, a resend delivers', async () => {
     const told = await h.call('create-webhook-endpoint', {
       headers,
-      body: { url: watcher.url, eventTypes: ['endpoint.disabled'] },
+      body: { url: watcher.url, eventTypes: ['subscription.webhook_disabled'] },
     });
     assert.equal(told.status, 201, JSON.stringify(told.body));
+    // An endpoint taking only endpoint.disabled is not told of a subscription's webhook.
+    const endpointsOnly = await h.call('create-webhook-endpoint', {
+      headers,
+      body: { url: watcher.url, eventTypes: ['endpoint.disabled'] },
+    });
+    assert.equal(endpointsOnly.status, 201, JSON.stringify(endpointsOnly.body));
     const emitter = await deployEmitter(anvil.url);
     await emitter.emitTransfer(1n);
     const created = await h.call('create-subscription', {
@@ -202,11 +209,20 @@ describe('auto-disable of a subscription’s own webhook', () => {
       'the record that waited for a retry is kept, failed',
     );
 
-    await watcher.waitFor(() => watcher.deliveries.length === 1, 20_000, 'the endpoint.disabled notice');
+    await watcher.waitFor(() => watcher.deliveries.length === 1, 20_000, 'the subscription.webhook_disabled notice');
     const delivery = watcher.deliveries[0] as (typeof watcher.deliveries)[number];
     const notice = await verify<AnyWebhookEvent>(delivery.body, delivery.headers, told.body.webhookEndpoint.secret);
     h.validator.assertWebhook(notice);
-    assert.equal(notice.type, 'endpoint.disabled');
+    assert.equal(notice.type, 'subscription.webhook_disabled');
+    const { rows: messages } = await h.db.query<{ event_type: string }>(
+      'SELECT event_type FROM webhook_messages WHERE project_id = $1',
+      [created.body.eventNotifierSubscription.projectId],
+    );
+    assert.deepEqual(
+      messages.map((m) => m.event_type),
+      ['subscription.webhook_disabled'],
+      'one message, of its own type: none for the endpoints taking endpoint.disabled',
+    );
     assert.deepEqual(notice.data, {
       subscription: {
         id,

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type pg from 'pg';
 import type { Db } from '#api/db/db.ts';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 
@@ -64,7 +64,7 @@ describe('deleting a webhook endpoint during a delivery', () => {
           return fn(paused);
         }),
     };
-    const settings = defaultEventNotifierSettings('test');
+    const settings = defaultDeliverySettings('test');
     const report = await deliverEndpoint({ db, masterKey: h.masterKey, settings, queue: async () => {} }, endpointId);
     assert.deepEqual(report, { delivered: 1, retrying: 0, failed: 0, disabled: false });
     assert.equal(receiver.deliveries.length, 1);

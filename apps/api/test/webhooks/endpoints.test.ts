@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '#api/app.ts';
 import { open } from '#api/crypto/secretBox.ts';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { endpointSecretContext } from '#api/webhooks/endpoints/endpointRows.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from '../helpers/eventNotifier.ts';
@@ -189,7 +189,7 @@ describe('webhook endpoints per project', () => {
   it('past MAX_WEBHOOK_ENDPOINTS_PER_PROJECT: 409 WEBHOOK_ENDPOINT_LIMIT_REACHED, nothing written', async () => {
     const app = buildApp({
       ...h.deps,
-      eventNotifier: { ...defaultEventNotifierSettings('test'), maxWebhookEndpointsPerProject: 2 },
+      delivery: { ...defaultDeliverySettings('test'), maxWebhookEndpointsPerProject: 2 },
     });
     const create = (k: string) =>
       app.inject({

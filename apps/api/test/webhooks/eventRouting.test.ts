@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { Webhook } from 'standardwebhooks';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from '../helpers/eventNotifier.ts';
@@ -72,7 +72,7 @@ describe('event notifier events to webhook endpoints', () => {
       [wanted],
     );
     await deliverEndpoint(
-      { db: h.db, masterKey: h.masterKey, settings: defaultEventNotifierSettings('test'), queue: async () => {} },
+      { db: h.db, masterKey: h.masterKey, settings: defaultDeliverySettings('test'), queue: async () => {} },
       endpoint.id,
     );
     assert.equal(receiver.deliveries.length, 1);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { deliverProject } from '#api/webhooks/delivery/deliverProject.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 
@@ -57,7 +57,7 @@ describe('delivery by project', () => {
   });
 
   it('the healthy endpoints are sent while the one that never answers waits for its timeout', async () => {
-    const settings = { ...defaultEventNotifierSettings('test'), webhookTimeoutMs: 3_000, webhookBackoffBaseMs: 60_000 };
+    const settings = { ...defaultDeliverySettings('test'), webhookTimeoutMs: 3_000, webhookBackoffBaseMs: 60_000 };
     const started = Date.now();
     const run = deliverProject({ db: h.db, masterKey: h.masterKey, settings, queueProject: async () => {} }, projectId);
     await healthy.waitFor(() => healthy.deliveries.length >= 5, 2_500, 'the five healthy endpoints');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { deliverEndpoint, ENDPOINT_MAX_RETRIES } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { REPLAY_PER_SECOND } from '#api/webhooks/replay/replayMessages.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
@@ -42,7 +42,7 @@ describe('replay of webhook messages', () => {
     await receiver?.close();
   });
 
-  const settings = { ...defaultEventNotifierSettings('test'), webhookBackoffBaseMs: 60_000 };
+  const settings = { ...defaultDeliverySettings('test'), webhookBackoffBaseMs: 60_000 };
   const deliver = () =>
     deliverEndpoint({ db: h.db, masterKey: h.masterKey, settings, queue: async () => {} }, endpointId);
   const dueNow = () =>

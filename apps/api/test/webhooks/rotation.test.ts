@@ -6,13 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import { type Delivery, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { verify } from '@mountain/webhook-sdk';
 import { Webhook } from 'standardwebhooks';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { deliverDue } from '#api/eventNotifier/delivery/delivery.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from '../helpers/eventNotifier.ts';
 
-const settings = defaultEventNotifierSettings('test');
+const settings = { ...defaultEventNotifierSettings('test'), ...defaultDeliverySettings('test') };
 const accepts = (secret: string, d: Delivery) => {
   try {
     new Webhook(secret).verify(d.body, d.headers);

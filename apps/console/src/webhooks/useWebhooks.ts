@@ -18,6 +18,7 @@ export const EVENT_TYPES = [
   'event_notifier.event',
   'event_notifier.event.removed',
   'endpoint.disabled',
+  'subscription.webhook_disabled',
 ] as const satisfies readonly EventType[];
 
 const endpointsKey = ['webhook-endpoints'] as const;

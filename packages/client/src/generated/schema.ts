@@ -998,7 +998,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * Another endpoint of the project, or a subscription’s own webhook, was disabled
+         * Another endpoint of the project was disabled
          * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
          */
         post: {
@@ -1018,6 +1018,54 @@ export interface webhooks {
             requestBody: {
                 content: {
                     "application/json": components["schemas"]["EndpointDisabledEvent"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "subscription.webhook_disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscription’s own webhook was disabled
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubscriptionWebhookDisabledEvent"];
                 };
             };
             responses: {
@@ -1056,16 +1104,15 @@ export interface components {
             /** @description Human-readable ABI of the function. */
             formattedAbiFunction: string;
         };
-        /** @description Another endpoint of the project, or a subscription’s own webhook, was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. */
+        /** @description Another endpoint of the project was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. */
         EndpointDisabledEvent: {
             /** @constant */
             type: "endpoint.disabled";
             /**
              * Format: date-time
-             * @description When the endpoint or the subscription’s webhook was disabled.
+             * @description When the endpoint was disabled.
              */
             timestamp: string;
-            /** @description `endpoint` for an endpoint disabled, `subscription` for a subscription’s own webhook. */
             data: {
                 endpoint: {
                     /**
@@ -1074,26 +1121,6 @@ export interface components {
                      */
                     id: string;
                     url: string;
-                    disabledReason: string;
-                    /**
-                     * Format: date-time
-                     * @description When it was disabled.
-                     */
-                    disabledAt: string;
-                    /**
-                     * Format: date-time
-                     * @description Its first failed attempt since the last delivered one.
-                     */
-                    failingSince: string;
-                };
-            } | {
-                subscription: {
-                    /**
-                     * Format: uuid
-                     * @description The subscription whose own webhook was disabled.
-                     */
-                    id: string;
-                    webhookURL: string;
                     disabledReason: string;
                     /**
                      * Format: date-time
@@ -1298,6 +1325,37 @@ export interface components {
             project: components["schemas"]["Project"];
             mSystemWalletMainnet: components["schemas"]["SystemWallet"];
             mSystemWalletTestnet: components["schemas"]["SystemWallet"];
+        };
+        /** @description A subscription’s own webhook (its `webhookURL`) was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. Its scanning goes on; its records wait, failed, for a resend or a replay once the webhook is enabled again. */
+        SubscriptionWebhookDisabledEvent: {
+            /** @constant */
+            type: "subscription.webhook_disabled";
+            /**
+             * Format: date-time
+             * @description When the subscription’s webhook was disabled.
+             */
+            timestamp: string;
+            data: {
+                subscription: {
+                    /**
+                     * Format: uuid
+                     * @description The subscription whose own webhook was disabled.
+                     */
+                    id: string;
+                    webhookURL: string;
+                    disabledReason: string;
+                    /**
+                     * Format: date-time
+                     * @description When it was disabled.
+                     */
+                    disabledAt: string;
+                    /**
+                     * Format: date-time
+                     * @description Its first failed attempt since the last delivered one.
+                     */
+                    failingSince: string;
+                };
+            };
         };
         SystemWallet: {
             /** @description Wallet id. */
@@ -1560,10 +1618,10 @@ export interface components {
             logIndex: number;
         };
         /**
-         * @description A type of webhook: a transaction’s status change (`transaction.*`), an event notifier event (`event_notifier.*`), or another endpoint of the project disabled after failing (`endpoint.disabled`).
+         * @description A type of webhook: a transaction’s status change (`transaction.*`), an event notifier event (`event_notifier.*`), another endpoint of the project disabled after failing (`endpoint.disabled`), or a subscription’s own webhook disabled after failing (`subscription.webhook_disabled`).
          * @enum {string}
          */
-        WebhookEventType: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+        WebhookEventType: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
         WebhookMessage: {
             /**
              * Format: uuid
@@ -5292,8 +5350,8 @@ export interface operations {
                      * @description http(s) URL that receives the webhooks (the same URL policy as a subscription’s `webhookURL`).
                      */
                     url: string;
-                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`. */
-                    eventTypes: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled")[];
+                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`, `subscription.webhook_disabled`. */
+                    eventTypes: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled")[];
                     /** @description A note for you (at most 512 characters). */
                     description?: string;
                     /** @description Only the `event_notifier.*` webhooks of these subscriptions (at most 100). Absent or empty: of every subscription. */
@@ -5609,8 +5667,8 @@ export interface operations {
                      * @description http(s) URL that receives the webhooks (the same URL policy as a subscription’s `webhookURL`).
                      */
                     url?: string;
-                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`. */
-                    eventTypes?: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled")[];
+                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`, `subscription.webhook_disabled`. */
+                    eventTypes?: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled")[];
                     /** @description A note for you (at most 512 characters). */
                     description?: string;
                     /** @description Only the `event_notifier.*` webhooks of these subscriptions (at most 100). Absent or empty: of every subscription. */
@@ -6113,7 +6171,7 @@ export interface operations {
                 endpointId?: string;
                 /** @description Only this subscription’s own webhook’s. */
                 subscriptionId?: string;
-                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
                 /** @description From this time (included). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
                 since?: string;
                 /** @description Before this time (excluded). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
@@ -6255,7 +6313,7 @@ export interface operations {
                 endpointId?: string;
                 /** @description Only this subscription’s own webhook’s. */
                 subscriptionId?: string;
-                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled";
+                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
                 /** @description From this time (included). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
                 since?: string;
                 /** @description Before this time (excluded). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */

@@ -1,21 +1,20 @@
 import type { Db } from '#api/db/db.ts';
+import { deliverToDestination } from '#api/delivery/deliver.ts';
+import type { Claimed, Destination } from '#api/delivery/destination.ts';
+import type { DeliverySettings } from '#api/delivery/settings.ts';
 import { parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
+import { recordEvent } from '#api/eventNotifier/recordEvent.ts';
 import { type RecordRow, type SubscriptionRow, signingSecretsOfSubscription } from '#api/eventNotifier/rows.ts';
-import { deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import type { QueueFor } from '#api/eventNotifier/subscriptionJob.ts';
-import { mapLimit } from '#api/lib/mapLimit.ts';
-import { disableSubscriptionWebhookIfFailingTooLong } from '#api/webhooks/delivery/autoDisable.ts';
-import { recordAttempts } from '#api/webhooks/log/recordAttempts.ts';
-import { recordEvent } from './recordEvent.ts';
-import { type AttemptResult, countRefusedWebhook, retryDelayMs, sendWebhook } from './webhookSender.ts';
-import { webhookUrlRefusal } from './webhookUrlPolicy.ts';
 
+/** Lanes of one subscription's run, each claiming its own batches (see `RunShape` in delivery/deliver.ts). */
 const LANES = 2;
 
 export interface DeliveryDeps {
   db: Db;
   masterKey: Buffer;
-  settings: EventNotifierSettings;
+  settings: DeliverySettings & Pick<EventNotifierSettings, 'backfillHoldMs'>;
   /** Queues the subscription's delivery again (at the end of a hold, or for the earliest retry). */
   queue: QueueFor;
   signal?: AbortSignal;
@@ -28,14 +27,12 @@ export interface DeliveryReport {
 }
 
 /**
- * Sends every record of the subscription whose attempt is due, in batches. A batch is claimed by pushing its
- * `next_attempt_at` past the attempt's timeout (`FOR UPDATE SKIP LOCKED`), so several workers never send the same
- * record at once, and a worker that dies mid-batch only delays those records. Then queues itself for the
- * earliest retry still pending. While the subscription backfills, nothing is sent until its hold ends (see
- * `startBackfill` in scanning/scanner.ts).
+ * Sends every record of the subscription whose attempt is due through the delivery pipeline (delivery/deliver.ts),
+ * then queues itself for the earliest retry still pending. A run claims until nothing is due, so the removal notice
+ * of an event it sent follows in the same run. While the subscription backfills, nothing is sent until its hold
+ * ends (see `startBackfill` in scanning/scanner.ts).
  */
 export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Promise<DeliveryReport> {
-  const report: DeliveryReport = { notified: 0, retrying: 0, failed: 0 };
   const { rows } = await deps.db.query<SubscriptionRow & { hold_ends: Date | null }>(
     `SELECT *, CASE WHEN backfill_started_at + $2 * interval '1 millisecond' > now()
                     THEN backfill_started_at + $2 * interval '1 millisecond' END AS hold_ends
@@ -43,173 +40,170 @@ export async function deliverDue(deps: DeliveryDeps, subscriptionId: string): Pr
     [subscriptionId, deps.settings.backfillHoldMs],
   );
   const subscription = rows[0];
-  if (!subscription?.webhook_url) return report;
+  if (!subscription?.webhook_url) return { notified: 0, retrying: 0, failed: 0 };
   // A backfill is stored before its webhooks are sent (up to the hold): come back when the hold ends, unless a
   // delivery is queued already (the one the scan queues as it ends may be queued by now).
   if (subscription.hold_ends) {
     await deps.queue(deps.db.pool, subscriptionId, { runAt: subscription.hold_ends, keepQueued: true });
-    return report;
+    return { notified: 0, retrying: 0, failed: 0 };
   }
-  const url = subscription.webhook_url;
-  const secret = signingSecretsOfSubscription(deps.masterKey, subscription);
-  const event = parseAbiEvent(subscription.formatted_abi_event);
-  const refusal = await webhookUrlRefusal(url, deps.settings);
-  const leaseMs = deliveryLeaseMs(deps.settings);
-  const batchSize = deps.settings.deliveryConcurrency * 2;
-
-  // Set once every attempt has failed for WEBHOOK_DISABLE_AFTER_HOURS: the lanes stop.
-  let disabled = false;
-  const drain = async (concurrency: number) => {
-    while (!deps.signal?.aborted && !disabled) {
-      const claimed = await deps.db.query<RecordRow>('SELECT * FROM event_notifier_claim_due($1, $2, $3, $4)', [
-        subscriptionId,
-        subscription.webhook_enabled,
-        batchSize,
-        leaseMs,
-      ]);
-      if (claimed.rows.length === 0) break;
-      const attemptedAt = new Date();
-      const results = await mapLimit(claimed.rows, concurrency, (record) =>
-        refusal
-          ? refused(refusal)
-          : sendWebhook({
-              url,
-              id: record.id,
-              secret,
-              timeoutMs: deps.settings.webhookTimeoutMs,
-              allowance: deps.settings.allowPrivateWebhookAddresses,
-              event: recordEvent(subscription, event, record),
-            }),
-      );
-      await recordResults(deps, subscription, claimed.rows, results, report);
-      if (deps.settings.webhookAttemptLog) {
-        await recordAttempts(
-          deps.db,
-          claimed.rows.map((record, i) => ({
-            projectId: subscription.project_id,
-            messageId: record.id,
-            endpointId: null,
-            subscriptionId: subscription.id,
-            eventType: record.removal_of ? 'event_notifier.event.removed' : 'event_notifier.event',
-            url,
-            attemptedAt,
-            result: results[i] as AttemptResult,
-          })),
-        );
-      }
-      if (await trackFailures(deps, subscriptionId, results, attemptedAt)) disabled = true;
-    }
-  };
-  // Lanes, each claiming its own batches: one lane's database round trips overlap the other's HTTP requests.
-  const perLane = Math.max(1, Math.ceil(deps.settings.deliveryConcurrency / LANES));
-  await Promise.all(Array.from({ length: LANES }, () => drain(perLane)));
-
-  const next = await deps.db.query<{ at: Date | null }>(
-    `SELECT min(next_attempt_at) AS at FROM event_notifier_records
-      WHERE subscription_id = $1 AND status = 'scanned' AND next_attempt_at IS NOT NULL AND ($2 OR forced)
-        AND removed_at IS NULL`,
-    [subscriptionId, subscription.webhook_enabled],
+  const report = await deliverToDestination(
+    deps,
+    subscriptionDestination(
+      { ...subscription, webhook_url: subscription.webhook_url },
+      signingSecretsOfSubscription(deps.masterKey, subscription),
+    ),
+    { lanes: LANES, endAtShortBatch: false },
   );
-  const at = next.rows[0]?.at;
-  if (at && !disabled) await deps.queue(deps.db.pool, subscriptionId, { runAt: at });
-  return report;
+  if (report.nextAttemptAt) await deps.queue(deps.db.pool, subscriptionId, { runAt: report.nextAttemptAt });
+  return { notified: report.delivered, retrying: report.retrying, failed: report.failed };
 }
+
+type ClaimedRecord = Claimed & { record: RecordRow };
 
 /**
- * The webhook's failure streak: any delivered attempt ends it; otherwise it starts with this batch's first attempt,
- * and once it is WEBHOOK_DISABLE_AFTER_HOURS old the webhook is disabled. True when it was.
+ * A subscription's own webhook as a destination: its records (`event_notifier_records`), each retried up to the
+ * subscription's `webhookMaxRetries` (as it was when the record's round began).
  */
-async function trackFailures(
-  deps: DeliveryDeps,
-  subscriptionId: string,
-  results: AttemptResult[],
-  attemptedAt: Date,
-): Promise<boolean> {
-  // The row is written only when the streak starts or ends: a healthy webhook's batches leave it alone.
-  if (results.some((r) => r.ok)) {
-    await deps.db.query(
-      `UPDATE event_notifier_subscriptions SET webhook_failing_since = NULL
-        WHERE id = $1 AND webhook_failing_since IS NOT NULL`,
-      [subscriptionId],
-    );
-    return false;
-  }
-  return deps.db.transaction(async (client) => {
-    await client.query(
-      `UPDATE event_notifier_subscriptions SET webhook_failing_since = $2
-        WHERE id = $1 AND webhook_failing_since IS NULL`,
-      [subscriptionId, attemptedAt],
-    );
-    return disableSubscriptionWebhookIfFailingTooLong(client, subscriptionId, deps.settings.webhookDisableAfterHours);
-  });
-}
+export function subscriptionDestination(
+  subscription: SubscriptionRow & { webhook_url: string },
+  secrets: string | readonly string[],
+): Destination<ClaimedRecord> {
+  const id = subscription.id;
+  const event = parseAbiEvent(subscription.formatted_abi_event);
+  return {
+    projectId: subscription.project_id,
+    url: subscription.webhook_url,
+    secrets,
+    logAs: { endpointId: null, subscriptionId: id },
 
-function refused(reason: string): Promise<AttemptResult> {
-  countRefusedWebhook();
-  return Promise.resolve({ ok: false, outcome: 'refused', message: `Webhook URL refused: ${reason}` });
-}
+    async claim(db, limit, leaseMs) {
+      const { rows } = await db.query<RecordRow>('SELECT * FROM event_notifier_claim_due($1, $2, $3, $4)', [
+        id,
+        subscription.webhook_enabled,
+        limit,
+        leaseMs,
+      ]);
+      return rows.map((record) => ({
+        id: record.id,
+        roundFailures: record.round_failures,
+        maxRetries: record.round_max_retries ?? subscription.webhook_max_retries,
+        record,
+      }));
+    },
 
-async function recordResults(
-  deps: DeliveryDeps,
-  subscription: SubscriptionRow,
-  records: RecordRow[],
-  results: AttemptResult[],
-  report: DeliveryReport,
-): Promise<void> {
-  const notified: string[] = [];
-  const failedIds: string[] = [];
-  const messages: string[] = [];
-  const final: boolean[] = [];
-  const delays: number[] = [];
-  records.forEach((record, i) => {
-    const result = results[i] as AttemptResult;
-    if (result.ok) {
-      notified.push(record.id);
-      return;
-    }
-    const failures = record.round_failures + 1;
-    const isFinal = failures > (record.round_max_retries ?? subscription.webhook_max_retries);
-    failedIds.push(record.id);
-    messages.push(result.message);
-    final.push(isFinal);
-    delays.push(
-      retryDelayMs(
-        failures,
-        deps.settings.webhookBackoffBaseMs,
-        deps.settings.webhookBackoffMaxMs,
-        result.retryAfterMs,
-      ),
-    );
-    if (isFinal) report.failed++;
-    else report.retrying++;
-  });
-  report.notified += notified.length;
-  if (notified.length > 0) {
-    await deps.db.query(
-      `UPDATE event_notifier_records
-          SET status = 'notified', status_changed_at = now(), updated_at = now(), next_attempt_at = NULL, forced = false,
-              claimed_at = NULL
-        WHERE id = ANY($1::uuid[])`,
-      [notified],
-    );
-  }
-  if (failedIds.length > 0) {
-    await deps.db.query(
-      `UPDATE event_notifier_records r
-          SET notification_failure_count = r.notification_failure_count + 1,
-              round_failures = r.round_failures + 1,
-              last_notification_failed_at = now(),
-              last_notification_failure_message = u.message,
-              updated_at = now(),
-              claimed_at = NULL,
-              -- A record removed while this attempt was in flight is not tried again: its removal notice follows.
-              status = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN 'failed' ELSE r.status END,
-              status_changed_at = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN now() ELSE r.status_changed_at END,
-              next_attempt_at = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN NULL ELSE now() + u.delay * interval '1 millisecond' END,
-              forced = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN false ELSE r.forced END
-         FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::int8[]) AS u(id, message, final, delay)
-        WHERE r.id = u.id`,
-      [failedIds, messages, final, delays],
-    );
-  }
+    async payloads(_db, claimed) {
+      return claimed.map((c) => recordEvent(subscription, event, c.record));
+    },
+
+    async record(client, outcomes) {
+      // A batch that failed whole may start the failure streak (and disable the webhook): the subscription's row
+      // first, then its records, in the order update-subscription-webhook and replays take them.
+      if (!outcomes.some((o) => o.result.ok)) {
+        await client.query('SELECT 1 FROM event_notifier_subscriptions WHERE id = $1 FOR NO KEY UPDATE', [id]);
+      }
+      const notified = outcomes.filter((o) => o.result.ok).map((o) => o.claimed.id);
+      const failed = outcomes.filter((o) => !o.result.ok);
+      if (notified.length > 0) {
+        await client.query(
+          `UPDATE event_notifier_records
+              SET status = 'notified', status_changed_at = now(), updated_at = now(), next_attempt_at = NULL,
+                  forced = false, claimed_at = NULL
+            WHERE id = ANY($1::uuid[])`,
+          [notified],
+        );
+      }
+      if (failed.length > 0) {
+        await client.query(
+          `UPDATE event_notifier_records r
+              SET notification_failure_count = r.notification_failure_count + 1,
+                  round_failures = r.round_failures + 1,
+                  last_notification_failed_at = now(),
+                  last_notification_failure_message = u.message,
+                  updated_at = now(),
+                  claimed_at = NULL,
+                  -- A record removed while this attempt was in flight is not tried again: its removal notice follows.
+                  status = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN 'failed' ELSE r.status END,
+                  status_changed_at = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN now() ELSE r.status_changed_at END,
+                  next_attempt_at = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN NULL ELSE now() + u.delay * interval '1 millisecond' END,
+                  forced = CASE WHEN (u.final OR r.removed_at IS NOT NULL) THEN false ELSE r.forced END
+             FROM unnest($1::uuid[], $2::text[], $3::bool[], $4::int8[]) AS u(id, message, final, delay)
+            WHERE r.id = u.id`,
+          [
+            failed.map((f) => f.claimed.id),
+            failed.map((f) => (f.result.ok ? '' : f.result.message)),
+            failed.map((f) => f.final),
+            failed.map((f) => f.delayMs),
+          ],
+        );
+      }
+      return true;
+    },
+
+    async failureStreak(client, delivered, attemptedAt) {
+      // The row is written only when the streak starts or ends: a healthy webhook's batches leave it alone.
+      if (delivered) {
+        await client.query(
+          `UPDATE event_notifier_subscriptions SET webhook_failing_since = NULL
+            WHERE id = $1 AND webhook_failing_since IS NOT NULL`,
+          [id],
+        );
+        return null;
+      }
+      const { rows } = await client.query<{ since: Date | null }>(
+        `WITH started AS (
+           UPDATE event_notifier_subscriptions SET webhook_failing_since = $2
+            WHERE id = $1 AND webhook_failing_since IS NULL RETURNING webhook_failing_since)
+         SELECT coalesce((SELECT webhook_failing_since FROM started),
+                         (SELECT webhook_failing_since FROM event_notifier_subscriptions WHERE id = $1)) AS since`,
+        [id, attemptedAt],
+      );
+      return rows[0]?.since ?? null;
+    },
+
+    async disable(client, reason) {
+      const { rows } = await client.query<{
+        webhook_url: string;
+        webhook_disabled_at: Date;
+        webhook_failing_since: Date;
+      }>(
+        `UPDATE event_notifier_subscriptions
+            SET webhook_enabled = false, webhook_disabled_at = now(), webhook_disabled_reason = $2
+          WHERE id = $1 AND webhook_enabled
+          RETURNING webhook_url, webhook_disabled_at, webhook_failing_since`,
+        [id, reason],
+      );
+      const disabled = rows[0];
+      if (!disabled) return undefined;
+      await client.query(
+        `UPDATE event_notifier_records
+            SET status = 'failed', status_changed_at = now(), updated_at = now(), next_attempt_at = NULL,
+                claimed_at = NULL, forced = false
+          WHERE subscription_id = $1 AND status = 'scanned' AND removed_at IS NULL`,
+        [id],
+      );
+      return {
+        eventType: 'subscription.webhook_disabled',
+        data: {
+          subscription: {
+            id,
+            webhookURL: disabled.webhook_url,
+            disabledReason: reason,
+            disabledAt: disabled.webhook_disabled_at.toISOString(),
+            failingSince: disabled.webhook_failing_since.toISOString(),
+          },
+        },
+      };
+    },
+
+    async nextAttemptAt(db) {
+      const { rows } = await db.query<{ at: Date | null }>(
+        `SELECT min(next_attempt_at) AS at FROM event_notifier_records
+          WHERE subscription_id = $1 AND status = 'scanned' AND next_attempt_at IS NOT NULL AND ($2 OR forced)
+            AND removed_at IS NULL`,
+        [id, subscription.webhook_enabled],
+      );
+      return rows[0]?.at ?? null;
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { deliverySettingsOf } from '#api/delivery/settings.ts';
 import {
   perSubscriptionProject,
   projectOfSubscription,
@@ -29,7 +30,7 @@ export const deliverJob = defineJob({
       {
         db: deps.db,
         masterKey: deps.masterKey,
-        settings: settingsOf(deps),
+        settings: { ...deliverySettingsOf(deps), backfillHoldMs: settingsOf(deps).backfillHoldMs },
         signal: deps.signal,
         queue: deliveryQueue,
       },

@@ -1,3 +1,4 @@
+import { deliverySettingsOf } from '#api/delivery/settings.ts';
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
 import {
   perSubscriptionProject,
@@ -36,7 +37,7 @@ export const scanJob = defineJob({
       {
         db: deps.db,
         chains: deps.chains,
-        settings: settingsOf(deps),
+        settings: { ...settingsOf(deps), webhookTimeoutMs: deliverySettingsOf(deps).webhookTimeoutMs },
         signal: deps.signal,
         queue: scanQueue,
       },

@@ -4,9 +4,10 @@ import { finalizedTag } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
 import type { Chains } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError } from '#api/db/db.ts';
+import { type DeliverySettings, deliveryLeaseMs } from '#api/delivery/settings.ts';
 import { parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
 import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
-import { confirmationsOf, deliveryLeaseMs, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { causes } from '#api/lib/causes.ts';
 import { followReorgs, pruneCheckpoints } from './canonicalRecords.ts';
 import { isConnectionFailure, readLogRanges } from './logRanges.ts';
@@ -15,7 +16,8 @@ import { RangeStore, type ScanQueue } from './rangeStore.ts';
 export interface ScannerDeps {
   db: Db;
   chains: Chains;
-  settings: EventNotifierSettings;
+  /** The event notifier's, and the webhook timeout that says how long a delivery holds the records it claimed. */
+  settings: EventNotifierSettings & Pick<DeliverySettings, 'webhookTimeoutMs'>;
   queue: ScanQueue;
   /** Aborted at shutdown: the scan stops after the range in hand (everything before it is stored). */
   signal?: AbortSignal;

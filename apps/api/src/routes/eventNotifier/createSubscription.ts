@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import { ApiError, validationError } from '#api/errors/ApiError.ts';
+import { assertWebhookUrlAllowed } from '#api/delivery/webhookUrlPolicy.ts';
+import { validationError } from '#api/errors/ApiError.ts';
 import { AbiEventError, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
-import { webhookUrlRefusal } from '#api/eventNotifier/delivery/webhookUrlPolicy.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { projectOf, WRITERS } from '#api/http/roles.ts';
@@ -77,21 +77,9 @@ export default defineRoute({
       if (!(error instanceof AbiEventError)) throw error;
       throw validationError([{ field: 'body.formattedAbiEvent', message: error.message }]);
     }
-    if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.eventNotifier);
+    if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.delivery);
     const settings = deps.eventNotifier ?? defaultEventNotifierSettings();
     const subscription = await createSubscription(deps.db, deps.masterKey, settings, projectOf(principal), body);
     return { eventNotifierSubscription: subscription };
   },
 });
-
-/** 400 WEBHOOK_URL_REFUSED when the URL's port or an address its host resolves to is one this deployment does not call. */
-export async function assertWebhookUrlAllowed(
-  url: string,
-  settings = defaultEventNotifierSettings(),
-  field = 'body.webhookURL',
-): Promise<void> {
-  const refusal = await webhookUrlRefusal(url, settings);
-  if (refusal) {
-    throw new ApiError('WEBHOOK_URL_REFUSED', { reason: refusal }, { details: [{ field, message: refusal }] });
-  }
-}

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { assertWebhookUrlAllowed } from '#api/delivery/webhookUrlPolicy.ts';
 import { validationError } from '#api/errors/ApiError.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { updateWebhook } from '#api/eventNotifier/subscriptions/subscriptions.ts';
@@ -7,7 +8,6 @@ import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierSubscription } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleSubscription } from '#api/schemas/examples.ts';
 import { RequestUuid, WebhookMaxRetries, WebhookUrl } from '#api/schemas/requests.ts';
-import { assertWebhookUrlAllowed } from './createSubscription.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -36,7 +36,7 @@ export default defineRoute({
   },
   errors: ['NOT_FOUND', 'WEBHOOK_URL_REFUSED'],
   async handler({ body, principal, deps }) {
-    if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.eventNotifier);
+    if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.delivery);
     const settings = deps.eventNotifier ?? defaultEventNotifierSettings();
     const subscription = await updateWebhook(deps.db, settings, projectOf(principal), body.id, body, () => {
       throw validationError([

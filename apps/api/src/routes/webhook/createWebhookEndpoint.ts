@@ -1,10 +1,10 @@
 import Type from 'typebox';
-import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { deliverySettingsOf } from '#api/delivery/settings.ts';
+import { assertWebhookUrlAllowed } from '#api/delivery/webhookUrlPolicy.ts';
 import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { exampleWebhookEndpoint, WebhookEndpoint } from '#api/schemas/webhookEndpoints.ts';
 import { createEndpoint } from '#api/webhooks/endpoints/endpoints.ts';
-import { assertWebhookUrlAllowed } from '../eventNotifier/createSubscription.ts';
 import { EndpointFields } from './endpointFields.ts';
 
 export default defineRoute({
@@ -39,8 +39,8 @@ export default defineRoute({
   },
   errors: ['WEBHOOK_URL_REFUSED', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'],
   async handler({ body, principal, deps }) {
-    await assertWebhookUrlAllowed(body.url, deps.eventNotifier, 'body.url');
-    const settings = deps.eventNotifier ?? defaultEventNotifierSettings();
+    await assertWebhookUrlAllowed(body.url, deps.delivery, 'body.url');
+    const settings = deliverySettingsOf(deps);
     const endpoint = await createEndpoint(
       deps.db,
       deps.masterKey,

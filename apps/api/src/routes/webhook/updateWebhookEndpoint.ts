@@ -1,10 +1,10 @@
 import Type from 'typebox';
+import { assertWebhookUrlAllowed } from '#api/delivery/webhookUrlPolicy.ts';
 import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { RequestUuid } from '#api/schemas/requests.ts';
 import { EXAMPLE_ENDPOINT_ID, exampleWebhookEndpoint, WebhookEndpoint } from '#api/schemas/webhookEndpoints.ts';
 import { updateEndpoint } from '#api/webhooks/endpoints/endpoints.ts';
-import { assertWebhookUrlAllowed } from '../eventNotifier/createSubscription.ts';
 import { EndpointFields } from './endpointFields.ts';
 
 export default defineRoute({
@@ -38,7 +38,7 @@ export default defineRoute({
   },
   errors: ['NOT_FOUND', 'WEBHOOK_URL_REFUSED'],
   async handler({ body, principal, deps }) {
-    if (body.url !== undefined) await assertWebhookUrlAllowed(body.url, deps.eventNotifier, 'body.url');
+    if (body.url !== undefined) await assertWebhookUrlAllowed(body.url, deps.delivery, 'body.url');
     const { id, ...change } = body;
     return { webhookEndpoint: await updateEndpoint(deps.db, projectOf(principal), id, change) };
   },

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import type { Db, Queryable } from '#api/db/db.ts';
-import { settingsOf } from '#api/eventNotifier/subscriptionJob.ts';
+import { deliverySettingsOf } from '#api/delivery/settings.ts';
 import { defineJob, type EnqueueOptions, type JobContext } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import type { EndpointQueue } from './deliverEndpoint.ts';
@@ -15,7 +15,7 @@ const EndpointPayload = Type.Object({ endpointId: Type.String({ minLength: 1, ma
 /** Delivers the project's due messages, and logs what went wrong. */
 async function runProject(deps: WorkerDeps, projectId: number, log: JobContext<unknown>['log']) {
   const report = await deliverProject(
-    { db: deps.db, masterKey: deps.masterKey, settings: settingsOf(deps), signal: deps.signal, queueProject },
+    { db: deps.db, masterKey: deps.masterKey, settings: deliverySettingsOf(deps), signal: deps.signal, queueProject },
     projectId,
   );
   if (report.disabled.length > 0) log.warn(report, 'webhook endpoints disabled after failing too long');

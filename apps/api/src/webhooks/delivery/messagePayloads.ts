@@ -2,7 +2,7 @@ import type { AnyWebhookEvent } from '@mountain/webhook-sdk';
 import type { AbiEvent } from 'viem';
 import type { Db } from '#api/db/db.ts';
 import { parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
-import { recordEvent } from '#api/eventNotifier/delivery/recordEvent.ts';
+import { recordEvent } from '#api/eventNotifier/recordEvent.ts';
 import type { RecordRow, SubscriptionRow } from '#api/eventNotifier/rows.ts';
 import { TRANSACTION_COLUMNS } from '#api/transactions/transactions.ts';
 

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { settingsOf } from '#api/eventNotifier/subscriptionJob.ts';
+import { deliverySettingsOf } from '#api/delivery/settings.ts';
 import { defineJob } from '#api/jobs/defineJob.ts';
 import { purgeWebhookLog } from './purgeLog.ts';
 
@@ -15,7 +15,7 @@ export const purgeLogJob = defineJob({
   payload: Type.Object({}),
   maxAttempts: 3,
   async run({ deps, log }) {
-    const deleted = await purgeWebhookLog(deps.db, settingsOf(deps).webhookLogRetentionDays, deps.signal);
+    const deleted = await purgeWebhookLog(deps.db, deliverySettingsOf(deps).webhookLogRetentionDays, deps.signal);
     if (deleted.attempts + deleted.messages > 0) log.info(deleted, 'webhook log purged');
   },
   async recover(deps) {

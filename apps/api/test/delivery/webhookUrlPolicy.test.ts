@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '#api/config/config.ts';
-import { classifyAddress } from '#api/eventNotifier/delivery/addressClass.ts';
-import { type WebhookUrlPolicy, webhookUrlRefusal } from '#api/eventNotifier/delivery/webhookUrlPolicy.ts';
-import { DEFAULT_WEBHOOK_PORTS, type PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
+import { classifyAddress } from '#api/delivery/addressClass.ts';
+import { DEFAULT_WEBHOOK_PORTS, type PrivateAddressAllowance } from '#api/delivery/settings.ts';
+import { type WebhookUrlPolicy, webhookUrlRefusal } from '#api/delivery/webhookUrlPolicy.ts';
 
 const policy = (allowance: PrivateAddressAllowance, ports = DEFAULT_WEBHOOK_PORTS): WebhookUrlPolicy => ({
   allowPrivateWebhookAddresses: allowance,
@@ -148,18 +148,15 @@ describe('WEBHOOK_ALLOWED_PORTS', () => {
   };
 
   it('defaults to 80, 443 and 1024-65535 and reads ports and ranges', () => {
-    assert.deepEqual(loadConfig(secrets).eventNotifier.webhookAllowedPorts, [
+    assert.deepEqual(loadConfig(secrets).delivery.webhookAllowedPorts, [
       [80, 80],
       [443, 443],
       [1024, 65535],
     ]);
-    assert.deepEqual(
-      loadConfig({ ...secrets, WEBHOOK_ALLOWED_PORTS: '443, 8000-8999' }).eventNotifier.webhookAllowedPorts,
-      [
-        [443, 443],
-        [8000, 8999],
-      ],
-    );
+    assert.deepEqual(loadConfig({ ...secrets, WEBHOOK_ALLOWED_PORTS: '443, 8000-8999' }).delivery.webhookAllowedPorts, [
+      [443, 443],
+      [8000, 8999],
+    ]);
   });
 
   it('names every wrong item', () => {

@@ -1,5 +1,5 @@
 import type { Db } from '#api/db/db.ts';
-import type { AttemptResult } from '#api/eventNotifier/delivery/webhookSender.ts';
+import type { AttemptResult } from './webhookSender.ts';
 
 /** One attempt as the attempt log keeps it. */
 export interface LoggedAttempt {

@@ -2,9 +2,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { parseRetryAfter } from '@mountain/public-api-client';
 import { type AnyWebhookEvent, sign } from '@mountain/webhook-sdk';
-import type { PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
 import { causes } from '#api/lib/causes.ts';
 import { type DeliveryOutcome, webhookDeliveries, webhookDuration } from '#api/metrics/instruments.ts';
+import type { PrivateAddressAllowance } from './settings.ts';
 import { guardedLookup } from './webhookUrlPolicy.ts';
 
 /** The result of one delivery attempt. */
@@ -158,15 +158,4 @@ function connectionReason(error: unknown): string {
     if (!e.cause) return typeof e.message === 'string' ? e.message : 'unknown error';
   }
   return 'unknown error';
-}
-
-/**
- * Delay before retry number `failures` (1 for the first retry): exponential from `baseMs`, capped at `maxMs`,
- * with "equal jitter" (half fixed, half random) so that many failing records do not retry in lockstep. A
- * `Retry-After` longer than that is honoured (up to `maxMs`).
- */
-export function retryDelayMs(failures: number, baseMs: number, maxMs: number, retryAfterMs?: number): number {
-  const exponential = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 30));
-  const jittered = exponential / 2 + Math.random() * (exponential / 2);
-  return Math.ceil(Math.max(jittered, Math.min(retryAfterMs ?? 0, maxMs)));
 }

@@ -1,10 +1,16 @@
 import { type LookupAddress, type LookupOptions, lookup as lookupCallback } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { EventNotifierSettings, PortRange, PrivateAddressAllowance } from '#api/eventNotifier/settings.ts';
+import { ApiError } from '#api/errors/ApiError.ts';
 import { type AddressClass, type AddressKind, classifyAddress, describeAddressClass } from './addressClass.ts';
+import {
+  type DeliverySettings,
+  defaultDeliverySettings,
+  type PortRange,
+  type PrivateAddressAllowance,
+} from './settings.ts';
 
-export type WebhookUrlPolicy = Pick<EventNotifierSettings, 'allowPrivateWebhookAddresses' | 'webhookAllowedPorts'>;
+export type WebhookUrlPolicy = Pick<DeliverySettings, 'allowPrivateWebhookAddresses' | 'webhookAllowedPorts'>;
 
 export function allowed(kind: AddressKind, allowance: PrivateAddressAllowance): boolean {
   return kind === 'public' || allowance === 'all' || (allowance === 'loopback' && kind === 'loopback');
@@ -84,4 +90,19 @@ export function guardedLookup(allowance: PrivateAddressAllowance) {
       callback(null, first.address, first.family);
     });
   };
+}
+
+/**
+ * 400 WEBHOOK_URL_REFUSED when the URL's port or an address its host resolves to is one this deployment does not
+ * call: what the routes that take a webhook URL (a subscription's, an endpoint's) check before storing it.
+ */
+export async function assertWebhookUrlAllowed(
+  url: string,
+  policy: WebhookUrlPolicy = defaultDeliverySettings(),
+  field = 'body.webhookURL',
+): Promise<void> {
+  const refusal = await webhookUrlRefusal(url, policy);
+  if (refusal) {
+    throw new ApiError('WEBHOOK_URL_REFUSED', { reason: refusal }, { details: [{ field, message: refusal }] });
+  }
 }
