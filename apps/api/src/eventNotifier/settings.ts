@@ -30,6 +30,7 @@ export function confirmationsOf(
   return subscription.confirmations ?? settings.confirmations[subscription.network_id] ?? 0;
 }
 
+/** The same in every environment; what differs by environment (the webhook URL policy) is the delivery's. */
 export function defaultEventNotifierSettings(
   _env: 'development' | 'test' | 'production' = 'development',
 ): EventNotifierSettings {
