@@ -37,8 +37,8 @@ import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
 import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
+import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import type { RemoteCustodians, WalletType } from '#api/wallets/signer.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import type { LabWorkerOptions } from './labWorker.ts';
 
 type Stop = () => Promise<unknown> | unknown;

@@ -60,7 +60,7 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
       const [{ createProject }, { remoteCustodians }, { loadWalletKeys }] = await Promise.all([
         import('#api/projects/projects.ts'),
         import('#api/wallets/custodians.ts'),
-        import('#api/wallets/walletKeys.ts'),
+        import('#api/wallets/fromMnemonic/walletKeys.ts'),
       ]);
       const keys = await loadWalletKeys(db, config.masterKey);
       const created = await createProject(

@@ -3,6 +3,7 @@ import type { Db, Queryable } from '#api/db/db.ts';
 import { validationError } from '#api/errors/ApiError.ts';
 import { FireblocksCallError } from '#api/wallets/fireblocks/fireblocksApi.ts';
 import type { FireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
+import type { WalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import {
   AWS_KMS_NOT_CONFIGURED,
   FIREBLOCKS_NOT_CONFIGURED,
@@ -11,7 +12,6 @@ import {
   WalletProviderNotConfiguredError,
   type WalletType,
 } from '#api/wallets/signer.ts';
-import type { WalletKeys } from '#api/wallets/walletKeys.ts';
 import { createAwsKmsProject } from './kmsProjects.ts';
 import {
   CustodyProvisioningError,

@@ -2,7 +2,7 @@ import type { LocalAccount } from 'viem';
 import type { AwsKmsCustody } from './awsKms/awsKmsCustody.ts';
 import type { Submitter } from './custody.ts';
 import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
-import type { WalletKeys } from './walletKeys.ts';
+import type { WalletKeys } from './fromMnemonic/walletKeys.ts';
 
 export type WalletType = 'fireblocks' | 'from-mnemonic' | 'aws-kms';
 export type OwnerType = 'shared' | 'dedicated';
