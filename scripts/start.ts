@@ -16,7 +16,7 @@ import { EMBEDDED_DATABASE, openDatabase } from '../apps/api/src/runtime/databas
 import { createShutdown, exitOnSignals } from '../apps/api/src/runtime/shutdown.ts';
 import { DEV_AWS_KMS_FILE, hasOwnAwsKms } from '../apps/api/src/wallets/awsKms/devSimulator.ts';
 import { DEV_FIREBLOCKS_FILE } from '../apps/api/src/wallets/fireblocks/devSimulator.ts';
-import { loadWalletKeys } from '../apps/api/src/wallets/walletKeys.ts';
+import { loadWalletKeys } from '../apps/api/src/wallets/fromMnemonic/walletKeys.ts';
 import { startDevAwsKms } from './lib/devAwsKms.ts';
 import { startDevFireblocks } from './lib/devFireblocks.ts';
 import { keepPostgres } from './lib/postgresKeeper.ts';

@@ -7,7 +7,7 @@ import { createDb } from '#api/db/db.ts';
 import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
 import { createProject } from '#api/projects/projects.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 
 export type Stop = () => Promise<unknown> | unknown;
 

@@ -14,7 +14,7 @@ import { startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { createUser, setMembership } from '#api/projects/users.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 
 const dir = path.join(REPO_ROOT, '.data', `bench-${process.pid}`);
 mkdirSync(dir, { recursive: true });

@@ -11,7 +11,7 @@ import {
 } from 'viem';
 import { english, generateMnemonic, mnemonicToAccount } from 'viem/accounts';
 import { keccakBytes, keccakOfHex } from '#api/chain/keccak.ts';
-import { withFastSigning } from '#api/wallets/fastSigner.ts';
+import { withFastSigning } from '#api/wallets/fromMnemonic/fastSigner.ts';
 
 const random = (bytes: number) => BigInt(bytesToHex(randomBytes(bytes)));
 const to = () => bytesToHex(randomBytes(20));

@@ -5,8 +5,9 @@ import { english, mnemonicToAccount } from 'viem/accounts';
 import { open } from '#api/crypto/secretBox.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
 import { createProject, rotateApiKey } from '#api/projects/projects.ts';
-import { createSignerProvider, WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
+import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
+import { createSignerProvider } from '#api/wallets/signer.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
 
 describe('projects, keys and system wallets', () => {

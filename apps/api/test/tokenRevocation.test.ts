@@ -13,7 +13,7 @@ import {
 import { createChains } from '#api/chain/chains.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { createUser, setMembership } from '#api/projects/users.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 import { adminCli } from './helpers/adminCli.ts';
 

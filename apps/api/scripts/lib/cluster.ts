@@ -16,7 +16,7 @@ import { createDb, type Db } from '#api/db/db.ts';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '#api/db/embeddedPostgres.ts';
 import { migrate } from '#api/db/migrate.ts';
 import { createProject } from '#api/projects/projects.ts';
-import { loadWalletKeys, type WalletKeys } from '#api/wallets/walletKeys.ts';
+import { loadWalletKeys, type WalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 
 export type ProcessRole = 'api' | 'worker';
 

@@ -35,10 +35,11 @@ import { createProject } from '#api/projects/projects.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
 import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
 import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
+import type { RemoteCustodians } from '#api/wallets/custodian.ts';
+import type { WalletType } from '#api/wallets/custodians.ts';
 import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
-import type { RemoteCustodians, WalletType } from '#api/wallets/signer.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import type { LabWorkerOptions } from './labWorker.ts';
 
 type Stop = () => Promise<unknown> | unknown;

@@ -10,8 +10,8 @@ import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
 import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
+import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
 import { createWorker } from '#api/worker/worker.ts';
 
 export interface LabWorkerOptions {

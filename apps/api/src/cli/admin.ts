@@ -5,7 +5,8 @@ import { CONSOLE_LINK_MAX_SECONDS } from '#api/auth/consoleLinks.ts';
 import { loadConfig } from '#api/config/config.ts';
 import { CustodyProvisioningError, SHARED_WALLET_RISK } from '#api/projects/projectRows.ts';
 import { ROLES } from '#api/projects/users.ts';
-import { WalletProviderNotConfiguredError } from '#api/wallets/signer.ts';
+import { WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
+import { CUSTODIANS, WALLET_TYPES } from '#api/wallets/custodians.ts';
 import type { CommandInput } from './commands.ts';
 import { parseDuration } from './duration.ts';
 import { UsageError } from './usageError.ts';
@@ -17,12 +18,15 @@ export class CustodianRefusal extends Error {
   override name = 'CustodianRefusal';
 }
 
+/** The wallet types whose new wallets may take an existing key (--kms-key-id). */
+const ADOPTING_TYPES = WALLET_TYPES.filter((type) => CUSTODIANS[type].adoptsKey);
+
 const USAGE = `Usage: mountain-admin <command> [options] [--json]
        (in a clone of the repository: npm run admin -- <command> [options] [--json])
 
 Commands:
   create-project --name <name> [--owner-type dedicated|shared --allow-shared-wallet]
-                 [--wallet-type from-mnemonic|fireblocks|aws-kms [--kms-key-id <key id or ARN>]]
+                 [--wallet-type ${WALLET_TYPES.join('|')} [--kms-key-id <key id or ARN>]]
       Creates a project with its mainnet and testnet system wallets; prints its API key once. Its wallets are
       its own (dedicated) unless --owner-type shared comes with --allow-shared-wallet: any project on the shared
       wallet can act as the others toward contracts that trust its address. aws-kms makes one KMS key per
@@ -156,11 +160,13 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
   };
   const ownerType = oneOf(values['owner-type'], ['dedicated', 'shared'] as const, 'owner-type');
   if (ownerType) input.ownerType = ownerType;
-  const walletType = oneOf(values['wallet-type'], ['from-mnemonic', 'fireblocks', 'aws-kms'] as const, 'wallet-type');
+  const walletType = oneOf(values['wallet-type'], WALLET_TYPES, 'wallet-type');
   if (walletType) input.walletType = walletType;
   const kmsKeyId = values['kms-key-id'];
   if (kmsKeyId !== undefined) {
-    if (walletType !== 'aws-kms') throw new UsageError('--kms-key-id goes with --wallet-type aws-kms');
+    if (!walletType || !CUSTODIANS[walletType].adoptsKey) {
+      throw new UsageError(`--kms-key-id goes with --wallet-type ${ADOPTING_TYPES.join(' or ')}`);
+    }
     if (
       !/^(arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)\/[A-Za-z0-9/_-]{1,256}|alias\/[A-Za-z0-9/_-]{1,256}|[0-9a-fA-F-]{36}|mrk-[0-9a-f]{32})$/.test(
         kmsKeyId,

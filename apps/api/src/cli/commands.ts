@@ -5,6 +5,7 @@ import type { Config } from '#api/config/config.ts';
 import type { Db } from '#api/db/db.ts';
 import { listMembers, listProjects, listUsers } from '#api/projects/listings.ts';
 import { createUser, findUserId, isMember, type Role, removeMembership, setMembership } from '#api/projects/users.ts';
+import type { WalletType } from '#api/wallets/custodians.ts';
 import { UsageError } from './usageError.ts';
 
 /** What a command answers: lines for a person, and one JSON document for `--json`. */
@@ -19,7 +20,7 @@ export interface CommandInput {
   email?: string;
   ownerType?: 'dedicated' | 'shared';
   allowSharedWallet: boolean;
-  walletType?: 'from-mnemonic' | 'fireblocks' | 'aws-kms';
+  walletType?: WalletType;
   /** An existing KMS key for an aws-kms project's wallets (--kms-key-id). */
   kmsKeyId?: string;
   project?: number;
@@ -59,8 +60,8 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
     case 'create-project': {
       const [{ createProject }, { remoteCustodians }, { loadWalletKeys }] = await Promise.all([
         import('#api/projects/projects.ts'),
-        import('#api/wallets/custodians.ts'),
-        import('#api/wallets/walletKeys.ts'),
+        import('#api/wallets/remoteCustodians.ts'),
+        import('#api/wallets/fromMnemonic/walletKeys.ts'),
       ]);
       const keys = await loadWalletKeys(db, config.masterKey);
       const created = await createProject(

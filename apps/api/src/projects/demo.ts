@@ -1,7 +1,7 @@
 import { CONSOLE_LINK_DEFAULT_SECONDS, createConsoleLink } from '#api/auth/consoleLinks.ts';
 import { issueAccessToken } from '#api/auth/revocation.ts';
 import type { Db } from '#api/db/db.ts';
-import type { WalletKeys } from '#api/wallets/walletKeys.ts';
+import type { WalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import { createProject, rotateApiKey } from './projects.ts';
 import { createUser, findUserId, setMembership } from './users.ts';
 

@@ -1,6 +1,7 @@
 import { type IssuedKey, issueApiKey, type KeyMode } from '#api/auth/apiKeys.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
-import type { OwnerType, WalletType } from '#api/wallets/signer.ts';
+import type { OwnerType } from '#api/wallets/custodian.ts';
+import { DEFAULT_WALLET_TYPE, type WalletType } from '#api/wallets/custodians.ts';
 
 export interface Project {
   id: number;
@@ -49,7 +50,7 @@ export async function insertProject(
 
 /** The id of an unfinished creation of the same project (name, wallet type, owner type), or a new one, reserved. */
 export async function reserveProjectId(db: Db, input: NewProject, ownerType: OwnerType): Promise<number> {
-  const walletType = input.walletType ?? 'from-mnemonic';
+  const walletType = input.walletType ?? DEFAULT_WALLET_TYPE;
   const { rows } = await db.query<{ id: number }>(
     `WITH found AS (
        SELECT project_id AS id FROM custody_provisionings

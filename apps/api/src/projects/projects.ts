@@ -1,18 +1,17 @@
 import type { KeyMode } from '#api/auth/apiKeys.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { validationError } from '#api/errors/ApiError.ts';
-import { FireblocksCallError } from '#api/wallets/fireblocks/fireblocksApi.ts';
-import type { FireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
-import {
-  AWS_KMS_NOT_CONFIGURED,
-  FIREBLOCKS_NOT_CONFIGURED,
-  type OwnerType,
-  type RemoteCustodians,
-  WalletProviderNotConfiguredError,
-  type WalletType,
-} from '#api/wallets/signer.ts';
-import type { WalletKeys } from '#api/wallets/walletKeys.ts';
-import { createAwsKmsProject } from './kmsProjects.ts';
+import type {
+  Custodian,
+  NetworkType,
+  NewWallet,
+  OwnerType,
+  ProvisionRequest,
+  RemoteCustodians,
+} from '#api/wallets/custodian.ts';
+import { custodianOf, custodyViewSql, DEFAULT_WALLET_TYPE, type WalletType } from '#api/wallets/custodians.ts';
+import type { WalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
+import { requireConfigured } from '#api/wallets/signer.ts';
 import {
   CustodyProvisioningError,
   insertKey,
@@ -29,12 +28,10 @@ export interface SystemWallet {
   id: number;
   address: string;
   type: WalletType;
-  networkType: 'mainnet' | 'testnet';
+  networkType: NetworkType;
   ownerType: OwnerType;
-  custody:
-    | { provider: 'fireblocks'; vaultAccountId: string }
-    | { provider: 'aws-kms'; keyArn: string; keyId: string }
-    | null;
+  /** The custodian's view (its `view` in the registry), or null. */
+  custody: Record<string, string> | null;
 }
 
 export interface ProjectDetail {
@@ -43,12 +40,16 @@ export interface ProjectDetail {
   mSystemWalletTestnet: SystemWallet;
 }
 
-const SHARED_INDEX = { mainnet: 0, testnet: 1 } as const;
-
 /**
- * Creates a project with its two system wallets and its first API key, in one transaction. The wallets are the
- * project's own (`dedicated`) unless `ownerType: 'shared'` comes with `allowSharedWallet: true`; shared without it
- * is refused with a 400 naming `allowSharedWallet`.
+ * Creates a project with its two system wallets and its first API key. The wallets are the project's own
+ * (`dedicated`) unless `ownerType: 'shared'` comes with `allowSharedWallet: true`; shared without it is refused
+ * with a 400 naming `allowSharedWallet`. Its wallet type's custodian (the registry, `wallets/custodians.ts`) makes
+ * the wallets: in the project's transaction for a custody the database holds (from-mnemonic); otherwise the
+ * project's id is reserved first (custody_provisionings), so the custodian names its wallets before anything
+ * exists, and a creation run again after a crash or a timeout (same name, wallet type and owner type) takes the
+ * same id and resumes with what the custodian made instead of making it twice. The project row, its wallets and its
+ * key are then written in one transaction once the custodian has answered every call; a refusal ends the
+ * reservation and leaves nothing behind in the database (the custodian's `undo`).
  */
 export async function createProject(
   db: Db,
@@ -65,108 +66,94 @@ export async function createProject(
       },
     ]);
   }
-  if (input.walletType === 'fireblocks') {
-    if (!custodians.fireblocks) throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
-    return createFireblocksProject(db, custodians.fireblocks, input, ownerType);
+  const type = input.walletType ?? DEFAULT_WALLET_TYPE;
+  const custodian = custodianOf(type);
+  requireConfigured(custodian, custodians);
+  const clients = { keys, remote: custodians };
+  const insert = async (client: Queryable, projectId: number | undefined, wallets: Record<NetworkType, NewWallet>) => {
+    const mainnet = await insertWallet(client, type, custodian, 'mainnet', ownerType, wallets.mainnet);
+    const testnet = await insertWallet(client, type, custodian, 'testnet', ownerType, wallets.testnet);
+    return insertProject(client, projectId, input, mainnet, testnet);
+  };
+  const { undo } = custodian;
+  if (!undo) {
+    return db.transaction(async (client) => {
+      const wallets = await custodian.provision(provisionRequest(client, undefined, input, ownerType), clients);
+      return insert(client, undefined, wallets);
+    });
   }
-  if (input.walletType === 'aws-kms') {
-    if (!custodians.awsKms) throw new WalletProviderNotConfiguredError(AWS_KMS_NOT_CONFIGURED);
-    return createAwsKmsProject(db, custodians.awsKms, input, ownerType);
-  }
-  return db.transaction(async (client) => {
-    const mainnet = await walletFor(client, keys, 'mainnet', ownerType);
-    const testnet = await walletFor(client, keys, 'testnet', ownerType);
-    return insertProject(client, undefined, input, mainnet, testnet);
-  });
-}
-
-/**
- * A project whose wallets live in a Fireblocks vault account (`mountain-<deployment>-project-<id>`, or the one
- * shared vault account). The project's id is reserved first (custody_provisionings), so the vault is named before
- * anything exists, and a create-project run again after a crash or a timeout (same name, wallet type and owner
- * type) takes the same id and finds the vault by its name instead of making a second one. The project row, its
- * wallets and its key are written in one transaction once Fireblocks has answered every call; a refusal from
- * Fireblocks ends the reservation and leaves nothing behind in the database.
- */
-async function createFireblocksProject(
-  db: Db,
-  fireblocks: FireblocksCustody,
-  input: NewProject,
-  ownerType: OwnerType,
-): Promise<{ project: Project; apiKey: string }> {
   const projectId = await reserveProjectId(db, input, ownerType);
-  let vault: { vaultAccountId: string; address: string };
-  try {
-    vault = await fireblocks.provision(fireblocks.vaultName(ownerType === 'shared' ? 'shared' : projectId), [
-      'mainnet',
-      'testnet',
-    ]);
-  } catch (error) {
-    if (error instanceof FireblocksCallError && error.failure === 'refused') {
-      await db.query('DELETE FROM custody_provisionings WHERE project_id = $1', [projectId]);
-    }
-    const message = error instanceof FireblocksCallError ? error.message : (error as Error).message;
-    throw new CustodyProvisioningError(
-      `The project was not created: ${message}${error instanceof FireblocksCallError && error.failure !== 'refused' ? ' (run the same command again: it resumes with the same vault account)' : ''}`,
-      { cause: error },
-    );
-  }
+  const wallets = await custodian
+    .provision(provisionRequest(db, projectId, input, ownerType), clients)
+    .catch(async (error: unknown): Promise<never> => {
+      const failure = undo(error);
+      if (failure.refused) await db.query('DELETE FROM custody_provisionings WHERE project_id = $1', [projectId]);
+      const resume = failure.resumesWith ? ` (run the same command again: it resumes with ${failure.resumesWith})` : '';
+      throw new CustodyProvisioningError(`The project was not created: ${(error as Error).message}${resume}`, {
+        cause: error,
+      });
+    });
   return db.transaction(async (client) => {
-    const wallet = async (networkType: 'mainnet' | 'testnet') => {
-      if (ownerType === 'shared') {
-        await client.query(
-          `INSERT INTO system_wallets (address, type, network_type, owner_type, fireblocks_vault_id)
-           VALUES ($1, 'fireblocks', $2, 'shared', $3) ON CONFLICT DO NOTHING`,
-          [vault.address, networkType, vault.vaultAccountId],
-        );
-        const { rows } = await client.query<{ id: number }>(
-          `SELECT id FROM system_wallets WHERE owner_type = 'shared' AND network_type = $1 AND type = 'fireblocks'`,
-          [networkType],
-        );
-        return (rows[0] as { id: number }).id;
-      }
-      const { rows } = await client.query<{ id: number }>(
-        `INSERT INTO system_wallets (address, type, network_type, owner_type, fireblocks_vault_id)
-         VALUES ($1, 'fireblocks', $2, 'dedicated', $3) RETURNING id`,
-        [vault.address, networkType, vault.vaultAccountId],
-      );
-      return (rows[0] as { id: number }).id;
-    };
-    const mainnet = await wallet('mainnet');
-    const testnet = await wallet('testnet');
-    const created = await insertProject(client, projectId, input, mainnet, testnet);
+    const created = await insert(client, projectId, wallets);
     await client.query('DELETE FROM custody_provisionings WHERE project_id = $1', [projectId]);
     return created;
   });
 }
 
-async function walletFor(
-  client: Queryable,
-  keys: WalletKeys,
-  networkType: 'mainnet' | 'testnet',
+/** What a custodian is asked for a new project: `made` and `record` keep what it made under the reserved id. */
+function provisionRequest(
+  client: Pick<Db, 'query'>,
+  projectId: number | undefined,
+  input: NewProject,
   ownerType: OwnerType,
-) {
+): ProvisionRequest {
+  return {
+    db: client,
+    projectId,
+    projectName: input.projectName,
+    ownerType,
+    ...(input.kmsKeyId ? { kmsKeyId: input.kmsKeyId } : {}),
+    async made() {
+      const { rows } = await client.query<{ refs: Partial<Record<NetworkType, string>> }>(
+        'SELECT custody_refs AS refs FROM custody_provisionings WHERE project_id = $1',
+        [projectId],
+      );
+      return rows[0]?.refs ?? {};
+    },
+    async record(networkType, ref) {
+      await client.query(
+        `UPDATE custody_provisionings SET custody_refs = custody_refs || jsonb_build_object($2::text, $3::text)
+          WHERE project_id = $1`,
+        [projectId, networkType, ref],
+      );
+    },
+  };
+}
+
+/** A project's wallet: its own, or the one shared wallet of its type and network type (made by the first project). */
+async function insertWallet(
+  client: Queryable,
+  type: WalletType,
+  custodian: Custodian,
+  networkType: NetworkType,
+  ownerType: OwnerType,
+  wallet: NewWallet,
+): Promise<number> {
+  const columns = `(address, type, network_type, owner_type, ${custodian.refColumn})`;
   if (ownerType === 'shared') {
-    const index = SHARED_INDEX[networkType];
     await client.query(
-      `INSERT INTO system_wallets (address, type, network_type, owner_type, derivation_index)
-       VALUES ($1, 'from-mnemonic', $2, 'shared', $3) ON CONFLICT DO NOTHING`,
-      [keys.account(index).address, networkType, index],
+      `INSERT INTO system_wallets ${columns} VALUES ($1, $2, $3, 'shared', $4) ON CONFLICT DO NOTHING`,
+      [wallet.address, type, networkType, wallet.ref],
     );
     const { rows } = await client.query<{ id: number }>(
-      `SELECT id FROM system_wallets WHERE owner_type = 'shared' AND network_type = $1 AND type = 'from-mnemonic'`,
-      [networkType],
+      `SELECT id FROM system_wallets WHERE owner_type = 'shared' AND network_type = $1 AND type = $2`,
+      [networkType, type],
     );
     return (rows[0] as { id: number }).id;
   }
-  const { rows: seq } = await client.query<{ index: number }>(
-    "SELECT nextval('wallet_derivation_index_seq')::int AS index",
-  );
-  const index = (seq[0] as { index: number }).index;
   const { rows } = await client.query<{ id: number }>(
-    `INSERT INTO system_wallets (address, type, network_type, owner_type, derivation_index)
-     VALUES ($1, 'from-mnemonic', $2, 'dedicated', $3) RETURNING id`,
-    [keys.account(index).address, networkType, index],
+    `INSERT INTO system_wallets ${columns} VALUES ($1, $2, $3, 'dedicated', $4) RETURNING id`,
+    [wallet.address, type, networkType, wallet.ref],
   );
   return (rows[0] as { id: number }).id;
 }
@@ -202,12 +189,7 @@ export async function getProjectDetail(db: Db, projectId: number): Promise<Proje
 
 function walletJson(alias: string): string {
   return `json_build_object('id', ${alias}.id, 'address', ${alias}.address, 'type', ${alias}.type,
-    'networkType', ${alias}.network_type, 'ownerType', ${alias}.owner_type,
-    'custody', CASE WHEN ${alias}.fireblocks_vault_id IS NOT NULL
-      THEN json_build_object('provider', 'fireblocks', 'vaultAccountId', ${alias}.fireblocks_vault_id)
-      WHEN ${alias}.kms_key_arn IS NOT NULL
-      THEN json_build_object('provider', 'aws-kms', 'keyArn', ${alias}.kms_key_arn,
-                             'keyId', split_part(${alias}.kms_key_arn, ':key/', 2)) END)`;
+    'networkType', ${alias}.network_type, 'ownerType', ${alias}.owner_type, 'custody', ${custodyViewSql(alias)})`;
 }
 
 /** The projects a user is a member of, oldest first, one page. */

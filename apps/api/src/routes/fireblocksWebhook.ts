@@ -22,10 +22,11 @@ const TRANSACTION_EVENTS = new Set(['TRANSACTION_CREATED', 'TRANSACTION_STATUS_U
  * are a hint: polling goes on regardless.
  */
 export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): void {
-  const pem = deps.custodians?.fireblocks?.settings.webhookPublicKey;
-  if (!pem) return;
+  const fireblocks = deps.custodians?.fireblocks;
+  const pem = fireblocks?.settings.webhookPublicKey;
+  if (!fireblocks || !pem) return;
   const publicKey = createPublicKey(pem);
-  const applyView = createViewApplier(deps.db, 'fireblocks');
+  const applyView = createViewApplier(deps.db, fireblocks.submitter.provider);
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { NETWORK_IDS, NETWORKS, type NetworkId } from '#api/config/networks.ts';
+import { custodianOf, SUBMITTER_TYPES, WALLET_TYPES, type WalletType } from '#api/wallets/custodians.ts';
 import { component } from './components.ts';
 
 const nullable = <T extends Type.TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -41,7 +42,9 @@ export const SystemWallet = component(
   Type.Object({
     id: Type.Integer({ description: 'Wallet id.' }),
     address: Type.String({ description: 'Checksummed address that signs the project’s transactions.' }),
-    type: Type.Union([Type.Literal('fireblocks'), Type.Literal('from-mnemonic'), Type.Literal('aws-kms')], {
+    type: Type.Unsafe<WalletType>({
+      type: 'string',
+      enum: WALLET_TYPES,
       description:
         'Custody: derived from the deployment mnemonic, held by Fireblocks, or a key in AWS KMS that never leaves it (the platform asks KMS for each signature).',
     }),
@@ -52,29 +55,8 @@ export const SystemWallet = component(
       description: 'dedicated: this project’s own wallet; shared: a platform wallet used by many projects.',
     }),
     custody: nullable(
-      Type.Union([
-        component(
-          'WalletCustody',
-          Type.Object(
-            {
-              provider: Type.Union([Type.Literal('fireblocks')], { description: 'The custodian that keeps the key.' }),
-              vaultAccountId: Type.String({ description: 'The Fireblocks vault account that holds the wallet.' }),
-            },
-            { description: 'Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic.' },
-          ),
-        ),
-        component(
-          'KmsWalletCustody',
-          Type.Object(
-            {
-              provider: Type.Literal('aws-kms', { description: 'The key service that keeps the key.' }),
-              keyArn: Type.String({ description: 'The ARN of the AWS KMS key that signs for the wallet.' }),
-              keyId: Type.String({ description: 'The key id (the last part of the ARN).' }),
-            },
-            { description: 'The AWS KMS key of an aws-kms wallet.' },
-          ),
-        ),
-      ]),
+      // Each custodian's view, as the registry gives it.
+      Type.Union(WALLET_TYPES.flatMap((type) => custodianOf(type).view?.schema ?? []) as [Type.TSchema]),
     ),
   }),
 );
@@ -280,7 +262,9 @@ export const Transaction = component(
         'TransactionCustody',
         Type.Object(
           {
-            provider: Type.Union([Type.Literal('fireblocks')], {
+            provider: Type.Unsafe<WalletType>({
+              type: 'string',
+              enum: SUBMITTER_TYPES,
               description: 'The custodian that signs and broadcasts it.',
             }),
             id: nullable(

@@ -7,13 +7,10 @@ import { activatedFunctionItem, contractAbiForErrors } from '#api/contracts/cont
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
+import { type RemoteCustodians, WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
+import type { WalletType } from '#api/wallets/custodians.ts';
 import { CustodyNotConfiguredError } from '#api/wallets/custody.ts';
-import {
-  type RemoteCustodians,
-  submitterOf,
-  WalletProviderNotConfiguredError,
-  type WalletType,
-} from '#api/wallets/signer.ts';
+import { submitterOf } from '#api/wallets/signer.ts';
 import { wakeSender } from './jobs.ts';
 import { ensureSender } from './senders.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';

@@ -1,30 +1,16 @@
 import type { LocalAccount } from 'viem';
-import type { AwsKmsCustody } from './awsKms/awsKmsCustody.ts';
+import {
+  type Custodian,
+  type CustodyWallet,
+  type RemoteCustodians,
+  WalletProviderNotConfiguredError,
+} from './custodian.ts';
+import { custodianOf, type WalletType } from './custodians.ts';
 import type { Submitter } from './custody.ts';
-import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
-import type { WalletKeys } from './walletKeys.ts';
+import type { WalletKeys } from './fromMnemonic/walletKeys.ts';
 
-export type WalletType = 'fireblocks' | 'from-mnemonic' | 'aws-kms';
-export type OwnerType = 'shared' | 'dedicated';
-
-export interface SystemWalletRecord {
-  id: number;
-  address: string;
+export interface SystemWalletRecord extends CustodyWallet {
   type: WalletType;
-  derivationIndex: number | null;
-  /** The wallet at its custodian: a Fireblocks vault account id, an AWS KMS key ARN; null for from-mnemonic. */
-  custodyRef: string | null;
-}
-
-/** Raised when a custody type is chosen that this deployment has no credentials for. */
-export class WalletProviderNotConfiguredError extends Error {
-  override name = 'WalletProviderNotConfiguredError';
-}
-
-/** The custodians a deployment has credentials for, besides its mnemonic. */
-export interface RemoteCustodians {
-  fireblocks?: FireblocksCustody;
-  awsKms?: AwsKmsCustody;
 }
 
 /**
@@ -38,35 +24,31 @@ export interface SignerProvider {
   submitterFor(wallet: SystemWalletRecord): Submitter | undefined;
 }
 
-export const FIREBLOCKS_NOT_CONFIGURED =
-  'Fireblocks custody is not configured for this deployment: set FIREBLOCKS_API_KEY and FIREBLOCKS_SECRET_KEY_PATH (see the Fireblocks wallets page of the docs), or use from-mnemonic wallets';
-
-export const AWS_KMS_NOT_CONFIGURED =
-  'AWS KMS custody is not configured for this deployment: set AWS_REGION (and credentials the AWS SDK finds; see the KMS wallets page of the docs), or use from-mnemonic wallets';
+/** Throws the custodian's not-configured error when this deployment has no credentials for it. */
+export function requireConfigured(custodian: Custodian, remote: RemoteCustodians): void {
+  const { configuration } = custodian;
+  if (configuration && !configuration.has(remote)) {
+    throw new WalletProviderNotConfiguredError(configuration.notConfigured);
+  }
+}
 
 /** The custodian that submits for wallets of `type`; undefined for a signer type. Throws when it is not configured. */
 export function submitterOf(type: WalletType, remote: RemoteCustodians): Submitter | undefined {
-  if (type !== 'fireblocks') return undefined;
-  if (!remote.fireblocks) throw new WalletProviderNotConfiguredError(FIREBLOCKS_NOT_CONFIGURED);
-  return remote.fireblocks.submitter;
+  const custodian = custodianOf(type);
+  if (!('submitter' in custodian.sends)) return undefined;
+  requireConfigured(custodian, remote);
+  return custodian.sends.submitter(remote);
 }
 
 export function createSignerProvider(keys: WalletKeys, remote: RemoteCustodians = {}): SignerProvider {
   return {
     signerFor(wallet) {
-      if (wallet.type === 'fireblocks')
-        throw new WalletProviderNotConfiguredError('A Fireblocks wallet has no signer: Fireblocks signs');
-      if (wallet.type === 'aws-kms') {
-        if (!remote.awsKms) throw new WalletProviderNotConfiguredError(AWS_KMS_NOT_CONFIGURED);
-        if (!wallet.custodyRef) throw new Error(`Wallet ${wallet.id} has no KMS key`);
-        return remote.awsKms.account({ id: wallet.id, address: wallet.address, keyArn: wallet.custodyRef });
+      const custodian = custodianOf(wallet.type);
+      if (!('signer' in custodian.sends)) {
+        throw new WalletProviderNotConfiguredError(`A ${wallet.type} wallet has no signer: its custodian signs`);
       }
-      if (wallet.derivationIndex === null) throw new Error(`Wallet ${wallet.id} has no derivation index`);
-      const account = keys.account(wallet.derivationIndex);
-      if (account.address.toLowerCase() !== wallet.address.toLowerCase()) {
-        throw new Error(`Wallet ${wallet.id} does not match the deployment mnemonic`);
-      }
-      return account;
+      requireConfigured(custodian, remote);
+      return custodian.sends.signer(wallet, { keys, remote });
     },
     submitterFor: (wallet) => submitterOf(wallet.type, remote),
   };

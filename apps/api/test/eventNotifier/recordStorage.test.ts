@@ -9,7 +9,7 @@ import { DatabaseError, translateDbError, UniqueViolationError } from '#api/db/d
 import type { DecodedLog } from '#api/eventNotifier/scanning/logRanges.ts';
 import { copyRecords } from '#api/eventNotifier/scanning/recordCopy.ts';
 import { createProject } from '#api/projects/projects.ts';
-import { loadWalletKeys } from '#api/wallets/walletKeys.ts';
+import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 
 describe('event records in storage', () => {

@@ -1366,7 +1366,7 @@ export interface components {
              * @description Custody: derived from the deployment mnemonic, held by Fireblocks, or a key in AWS KMS that never leaves it (the platform asks KMS for each signature).
              * @enum {string}
              */
-            type: "fireblocks" | "from-mnemonic" | "aws-kms";
+            type: "from-mnemonic" | "fireblocks" | "aws-kms";
             /**
              * @description The networks this wallet signs for.
              * @enum {string}

@@ -6,6 +6,7 @@ import { getProjectDetail } from '#api/projects/projects.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { Caller, ProjectDetail } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleProject } from '#api/schemas/examples.ts';
+import { DEFAULT_WALLET_TYPE } from '#api/wallets/custodians.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -27,7 +28,7 @@ export default defineRoute({
         mSystemWalletMainnet: {
           id: 1,
           address: EXAMPLE.walletMainnet,
-          type: 'from-mnemonic',
+          type: DEFAULT_WALLET_TYPE,
           networkType: 'mainnet',
           ownerType: 'dedicated',
           custody: null,
@@ -35,7 +36,7 @@ export default defineRoute({
         mSystemWalletTestnet: {
           id: 2,
           address: EXAMPLE.walletTestnet,
-          type: 'from-mnemonic',
+          type: DEFAULT_WALLET_TYPE,
           networkType: 'testnet',
           ownerType: 'dedicated',
           custody: null,

@@ -11,6 +11,15 @@ export type KmsFailure =
   /** Throttled, a 5xx, or no answer, through every retry: try again later. */
   | 'unavailable';
 
+/**
+ * A key that cannot be a wallet's (another spec or usage, disabled, pending deletion): refused before any use
+ * (kmsKeys.ts). Here, beside the calls' own error, so that the registry's entry judges both without loading the
+ * curve code.
+ */
+export class KmsKeyRefusedError extends Error {
+  override name = 'KmsKeyRefusedError';
+}
+
 /** A call to KMS that failed, with AWS's exception name and message (never the request's credentials). */
 export class KmsCallError extends Error {
   override name = 'KmsCallError';

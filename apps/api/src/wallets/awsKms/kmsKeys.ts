@@ -1,17 +1,12 @@
 import type { KeyMetadata } from '@aws-sdk/client-kms';
 import type { Address } from 'viem';
 import { addressOfPublicKey, NotSecp256k1Error } from './ethereumSignature.ts';
-import { type KmsApi, KmsCallError } from './kmsApi.ts';
+import { type KmsApi, KmsCallError, KmsKeyRefusedError } from './kmsApi.ts';
 
 /** A KMS key a wallet signs with, and the address of its public key. */
 export interface WalletKey {
   arn: string;
   address: Address;
-}
-
-/** A key that cannot be a wallet's (another spec or usage, disabled, pending deletion): refused before any use. */
-export class KmsKeyRefusedError extends Error {
-  override name = 'KmsKeyRefusedError';
 }
 
 /** The key `alias` names, made if missing (ECC_SECG_P256K1, SIGN_VERIFY, with `tags`), and its address. */

@@ -1,0 +1,115 @@
+import type { TSchema } from 'typebox';
+import type { LocalAccount } from 'viem';
+import type { Db } from '#api/db/db.ts';
+import type { AwsKmsCustody } from './awsKms/awsKmsCustody.ts';
+import type { Submitter } from './custody.ts';
+import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
+import type { WalletKeys } from './fromMnemonic/walletKeys.ts';
+
+export type NetworkType = 'mainnet' | 'testnet';
+export type OwnerType = 'shared' | 'dedicated';
+
+/** The custodians a deployment has credentials for, besides its mnemonic (one client each, shared by the process). */
+export interface RemoteCustodians {
+  fireblocks?: FireblocksCustody;
+  awsKms?: AwsKmsCustody;
+}
+
+/** What keeps this deployment's keys: its mnemonic, and the custodians it has credentials for. */
+export interface CustodyClients {
+  keys: WalletKeys;
+  remote: RemoteCustodians;
+}
+
+/** Raised when a custody type is chosen that this deployment has no credentials for. */
+export class WalletProviderNotConfiguredError extends Error {
+  override name = 'WalletProviderNotConfiguredError';
+}
+
+/** A system wallet as its custodian needs it to sign or submit. */
+export interface CustodyWallet {
+  id: number;
+  address: string;
+  derivationIndex: number | null;
+  /** The wallet at its custodian: a Fireblocks vault account id, an AWS KMS key ARN; null for from-mnemonic. */
+  custodyRef: string | null;
+}
+
+/** A new project's wallets as its custodian asks for them. */
+export interface ProvisionRequest {
+  /** Outside the project's transaction for a custodian with `undo`, inside it for one without. */
+  db: Pick<Db, 'query'>;
+  /** The reserved project id (a custodian with `undo`), or undefined (the project's id comes with its row). */
+  projectId: number | undefined;
+  projectName: string;
+  ownerType: OwnerType;
+  /** An existing key for both wallets, for a custodian that `adoptsKey`. */
+  kmsKeyId?: string;
+  /** What an earlier run of the same creation recorded as made (by network type): it resumes with those. */
+  made(): Promise<Partial<Record<NetworkType, string>>>;
+  /** Records a reference the moment the custodian made it, so that a run again after a crash resumes with it. */
+  record(networkType: NetworkType, ref: string): Promise<void>;
+}
+
+/** One wallet to insert: its address, and its reference in the custodian's column (`refColumn`). */
+export interface NewWallet {
+  address: string;
+  ref: string | number;
+}
+
+/** What a failed provision leaves behind. */
+export interface ProvisioningFailure {
+  /** Refused for good: the reservation ends and nothing is left behind. Otherwise it is kept for a run again. */
+  refused: boolean;
+  /** What a run again resumes with ("the same vault account"), when the failure may pass; said in the message. */
+  resumesWith?: string;
+}
+
+/**
+ * One wallet type's custody (DESIGN §6): everything the platform does differently for it. The registry
+ * (`custodians.ts`) holds one per wallet type; nothing outside `wallets/` asks which custodian a wallet has.
+ */
+export interface Custodian {
+  /** The wallet type: `system_wallets.type`, a `SystemWallet`'s `type`, `--wallet-type`. */
+  readonly type: string;
+  /** The `system_wallets` column that holds a wallet's reference at the custodian (`NewWallet.ref`). */
+  readonly refColumn: string;
+  /** The credentials it needs, or null for a custody every deployment has (its mnemonic). */
+  readonly configuration: {
+    /** Whether this deployment has them. */
+    has(remote: RemoteCustodians): boolean;
+    /**
+     * The message of the error raised (WalletProviderNotConfiguredError) wherever a wallet of this type is used on
+     * a deployment without them: the variable to set, and where the docs say more.
+     */
+    notConfigured: string;
+  } | null;
+  /** Whether a new project's wallets may take an existing key (`kmsKeyId`, `--kms-key-id`) instead of new ones. */
+  readonly adoptsKey: boolean;
+  /** Makes (or finds again, under the same reserved id) a new project's two wallets. */
+  provision(request: ProvisionRequest, clients: CustodyClients): Promise<Record<NetworkType, NewWallet>>;
+  /**
+   * How a failed `provision` is undone, for a custodian outside the database: the project's id is then reserved
+   * before it is called (so its wallets are named before anything exists, and found again by a run after a crash),
+   * and the project's rows are written once it has answered. Null for a custody the database holds: its wallets
+   * are made in the project's own transaction, and a failure rolls back with it.
+   */
+  readonly undo: ((error: unknown) => ProvisioningFailure) | null;
+  /** What sends for its wallets: a signing account (the platform signs and broadcasts), or a submitter. */
+  readonly sends:
+    | { signer(wallet: CustodyWallet, clients: CustodyClients): LocalAccount }
+    | { submitter(remote: RemoteCustodians): Submitter };
+  /** Its view in answers (a `SystemWallet`'s `custody`), or null (`custody: null`). */
+  readonly view: {
+    /** The view of the wallet row `alias`, as SQL (`json_build_object(…)`), for a row whose `refColumn` is set. */
+    sql(alias: string): string;
+    /** Its schema in the OpenAPI document. */
+    schema: TSchema;
+  } | null;
+}
+
+/** The client of a remote custodian, or the not-configured error `message`. */
+export function configured<T>(client: T | undefined, message: string): T {
+  if (!client) throw new WalletProviderNotConfiguredError(message);
+  return client;
+}

@@ -1,0 +1,44 @@
+import Type from 'typebox';
+import { component } from '#api/schemas/components.ts';
+import { type Custodian, configured } from '../custodian.ts';
+import { FireblocksCallError } from './fireblocksApi.ts';
+
+const NOT_CONFIGURED =
+  'Fireblocks custody is not configured for this deployment: set FIREBLOCKS_API_KEY and FIREBLOCKS_SECRET_KEY_PATH (see the Fireblocks wallets page of the docs), or use from-mnemonic wallets';
+
+/**
+ * fireblocks: a submitter. A project's two wallets are one vault account (`mountain-<deployment>-project-<id>`, or
+ * the one shared vault account), named by the reserved project id, so a creation run again after a crash or a
+ * timeout finds the vault by its name instead of making a second one; Fireblocks signs and broadcasts.
+ */
+export const fireblocksCustodian: Custodian = {
+  type: 'fireblocks',
+  refColumn: 'fireblocks_vault_id',
+  configuration: { has: (remote) => remote.fireblocks !== undefined, notConfigured: NOT_CONFIGURED },
+  adoptsKey: false,
+  async provision(request, { remote }) {
+    const fireblocks = configured(remote.fireblocks, NOT_CONFIGURED);
+    const owner = request.ownerType === 'shared' ? 'shared' : (request.projectId as number);
+    const vault = await fireblocks.provision(fireblocks.vaultName(owner), ['mainnet', 'testnet']);
+    const wallet = { address: vault.address, ref: vault.vaultAccountId };
+    return { mainnet: wallet, testnet: wallet };
+  },
+  undo(error) {
+    if (!(error instanceof FireblocksCallError)) return { refused: false };
+    return error.failure === 'refused' ? { refused: true } : { refused: false, resumesWith: 'the same vault account' };
+  },
+  sends: { submitter: (remote) => configured(remote.fireblocks, NOT_CONFIGURED).submitter },
+  view: {
+    sql: (w) => `json_build_object('provider', 'fireblocks', 'vaultAccountId', ${w}.fireblocks_vault_id)`,
+    schema: component(
+      'WalletCustody',
+      Type.Object(
+        {
+          provider: Type.Union([Type.Literal('fireblocks')], { description: 'The custodian that keeps the key.' }),
+          vaultAccountId: Type.String({ description: 'The Fireblocks vault account that holds the wallet.' }),
+        },
+        { description: 'Where the key is kept, for a wallet kept by a custodian; null for from-mnemonic.' },
+      ),
+    ),
+  },
+};
