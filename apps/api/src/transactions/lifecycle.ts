@@ -226,13 +226,11 @@ const to = (cause: Cause) => literal(transitionOf(cause).to);
 
 // ── The sender ──────────────────────────────────────────────────────────────────────────────────────────────────
 
-const NONCE_ALLOCATED = (returning: string) =>
-  `UPDATE transactions t SET status = ${to('nonce-allocated')}, nonce = v.nonce, gas_limit = v.gas,
+const NONCE_ALLOCATED = `UPDATE transactions t SET status = ${to('nonce-allocated')}, nonce = v.nonce, gas_limit = v.gas,
      gas_price = $4, max_priority_fee_per_gas = $5, send_attempts = 0, error_message = NULL,
      raw_transaction = NULL, updated_at = clock_timestamp()
    FROM unnest($1::uuid[], $2::bigint[], $3::numeric[]) AS v(id, nonce, gas)
-   WHERE t.id = v.id AND ${fromGuard('nonce-allocated', 't.status')}
-   RETURNING ${returning}`;
+   WHERE t.id = v.id AND ${fromGuard('nonce-allocated', 't.status')}`;
 
 /**
  * `created` → `processing` for a signer wallet's round (nonce-allocated), in the caller's database transaction: each
@@ -244,7 +242,7 @@ export async function markNonceAllocated<R extends object>(
   fees: { maxFeePerGas: string; maxPriorityFeePerGas: string },
   returning: string,
 ): Promise<R[]> {
-  const result = await tx.query(NONCE_ALLOCATED(returning), [
+  const result = await tx.query(`${NONCE_ALLOCATED} RETURNING ${returning}`, [
     rows.map((r) => r.id),
     rows.map((r) => r.nonce),
     rows.map((r) => r.gas),
@@ -254,13 +252,11 @@ export async function markNonceAllocated<R extends object>(
   return result.rows as R[];
 }
 
-const CUSTODIAN_CLAIMED = (returning: string) =>
-  `UPDATE transactions t SET status = ${to('custodian-claimed')}, gas_limit = v.gas, gas_price = $3,
+const CUSTODIAN_CLAIMED = `UPDATE transactions t SET status = ${to('custodian-claimed')}, gas_limit = v.gas, gas_price = $3,
      max_priority_fee_per_gas = $4, custody_key_attempt = 1, send_attempts = 0, error_message = NULL,
      updated_at = clock_timestamp()
    FROM unnest($1::uuid[], $2::numeric[]) AS v(id, gas)
-   WHERE t.id = v.id AND ${fromGuard('custodian-claimed', 't.status')}
-   RETURNING ${returning}`;
+   WHERE t.id = v.id AND ${fromGuard('custodian-claimed', 't.status')}`;
 
 /**
  * `created` → `processing` for a custodian's wallet (custodian-claimed): gas limits and fees fixed, the first key
@@ -272,7 +268,7 @@ export async function markCustodianClaimed<R extends object>(
   fees: { maxFeePerGas: string; maxPriorityFeePerGas: string },
   returning: string,
 ): Promise<R[]> {
-  const result = await db.query(CUSTODIAN_CLAIMED(returning), [
+  const result = await db.query(`${CUSTODIAN_CLAIMED} RETURNING ${returning}`, [
     rows.map((r) => r.id),
     rows.map((r) => r.gas),
     fees.maxFeePerGas,
@@ -522,8 +518,8 @@ export async function markReorged(
   await db.query(REORG, [rows.map((r) => r.id), rows.map((r) => r.signedFeeCap)]);
 }
 
-/** The statuses whose block may become final: where a mined transaction can be. */
-const MINED_STATUSES = [...new Set(['mined', 'mined-reverted'].map((c) => transitionOf(c as Cause).to))];
+/** The statuses whose block may become final: those a receipt moves a row to. */
+const MINED_STATUSES = [transitionOf('mined').to, transitionOf('mined-reverted').to];
 
 const FINAL = `UPDATE transactions t SET finalized_at = clock_timestamp(), updated_at = clock_timestamp()
      FROM unnest($3::bigint[], $4::text[]) AS b(number, hash)
