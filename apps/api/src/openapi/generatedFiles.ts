@@ -3,6 +3,7 @@ import { REPO_ROOT } from '#api/config/config.ts';
 import { NETWORKS } from '#api/config/networks.ts';
 import { ERROR_CATALOGUE } from '#api/errors/catalogue.ts';
 import { routes } from '#api/routes/index.ts';
+import { lifecycleMdx } from '#api/transactions/lifecycleDiagram.ts';
 import { buildOpenApiDocument } from './document.ts';
 
 const DOCS = path.join(REPO_ROOT, 'apps/docs');
@@ -41,5 +42,6 @@ export function generatedFiles(): Map<string, string> {
       '',
     ].join('\n'),
   );
+  files.set(path.join(DOCS, 'docs/_generated/_transaction-lifecycle.mdx'), `${MDX_MARK}\n\n${lifecycleMdx()}`);
   return files;
 }

@@ -4,6 +4,7 @@ import { keccakOfHex } from '#api/chain/keccak.ts';
 import { RPC_BATCH_SIZE } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
 import { signsRandomized } from '#api/wallets/custody.ts';
+import { markNodeRefused, markSendLater, markSent } from './lifecycle.ts';
 import { invalidateNonce } from './nonces.ts';
 import type { WalletNetwork } from './senders.ts';
 import { signEip1559 } from './signing.ts';
@@ -146,41 +147,20 @@ export async function broadcastBatch(
   }
 
   const sent = rows.flatMap((row, i) =>
-    outcomes[i]?.kind === 'sent' ? [{ id: row.id, hash: hashes[i], raw: signed[i] }] : [],
+    outcomes[i]?.kind === 'sent' ? [{ id: row.id, hash: hashes[i] as Hex, raw: signed[i] as Hex }] : [],
   );
+  const later = rows.filter((_, i) => outcomes[i]?.kind === 'later').map((row) => row.id);
+  const refused = rows.flatMap((row, i) => {
+    const outcome = outcomes[i];
+    return outcome?.kind === 'refused'
+      ? [{ id: row.id, message: `The node refused the transaction: ${shortError(outcome.error)}` }]
+      : [];
+  });
   await db.transaction(async (tx) => {
-    if (sent.length > 0) {
-      await tx.query(
-        `UPDATE transactions t SET status = 'broadcasted', transaction_hash = v.hash, broadcasted_at = clock_timestamp(),
-           previous_hashes = CASE WHEN v.hash = ANY(t.previous_hashes) THEN t.previous_hashes
-                                  ELSE t.previous_hashes || v.hash END,
-           raw_transaction = v.raw, error_message = NULL, updated_at = clock_timestamp()
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, hash, raw)
-         WHERE t.id = v.id AND t.status = 'processing'`,
-        [sent.map((s) => s.id), sent.map((s) => s.hash), sent.map((s) => s.raw)],
-      );
-    }
-    let released = false;
-    for (const [i, row] of rows.entries()) {
-      const outcome = outcomes[i];
-      if (outcome?.kind !== 'refused' && outcome?.kind !== 'later') continue;
-      released = true;
-      if (outcome.kind === 'later') {
-        await tx.query(
-          `UPDATE transactions SET status = 'created', nonce = NULL, updated_at = clock_timestamp()
-           WHERE id = $1 AND status = 'processing'`,
-          [row.id],
-        );
-      } else {
-        await tx.query(
-          `UPDATE transactions SET status = 'broadcast-failed', nonce = NULL, error_message = $2,
-             updated_at = clock_timestamp()
-           WHERE id = $1 AND status = 'processing'`,
-          [row.id, `The node refused the transaction: ${shortError(outcome.error)}`],
-        );
-      }
-    }
-    if (released) await invalidateNonce(tx, target);
+    await markSent(tx, sent);
+    await markSendLater(tx, later);
+    await markNodeRefused(tx, refused);
+    if (later.length > 0 || refused.length > 0) await invalidateNonce(tx, target);
   });
   const unreachable = outcomes.find((o) => o?.kind === 'unreachable');
   if (unreachable && unreachable.kind === 'unreachable') throw unreachable.error;

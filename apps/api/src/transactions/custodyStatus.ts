@@ -1,8 +1,10 @@
 import type { Db } from '#api/db/db.ts';
 import type { CustodianView } from '#api/wallets/custody.ts';
+import { recordCustodianView } from './lifecycle.ts';
 
 /**
- * Records what a custodian says of a row's transaction (a poll, a webhook, a create's answer), in one statement:
+ * Records what a custodian says of a row's transaction (a poll, a webhook, a create's answer), in one statement
+ * (lifecycle.ts, recordCustodianView):
  * - always: the custodian's id, status and sub-status (shown in the transaction's `custody`);
  * - a hash while `processing`: the row is `broadcasted` under it, and from then on the chain decides;
  * - a hash other than the row's while `broadcasted` (the custodian sped it up or replaced it): the new hash is
@@ -21,40 +23,7 @@ export async function applyCustodianView(
   provider: string,
   view: CustodianView,
 ): Promise<{ status: string; moved: boolean; walletId: number; networkId: number } | undefined> {
-  const { rows } = await db.query<{ status: string; moved: boolean; walletId: number; networkId: number }>(
-    `WITH before AS (SELECT id, status, transaction_hash FROM transactions WHERE id = $1)
-     UPDATE transactions t SET
-       custody_id = coalesce(t.custody_id, $3),
-       custody_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_status ELSE $4 END,
-       custody_sub_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_sub_status ELSE $5 END,
-       custody_updated_ms = greatest(t.custody_updated_ms, $9::bigint),
-       custody_checked_at = clock_timestamp(),
-       status = CASE WHEN t.status <> 'processing' THEN t.status
-                     WHEN $6::text IS NOT NULL THEN 'broadcasted'
-                     WHEN $7 THEN 'broadcast-failed' ELSE t.status END,
-       error_message = CASE WHEN t.status <> 'processing' THEN t.error_message
-                            WHEN $6::text IS NOT NULL THEN NULL
-                            WHEN $7 THEN $8 ELSE t.error_message END,
-       transaction_hash = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted') THEN $6
-                               ELSE t.transaction_hash END,
-       previous_hashes = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
-                                   AND NOT ($6 = ANY (t.previous_hashes)) THEN array_append(t.previous_hashes, $6)
-                              ELSE t.previous_hashes END,
-       -- Bytes taken from the chain for an earlier hash are not this one's.
-       raw_transaction = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
-                                   AND t.transaction_hash IS DISTINCT FROM $6 THEN NULL ELSE t.raw_transaction END,
-       broadcasted_at = CASE WHEN t.status = 'processing' AND $6::text IS NOT NULL THEN clock_timestamp()
-                             ELSE t.broadcasted_at END,
-       updated_at = clock_timestamp()
-     FROM before
-     WHERE t.id = before.id AND t.custody_provider = $2 AND (t.custody_id IS NULL OR t.custody_id = $3)
-       AND t.status NOT IN ('created', 'broadcast-failed', 'monitor-failed')
-     RETURNING t.status, t.system_wallet_id AS "walletId", t.network_id AS "networkId",
-       (t.status <> before.status OR t.transaction_hash IS DISTINCT FROM before.transaction_hash) AS moved`,
-    [rowId, provider, view.id, view.status, view.subStatus, view.hash, view.failed, view.description, view.updatedMs],
-    'apply-custodian-view',
-  );
-  return rows[0];
+  return recordCustodianView(db, rowId, provider, view);
 }
 
 type Applied = Awaited<ReturnType<typeof applyCustodianView>>;

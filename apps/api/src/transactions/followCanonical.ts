@@ -4,6 +4,7 @@ import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
 import type { ChainView } from './canonical.ts';
 import { ensureDevFunds } from './devChain.ts';
+import { markFinal, markReorged } from './lifecycle.ts';
 import type { WalletNetwork } from './senders.ts';
 
 /** A block holding mined transactions of the wallet that are still watched. */
@@ -80,15 +81,7 @@ export async function followCanonical(
     if (!view.lagging) gone.push(block);
   }
   if (final.length > 0) {
-    const { rowCount } = await db.query(
-      `UPDATE transactions t SET finalized_at = clock_timestamp(), updated_at = clock_timestamp()
-         FROM unnest($3::bigint[], $4::text[]) AS b(number, hash)
-        WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status IN ('succeeded', 'reverted')
-          AND t.finalized_at IS NULL AND t.block_number = b.number
-          AND t.block_hash IS NOT DISTINCT FROM b.hash AND t.nonce < $5`,
-      [target.walletId, target.networkId, final.map((b) => b.blockNumber), final.map((b) => b.blockHash), minedCount],
-    );
-    report.finalized = rowCount ?? 0;
+    report.finalized = await markFinal(db, target, final, minedCount);
   }
   if (gone.length > 0) {
     // On the development chain, a reorg can undo the wallet's top-up too.
@@ -122,13 +115,9 @@ async function takeBack(
   if (rows.length === 0) return 0;
   // A mined transaction's gas_price is what it paid; waiting again, it is the fee cap it was signed with.
   const signedFeeCap = rows.map((r) => (r.raw ? (parseTransaction(r.raw).maxFeePerGas?.toString() ?? null) : null));
-  await db.query(
-    `UPDATE transactions t SET status = 'broadcasted', block_number = NULL, block_hash = NULL, gas_used = NULL,
-       finalized_at = NULL, error_message = NULL, gas_price = coalesce(v.fee_cap, t.gas_price),
-       broadcasted_at = clock_timestamp(), updated_at = clock_timestamp()
-       FROM unnest($1::uuid[], $2::numeric[]) AS v(id, fee_cap)
-      WHERE t.id = v.id AND t.status IN ('succeeded', 'reverted')`,
-    [rows.map((r) => r.id), signedFeeCap],
+  await markReorged(
+    db,
+    rows.map((r, i) => ({ id: r.id, signedFeeCap: signedFeeCap[i] ?? null })),
   );
   const unmined = rows.filter((r) => r.raw && Number(r.nonce) >= minedCount);
   await inRpcBatches(unmined, 1, (row) => rebroadcast(client, row.raw as Hex));

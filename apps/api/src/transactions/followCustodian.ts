@@ -11,6 +11,7 @@ import type { Db } from '#api/db/db.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import type { Submitter } from '#api/wallets/custody.ts';
 import { applyCustodianView } from './custodyStatus.ts';
+import { markMonitorFailed } from './lifecycle.ts';
 import { receiptOf } from './receipts.ts';
 import type { WalletNetwork } from './senders.ts';
 
@@ -81,10 +82,11 @@ async function failIfNotOnChain(db: Db, client: PublicClient, id: string, descri
   for (const hash of hashes) {
     if (await client.getTransaction({ hash }).catch(() => undefined)) return;
   }
-  await db.query(
-    `UPDATE transactions SET status = 'monitor-failed', error_message = $2, updated_at = clock_timestamp()
-      WHERE id = $1 AND status = 'broadcasted'`,
-    [id, `${description}; no block holds it and the node does not know it`],
+  await markMonitorFailed(
+    db,
+    id,
+    'custodian-failed-off-chain',
+    `${description}; no block holds it and the node does not know it`,
   );
 }
 

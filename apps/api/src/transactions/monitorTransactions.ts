@@ -13,6 +13,13 @@ import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
 import { networkFees } from './fees.ts';
 import { followCanonical } from './followCanonical.ts';
 import { followCustodian } from './followCustodian.ts';
+import {
+  failBroadcastOfWallet,
+  markMined,
+  markMinedReverted,
+  markMonitorFailed,
+  type ReceiptValues,
+} from './lifecycle.ts';
 import { receiptOf } from './receipts.ts';
 import { repairDropped } from './repairDropped.ts';
 import { replaceWithHigherFees, repriceWaiting, type WaitingRow } from './replaceWithHigherFees.ts';
@@ -56,7 +63,7 @@ export async function monitorTransactions(
   try {
     client = deps.chains.client(target.networkId as NetworkId);
   } catch (error) {
-    await failAll(deps.db, target, (error as Error).message);
+    await failBroadcastOfWallet(deps.db, target, (error as Error).message);
     return;
   }
   const wallet = await walletRecord(deps.db, target.walletId);
@@ -66,7 +73,7 @@ export async function monitorTransactions(
   try {
     submitter = deps.signers.submitterFor(wallet);
   } catch (error) {
-    await failAll(deps.db, target, (error as Error).message);
+    await failBroadcastOfWallet(deps.db, target, (error as Error).message);
     return;
   }
   const started = Date.now();
@@ -156,9 +163,12 @@ async function timeOutUnreachable(
     [target.walletId, target.networkId],
   );
   for (const row of rows.filter((r) => r.ageMs > settings.receiptTimeoutMs)) {
-    await finish(db, row.id, 'monitor-failed', {
-      errorMessage: `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s; the RPC endpoint is unreachable: ${shortError(error)}`,
-    });
+    await markMonitorFailed(
+      db,
+      row.id,
+      'receipt-timeout',
+      `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s; the RPC endpoint is unreachable: ${shortError(error)}`,
+    );
   }
   return rows.length;
 }
@@ -207,33 +217,22 @@ async function settleBroadcast(
     const receipt = receipts[i];
     return receipt?.status === 'success' ? [{ id: row.id, receipt }] : [];
   });
-  if (succeeded.length > 0) {
-    await deps.db.query(
-      `UPDATE transactions t SET status = 'succeeded', transaction_hash = v.hash, gas_used = v.gas_used,
-         gas_price = v.gas_price, block_number = v.block_number, block_hash = v.block_hash, error_message = NULL,
-         updated_at = clock_timestamp()
-       FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::bigint[], $6::text[])
-         AS v(id, hash, gas_used, gas_price, block_number, block_hash)
-       WHERE t.id = v.id AND t.status = 'broadcasted'`,
-      [
-        succeeded.map((s) => s.id),
-        succeeded.map((s) => s.receipt.transactionHash),
-        succeeded.map((s) => s.receipt.gasUsed.toString()),
-        succeeded.map((s) => s.receipt.effectiveGasPrice.toString()),
-        succeeded.map((s) => s.receipt.blockNumber.toString()),
-        succeeded.map((s) => s.receipt.blockHash),
-      ],
-    );
-  }
+  await markMined(
+    deps.db,
+    succeeded.map((s) => ({ id: s.id, receipt: receiptValues(s.receipt) })),
+  );
   const stillWaiting: BroadcastRow[] = [];
   await mapLimit(rows, 8, async (row, i) => {
     const receipt = receipts[i];
     if (receipt?.status === 'success') return;
-    if (receipt) return recordReceipt(deps.db, client, row, receipt);
+    if (receipt) return recordRevert(deps.db, client, row, receipt);
     if (row.ageMs > settings.receiptTimeoutMs) {
-      return finish(deps.db, row.id, 'monitor-failed', {
-        errorMessage: `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s (nonce ${row.nonce}, last hash ${row.hashes.at(-1)})`,
-      });
+      return markMonitorFailed(
+        deps.db,
+        row.id,
+        'receipt-timeout',
+        `No receipt after ${Math.round(settings.receiptTimeoutMs / 1000)} s (nonce ${row.nonce}, last hash ${row.hashes.at(-1)})`,
+      );
     }
     stillWaiting.push(row);
   });
@@ -248,15 +247,19 @@ async function settleBroadcast(
   return { waiting: stillWaiting.length, settled: rows.length - stillWaiting.length };
 }
 
-async function recordReceipt(db: Db, client: PublicClient, row: BroadcastRow, receipt: TransactionReceipt) {
-  const values = {
+/** A receipt as the row keeps it. */
+function receiptValues(receipt: TransactionReceipt): ReceiptValues {
+  return {
     transactionHash: receipt.transactionHash,
     gasUsed: receipt.gasUsed.toString(),
     gasPrice: receipt.effectiveGasPrice.toString(),
-    blockNumber: Number(receipt.blockNumber),
+    blockNumber: receipt.blockNumber.toString(),
     blockHash: receipt.blockHash,
   };
-  if (receipt.status === 'success') return finish(db, row.id, 'succeeded', values);
+}
+
+/** A receipt of a call that reverted on chain: `reverted`, with the reason replaying the call at its block gives. */
+async function recordRevert(db: Db, client: PublicClient, row: BroadcastRow, receipt: TransactionReceipt) {
   // Replaying the call at its block gives the reason (the block's state includes what made it revert).
   let reason = 'no reason given';
   try {
@@ -270,45 +273,5 @@ async function recordReceipt(db: Db, client: PublicClient, row: BroadcastRow, re
   } catch (error) {
     reason = describeRevert(error, await contractAbiForErrors(db, row.contractId));
   }
-  return finish(db, row.id, 'reverted', { ...values, errorMessage: `Reverted on chain: ${reason}` });
-}
-
-async function finish(
-  db: Db,
-  id: string,
-  status: 'succeeded' | 'reverted' | 'monitor-failed',
-  values: {
-    transactionHash?: Hex;
-    gasUsed?: string;
-    gasPrice?: string;
-    blockNumber?: number;
-    blockHash?: Hex;
-    errorMessage?: string;
-  },
-): Promise<void> {
-  await db.query(
-    `UPDATE transactions SET status = $2, transaction_hash = COALESCE($3, transaction_hash),
-       gas_used = COALESCE($4::numeric, gas_used), gas_price = COALESCE($5::numeric, gas_price),
-       block_number = COALESCE($6, block_number), block_hash = COALESCE($8, block_hash), error_message = $7,
-       updated_at = clock_timestamp()
-     WHERE id = $1 AND status = 'broadcasted'`,
-    [
-      id,
-      status,
-      values.transactionHash ?? null,
-      values.gasUsed ?? null,
-      values.gasPrice ?? null,
-      values.blockNumber ?? null,
-      values.errorMessage ?? null,
-      values.blockHash ?? null,
-    ],
-  );
-}
-
-async function failAll(db: Db, target: WalletNetwork, message: string): Promise<void> {
-  await db.query(
-    `UPDATE transactions SET status = 'monitor-failed', error_message = $3, updated_at = clock_timestamp()
-     WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted'`,
-    [target.walletId, target.networkId, message],
-  );
+  await markMinedReverted(db, row.id, receiptValues(receipt), `Reverted on chain: ${reason}`);
 }

@@ -5,6 +5,7 @@ import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import { automineOn, ensureDevFunds } from './devChain.ts';
 import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
+import { markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
 import type { WalletNetwork } from './senders.ts';
 import { DEFAULT_MAX_IN_FLIGHT, feeCapOf, type TransactionSettings } from './settings.ts';
 
@@ -86,13 +87,10 @@ export async function prepareRound(
   let retryLater = false;
   for (const { row, error } of refused as { row: (typeof waiting)[number]; error: unknown }[]) {
     if (isRevert(error)) {
-      await db.query(
-        `UPDATE transactions SET status = 'reverted', error_message = $2, updated_at = clock_timestamp()
-         WHERE id = $1 AND status = 'created'`,
-        [
-          row.id,
-          `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, await contractAbiForErrors(db, row.contractId))}`,
-        ],
+      await markEstimateReverted(
+        db,
+        row.id,
+        `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, await contractAbiForErrors(db, row.contractId))}`,
       );
       continue;
     }
@@ -107,10 +105,10 @@ export async function prepareRound(
       retryLater = true;
       continue;
     }
-    await db.query(
-      `UPDATE transactions SET status = 'broadcast-failed', error_message = $2, updated_at = clock_timestamp()
-       WHERE id = $1 AND status = 'created'`,
-      [row.id, `Gas estimation failed ${settings.retryDelaysMs.length + 1} times: ${nodeAnswer(error)}`],
+    await markEstimateFailed(
+      db,
+      row.id,
+      `Gas estimation failed ${settings.retryDelaysMs.length + 1} times: ${nodeAnswer(error)}`,
     );
   }
   const ready = estimates.flatMap((e) => (e.gas !== undefined ? [{ id: e.row.id, gas: e.gas }] : []));

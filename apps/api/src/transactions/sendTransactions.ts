@@ -6,6 +6,7 @@ import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { SignerUnavailableError } from '#api/wallets/custody.ts';
 import { broadcastBatch, type SignedRow } from './broadcastBatch.ts';
 import { feesWithHeadroom, networkFees } from './fees.ts';
+import { failWaitingOfWallet, markNonceAllocated } from './lifecycle.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
 import { inFlightRoom, PRICED_OUT, type Prepared, prepareRound, type RoundContext } from './prepareRound.ts';
 import { clearWakeRequest, type SenderQueue, type WalletNetwork } from './senders.ts';
@@ -159,21 +160,12 @@ async function allocate(sender: Sender, { ready, fees }: Prepared): Promise<Sign
     const nonces = await allocateNonces(tx, target, ready.length, () =>
       client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
     );
-    const { rows } = await tx.query<SignedRow>(
-      `UPDATE transactions t SET status = 'processing', nonce = v.nonce, gas_limit = v.gas,
-         gas_price = $4, max_priority_fee_per_gas = $5, send_attempts = 0, error_message = NULL,
-         raw_transaction = NULL, updated_at = clock_timestamp()
-       FROM unnest($1::uuid[], $2::bigint[], $3::numeric[]) AS v(id, nonce, gas)
-       WHERE t.id = v.id AND t.status = 'created'
-       RETURNING t.id, t.to_address AS "to", t.data, t.nonce, t.gas_limit::text AS "gas",
+    const rows = await markNonceAllocated<SignedRow>(
+      tx,
+      ready.map((r, i) => ({ id: r.id, nonce: nonces[i] as number, gas: ((r.gas * headroom) / 100n).toString() })),
+      { maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() },
+      `t.id, t.to_address AS "to", t.data, t.nonce, t.gas_limit::text AS "gas",
          t.gas_price::text AS "maxFeePerGas", t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas"`,
-      [
-        ready.map((r) => r.id),
-        nonces,
-        ready.map((r) => ((r.gas * headroom) / 100n).toString()),
-        fees.maxFeePerGas.toString(),
-        fees.maxPriorityFeePerGas.toString(),
-      ],
     );
     return rows.sort((a, b) => Number(a.nonce) - Number(b.nonce));
   });
@@ -232,13 +224,7 @@ async function recordUnreachable(db: Db, target: WalletNetwork, settings: Transa
       );
       return delay;
     }
-    const { rowCount } = await tx.query(
-      `UPDATE transactions SET status = 'broadcast-failed', nonce = NULL, error_message = $3,
-         updated_at = clock_timestamp()
-       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing')`,
-      [target.walletId, target.networkId, message],
-    );
-    if (rowCount) await invalidateNonce(tx, target);
+    if (await failWaitingOfWallet(tx, target, 'rpc-unreachable', message)) await invalidateNonce(tx, target);
     await endOutage(tx, target);
     return undefined;
   });
@@ -266,12 +252,6 @@ async function sayWhyWaiting(db: Db, target: WalletNetwork, message: string): Pr
 /** Every waiting transaction of the wallet becomes broadcast-failed with `message`; their nonces are released. */
 async function failWaiting(db: Db, target: WalletNetwork, message: string): Promise<void> {
   await db.transaction(async (tx) => {
-    const { rowCount } = await tx.query(
-      `UPDATE transactions SET status = 'broadcast-failed', nonce = NULL, error_message = $3,
-         updated_at = clock_timestamp()
-       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('created', 'processing')`,
-      [target.walletId, target.networkId, message],
-    );
-    if (rowCount) await invalidateNonce(tx, target);
+    if (await failWaitingOfWallet(tx, target, 'no-sender', message)) await invalidateNonce(tx, target);
   });
 }

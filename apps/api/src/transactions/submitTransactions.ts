@@ -4,6 +4,7 @@ import { isUnreachable, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts'
 import type { CustodyCall, SubmitOutcome, Submitter } from '#api/wallets/custody.ts';
 import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 import { applyCustodianView } from './custodyStatus.ts';
+import { markCustodianClaimed, markCustodianRefused } from './lifecycle.ts';
 import { PRICED_OUT, prepareRound, type RoundContext } from './prepareRound.ts';
 import { clearWakeRequest, HOLD_WAKE_EVERY_MS, holdWakeRequest, type SenderQueue } from './senders.ts';
 
@@ -187,20 +188,15 @@ async function claim(
 ): Promise<SubmitRow[]> {
   if (prepared.ready.length === 0) return [];
   const headroom = BigInt(100 + ctx.settings.gasHeadroomPercent);
-  const { rows } = await ctx.db.query<SubmitRow>(
-    `UPDATE transactions t SET status = 'processing', gas_limit = v.gas, gas_price = $3, max_priority_fee_per_gas = $4,
-       custody_key_attempt = 1, send_attempts = 0, error_message = NULL, updated_at = clock_timestamp()
-     FROM unnest($1::uuid[], $2::numeric[]) AS v(id, gas)
-     WHERE t.id = v.id AND t.status = 'created'
-     RETURNING ${submitRowColumns('t')}`,
-    [
-      prepared.ready.map((r) => r.id),
-      prepared.ready.map((r) => ((r.gas * headroom) / 100n).toString()),
-      prepared.fees.maxFeePerGas.toString(),
-      prepared.fees.maxPriorityFeePerGas.toString(),
-    ],
+  return markCustodianClaimed<SubmitRow>(
+    ctx.db,
+    prepared.ready.map((r) => ({ id: r.id, gas: ((r.gas * headroom) / 100n).toString() })),
+    {
+      maxFeePerGas: prepared.fees.maxFeePerGas.toString(),
+      maxPriorityFeePerGas: prepared.fees.maxPriorityFeePerGas.toString(),
+    },
+    submitRowColumns('t'),
   );
-  return rows;
 }
 
 /** Submits one row and records its outcome; answers why and for how long it must wait, if it must. */
@@ -230,11 +226,7 @@ async function submitOne(
     return undefined;
   }
   if (outcome.kind === 'refused') {
-    await db.query(
-      `UPDATE transactions SET status = 'broadcast-failed', error_message = $2, updated_at = clock_timestamp()
-        WHERE id = $1 AND status = 'processing' AND custody_id IS NULL`,
-      [row.id, outcome.message],
-    );
+    await markCustodianRefused(db, row.id, outcome.message);
     return undefined;
   }
   const message = `Waiting to reach ${submitter.provider}: ${outcome.message}`;

@@ -1,0 +1,548 @@
+import type { Hex } from 'viem';
+import type { Db, Queryable } from '#api/db/db.ts';
+import { TRANSACTION_STATUSES, type TransactionStatusValue } from '#api/schemas/entities.ts';
+import type { CustodianView } from '#api/wallets/custody.ts';
+import type { TRANSACTION_EVENT_TYPES } from '#api/webhooks/eventTypes.ts';
+import type { WalletNetwork } from './senders.ts';
+
+/**
+ * The transaction state machine: every status a transaction can move between, why, and the webhook event the
+ * move writes. The product specification leaves the allowed transitions open (SPEC §4); this table is the decision,
+ * and the only place that changes `transactions.status`: each function below is one statement that moves only the
+ * rows whose status is an allowed `from` of its cause (any other row is left as it is), derived from this table.
+ * The `transactions_webhook_event` trigger (migration 021) writes the event in the same database transaction as
+ * the change (the outbox, DESIGN §7); `emits` is what it writes, held by a test against the real trigger.
+ *
+ * A row is born `created` (the column's default) by execute-transaction's INSERT, which writes no event.
+ *
+ * The row's other columns change outside this module, in statements that leave `status` alone and fire no status
+ * event: the signed bytes kept before broadcast (broadcastBatch.ts), fee replacements and their messages
+ * (replaceWithHigherFees.ts), the re-broadcast time (repairDropped.ts), the reasons waiting rows give
+ * (sendTransactions.ts, prepareRound.ts, submitTransactions.ts), the estimate attempts (prepareRound.ts), the
+ * custodian's key attempt (submitTransactions.ts), and the custodian look-up time and the nonce and bytes taken
+ * from the node (followCustodian.ts). Finality is not a status but is an event (`transaction.finalized`): its
+ * statement is here too (markFinal).
+ */
+
+export type TransactionStatus = TransactionStatusValue;
+export type TransactionEventType = (typeof TRANSACTION_EVENT_TYPES)[number];
+
+/** Why a transaction moves: one cause, one target status, one or more statuses it may move from. */
+export type Cause =
+  | 'accepted'
+  | 'nonce-allocated'
+  | 'custodian-claimed'
+  | 'estimate-reverted'
+  | 'estimate-failed'
+  | 'rpc-unreachable'
+  | 'no-sender'
+  | 'send-later'
+  | 'sent'
+  | 'node-refused'
+  | 'custodian-broadcast'
+  | 'custodian-refused'
+  | 'custodian-failed'
+  | 'mined'
+  | 'mined-reverted'
+  | 'receipt-timeout'
+  | 'custodian-failed-off-chain'
+  | 'no-monitor'
+  | 'reorg';
+
+export interface Transition {
+  /** null: the row's birth. */
+  from: TransactionStatus | null;
+  to: TransactionStatus;
+  cause: Cause;
+  /** The webhook event the change writes (the outbox trigger's choice), or null when it writes none. */
+  emits: TransactionEventType | null;
+  /** The cause in words, as the docs' lifecycle diagram says it. */
+  says: string;
+}
+
+/** Every allowed status change. The docs' diagram is drawn from it (lifecycleDiagram.ts). */
+export const TRANSITIONS: readonly Transition[] = [
+  { from: null, to: 'created', cause: 'accepted', emits: null, says: 'execute-transaction (simulation passed)' },
+  {
+    from: 'created',
+    to: 'processing',
+    cause: 'nonce-allocated',
+    emits: null,
+    says: 'gas estimated, nonce allocated',
+  },
+  {
+    from: 'created',
+    to: 'processing',
+    cause: 'custodian-claimed',
+    emits: null,
+    says: 'gas estimated and priced, for its custodian to sign and send',
+  },
+  {
+    from: 'processing',
+    to: 'created',
+    cause: 'send-later',
+    emits: null,
+    says: 'nonce taken by another sender, base fee above the fees, or pool full',
+  },
+  {
+    from: 'created',
+    to: 'reverted',
+    cause: 'estimate-reverted',
+    emits: 'transaction.reverted',
+    says: 'reverts when estimated before sending',
+  },
+  {
+    from: 'created',
+    to: 'broadcast-failed',
+    cause: 'rpc-unreachable',
+    emits: 'transaction.failed',
+    says: 'RPC unreachable after the retries',
+  },
+  {
+    from: 'created',
+    to: 'broadcast-failed',
+    cause: 'estimate-failed',
+    emits: 'transaction.failed',
+    says: 'gas estimation failed after the retries',
+  },
+  {
+    from: 'created',
+    to: 'broadcast-failed',
+    cause: 'no-sender',
+    emits: 'transaction.failed',
+    says: 'no signer, custodian or RPC endpoint for its wallet and network',
+  },
+  { from: 'processing', to: 'broadcasted', cause: 'sent', emits: 'transaction.broadcasted', says: 'signed and sent' },
+  {
+    from: 'processing',
+    to: 'broadcasted',
+    cause: 'custodian-broadcast',
+    emits: 'transaction.broadcasted',
+    says: 'its custodian reports a hash',
+  },
+  {
+    from: 'processing',
+    to: 'broadcast-failed',
+    cause: 'node-refused',
+    emits: 'transaction.failed',
+    says: 'refused by the node',
+  },
+  {
+    from: 'processing',
+    to: 'broadcast-failed',
+    cause: 'rpc-unreachable',
+    emits: 'transaction.failed',
+    says: 'RPC unreachable after the retries',
+  },
+  {
+    from: 'processing',
+    to: 'broadcast-failed',
+    cause: 'no-sender',
+    emits: 'transaction.failed',
+    says: 'no signer, custodian or RPC endpoint for its wallet and network',
+  },
+  {
+    from: 'processing',
+    to: 'broadcast-failed',
+    cause: 'custodian-refused',
+    emits: 'transaction.failed',
+    says: 'refused by its custodian',
+  },
+  {
+    from: 'processing',
+    to: 'broadcast-failed',
+    cause: 'custodian-failed',
+    emits: 'transaction.failed',
+    says: 'its custodian failed it before any hash',
+  },
+  { from: 'broadcasted', to: 'succeeded', cause: 'mined', emits: 'transaction.succeeded', says: 'mined, status 1' },
+  {
+    from: 'succeeded',
+    to: 'broadcasted',
+    cause: 'reorg',
+    emits: 'transaction.reorged',
+    says: 'a reorg removed its block',
+  },
+  {
+    from: 'broadcasted',
+    to: 'reverted',
+    cause: 'mined-reverted',
+    emits: 'transaction.reverted',
+    says: 'mined, status 0',
+  },
+  {
+    from: 'reverted',
+    to: 'broadcasted',
+    cause: 'reorg',
+    emits: 'transaction.reorged',
+    says: 'a reorg removed its block',
+  },
+  {
+    from: 'broadcasted',
+    to: 'monitor-failed',
+    cause: 'receipt-timeout',
+    emits: 'transaction.failed',
+    says: 'no receipt in time',
+  },
+  {
+    from: 'broadcasted',
+    to: 'monitor-failed',
+    cause: 'custodian-failed-off-chain',
+    emits: 'transaction.failed',
+    says: 'its custodian failed it, and neither a block nor the node has it',
+  },
+  {
+    from: 'broadcasted',
+    to: 'monitor-failed',
+    cause: 'no-monitor',
+    emits: 'transaction.failed',
+    says: 'no RPC endpoint or custodian to follow it',
+  },
+];
+
+/** The statuses a cause moves from, and the one it moves to. */
+export function transitionOf(cause: Cause): { from: TransactionStatus[]; to: TransactionStatus } {
+  const rows = TRANSITIONS.filter((t) => t.cause === cause);
+  const to = rows[0]?.to;
+  if (!to || rows.some((t) => t.to !== to)) throw new Error(`cause ${cause}: not exactly one target status`);
+  return { from: rows.flatMap((t) => (t.from ? [t.from] : [])), to };
+}
+
+/** A status as an SQL literal (a status of the table's CHECK only, so nothing else is ever spliced in). */
+function literal(status: TransactionStatus): string {
+  if (!TRANSACTION_STATUSES.includes(status)) throw new Error(`not a transaction status: ${status}`);
+  return `'${status}'`;
+}
+
+/** `<column> IN (<the cause's from statuses>)`: the guard of a statement that moves rows for `cause`. */
+function fromGuard(cause: Cause, column: string): string {
+  const { from } = transitionOf(cause);
+  if (from.length === 0) throw new Error(`cause ${cause} moves from no status`);
+  return `${column} IN (${from.map(literal).join(', ')})`;
+}
+
+/** The cause's target status as an SQL literal. */
+const to = (cause: Cause) => literal(transitionOf(cause).to);
+
+// ── The sender ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+const NONCE_ALLOCATED = `UPDATE transactions t SET status = ${to('nonce-allocated')}, nonce = v.nonce, gas_limit = v.gas,
+     gas_price = $4, max_priority_fee_per_gas = $5, send_attempts = 0, error_message = NULL,
+     raw_transaction = NULL, updated_at = clock_timestamp()
+   FROM unnest($1::uuid[], $2::bigint[], $3::numeric[]) AS v(id, nonce, gas)
+   WHERE t.id = v.id AND ${fromGuard('nonce-allocated', 't.status')}`;
+
+/**
+ * `created` → `processing` for a signer wallet's round (nonce-allocated), in the caller's database transaction: each
+ * row's nonce and gas limit, the round's fees. Answers the moved rows, as `returning` (columns of `t`) lists them.
+ */
+export async function markNonceAllocated<R extends object>(
+  tx: Queryable,
+  rows: { id: string; nonce: number; gas: string }[],
+  fees: { maxFeePerGas: string; maxPriorityFeePerGas: string },
+  returning: string,
+): Promise<R[]> {
+  const result = await tx.query(`${NONCE_ALLOCATED} RETURNING ${returning}`, [
+    rows.map((r) => r.id),
+    rows.map((r) => r.nonce),
+    rows.map((r) => r.gas),
+    fees.maxFeePerGas,
+    fees.maxPriorityFeePerGas,
+  ]);
+  return result.rows as R[];
+}
+
+const CUSTODIAN_CLAIMED = `UPDATE transactions t SET status = ${to('custodian-claimed')}, gas_limit = v.gas, gas_price = $3,
+     max_priority_fee_per_gas = $4, custody_key_attempt = 1, send_attempts = 0, error_message = NULL,
+     updated_at = clock_timestamp()
+   FROM unnest($1::uuid[], $2::numeric[]) AS v(id, gas)
+   WHERE t.id = v.id AND ${fromGuard('custodian-claimed', 't.status')}`;
+
+/**
+ * `created` → `processing` for a custodian's wallet (custodian-claimed): gas limits and fees fixed, the first key
+ * attempt, before anything is submitted. Answers the moved rows, as `returning` (columns of `t`) lists them.
+ */
+export async function markCustodianClaimed<R extends object>(
+  db: Pick<Db, 'query'>,
+  rows: { id: string; gas: string }[],
+  fees: { maxFeePerGas: string; maxPriorityFeePerGas: string },
+  returning: string,
+): Promise<R[]> {
+  const result = await db.query(`${CUSTODIAN_CLAIMED} RETURNING ${returning}`, [
+    rows.map((r) => r.id),
+    rows.map((r) => r.gas),
+    fees.maxFeePerGas,
+    fees.maxPriorityFeePerGas,
+  ]);
+  return result.rows as R[];
+}
+
+const ESTIMATE_REVERTED = `UPDATE transactions SET status = ${to('estimate-reverted')}, error_message = $2,
+     updated_at = clock_timestamp()
+   WHERE id = $1 AND ${fromGuard('estimate-reverted', 'status')}`;
+
+/** `created` → `reverted`: the call reverts when estimated just before sending (estimate-reverted). */
+export async function markEstimateReverted(db: Pick<Db, 'query'>, id: string, message: string): Promise<void> {
+  await db.query(ESTIMATE_REVERTED, [id, message]);
+}
+
+const ESTIMATE_FAILED = `UPDATE transactions SET status = ${to('estimate-failed')}, error_message = $2,
+     updated_at = clock_timestamp()
+   WHERE id = $1 AND ${fromGuard('estimate-failed', 'status')}`;
+
+/** `created` → `broadcast-failed`: the node could not estimate its gas, after every retry (estimate-failed). */
+export async function markEstimateFailed(db: Pick<Db, 'query'>, id: string, message: string): Promise<void> {
+  await db.query(ESTIMATE_FAILED, [id, message]);
+}
+
+const WALLET_FAILED = (cause: 'rpc-unreachable' | 'no-sender') =>
+  `UPDATE transactions SET status = ${to(cause)}, nonce = NULL, error_message = $3, updated_at = clock_timestamp()
+   WHERE system_wallet_id = $1 AND network_id = $2 AND ${fromGuard(cause, 'status')}`;
+const WALLET_FAILED_SQL = {
+  'rpc-unreachable': WALLET_FAILED('rpc-unreachable'),
+  'no-sender': WALLET_FAILED('no-sender'),
+};
+
+/**
+ * Every waiting row of the wallet (`created`, `processing`) → `broadcast-failed` with `message`, their nonces
+ * released: the RPC endpoint stayed unreachable past the retries (rpc-unreachable), or the wallet has no signer,
+ * custodian or RPC endpoint (no-sender). Answers how many moved.
+ */
+export async function failWaitingOfWallet(
+  tx: Queryable,
+  target: WalletNetwork,
+  cause: 'rpc-unreachable' | 'no-sender',
+  message: string,
+): Promise<number> {
+  const { rowCount } = await tx.query(WALLET_FAILED_SQL[cause], [target.walletId, target.networkId, message]);
+  return rowCount ?? 0;
+}
+
+const SENT = `UPDATE transactions t SET status = ${to('sent')}, transaction_hash = v.hash,
+     broadcasted_at = clock_timestamp(),
+     previous_hashes = CASE WHEN v.hash = ANY(t.previous_hashes) THEN t.previous_hashes
+                            ELSE t.previous_hashes || v.hash END,
+     raw_transaction = v.raw, error_message = NULL, updated_at = clock_timestamp()
+   FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, hash, raw)
+   WHERE t.id = v.id AND ${fromGuard('sent', 't.status')}`;
+
+/** `processing` → `broadcasted` for the rows the node took (sent): each one's hash (kept among its hashes) and bytes. */
+export async function markSent(tx: Queryable, rows: { id: string; hash: string; raw: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(SENT, [rows.map((r) => r.id), rows.map((r) => r.hash), rows.map((r) => r.raw)]);
+}
+
+const SEND_LATER = `UPDATE transactions SET status = ${to('send-later')}, nonce = NULL, updated_at = clock_timestamp()
+   WHERE id = ANY($1::uuid[]) AND ${fromGuard('send-later', 'status')}`;
+
+/**
+ * `processing` → `created`, nonces released (send-later): another transaction took the nonce, or the node said
+ * "not now" (a base fee above the fees just signed, a full pool).
+ */
+export async function markSendLater(tx: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query(SEND_LATER, [ids]);
+}
+
+const NODE_REFUSED = `UPDATE transactions t SET status = ${to('node-refused')}, nonce = NULL, error_message = v.message,
+     updated_at = clock_timestamp()
+   FROM unnest($1::uuid[], $2::text[]) AS v(id, message)
+   WHERE t.id = v.id AND ${fromGuard('node-refused', 't.status')}`;
+
+/** `processing` → `broadcast-failed`, nonces released: the node refused them for good (node-refused). */
+export async function markNodeRefused(tx: Queryable, rows: { id: string; message: string }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(NODE_REFUSED, [rows.map((r) => r.id), rows.map((r) => r.message)]);
+}
+
+// ── A custodian's wallet ────────────────────────────────────────────────────────────────────────────────────────
+
+const CUSTODIAN_REFUSED = `UPDATE transactions SET status = ${to('custodian-refused')}, error_message = $2,
+     updated_at = clock_timestamp()
+   WHERE id = $1 AND ${fromGuard('custodian-refused', 'status')} AND custody_id IS NULL`;
+
+/** `processing` → `broadcast-failed`: the custodian refused the row's create for good (custodian-refused). */
+export async function markCustodianRefused(db: Pick<Db, 'query'>, id: string, message: string): Promise<void> {
+  await db.query(CUSTODIAN_REFUSED, [id, message]);
+}
+
+// The two moves a custodian's view may make, from the same status.
+const BROADCAST_BY_CUSTODIAN = fromGuard('custodian-broadcast', 't.status');
+const FAILED_BY_CUSTODIAN = fromGuard('custodian-failed', 't.status');
+
+const CUSTODIAN_VIEW = `WITH before AS (SELECT id, status, transaction_hash FROM transactions WHERE id = $1)
+   UPDATE transactions t SET
+     custody_id = coalesce(t.custody_id, $3),
+     custody_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_status ELSE $4 END,
+     custody_sub_status = CASE WHEN $9::bigint < t.custody_updated_ms THEN t.custody_sub_status ELSE $5 END,
+     custody_updated_ms = greatest(t.custody_updated_ms, $9::bigint),
+     custody_checked_at = clock_timestamp(),
+     status = CASE WHEN ${BROADCAST_BY_CUSTODIAN} AND $6::text IS NOT NULL THEN ${to('custodian-broadcast')}
+                   WHEN ${FAILED_BY_CUSTODIAN} AND $7 THEN ${to('custodian-failed')} ELSE t.status END,
+     error_message = CASE WHEN ${BROADCAST_BY_CUSTODIAN} AND $6::text IS NOT NULL THEN NULL
+                          WHEN ${FAILED_BY_CUSTODIAN} AND $7 THEN $8 ELSE t.error_message END,
+     transaction_hash = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted') THEN $6
+                             ELSE t.transaction_hash END,
+     previous_hashes = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
+                                 AND NOT ($6 = ANY (t.previous_hashes)) THEN array_append(t.previous_hashes, $6)
+                            ELSE t.previous_hashes END,
+     -- Bytes taken from the chain for an earlier hash are not this one's.
+     raw_transaction = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
+                                 AND t.transaction_hash IS DISTINCT FROM $6 THEN NULL ELSE t.raw_transaction END,
+     broadcasted_at = CASE WHEN ${BROADCAST_BY_CUSTODIAN} AND $6::text IS NOT NULL THEN clock_timestamp()
+                           ELSE t.broadcasted_at END,
+     updated_at = clock_timestamp()
+   FROM before
+   WHERE t.id = before.id AND t.custody_provider = $2 AND (t.custody_id IS NULL OR t.custody_id = $3)
+     AND t.status NOT IN ('created', 'broadcast-failed', 'monitor-failed')
+   RETURNING t.status, t.system_wallet_id AS "walletId", t.network_id AS "networkId",
+     (t.status <> before.status OR t.transaction_hash IS DISTINCT FROM before.transaction_hash) AS moved`;
+
+/**
+ * What a custodian says of a row's transaction, in one statement (see custodyStatus.ts, applyCustodianView): its
+ * custody columns on every row the custodian still follows, and for a `processing` row, `broadcasted` under the
+ * hash it reports (custodian-broadcast), or `broadcast-failed` when it failed before any hash (custodian-failed).
+ */
+export async function recordCustodianView(
+  db: Pick<Db, 'query'>,
+  rowId: string,
+  provider: string,
+  view: CustodianView,
+): Promise<{ status: string; moved: boolean; walletId: number; networkId: number } | undefined> {
+  const { rows } = await db.query<{ status: string; moved: boolean; walletId: number; networkId: number }>(
+    CUSTODIAN_VIEW,
+    [rowId, provider, view.id, view.status, view.subStatus, view.hash, view.failed, view.description, view.updatedMs],
+    'apply-custodian-view',
+  );
+  return rows[0];
+}
+
+// ── The monitor ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+const MINED = `UPDATE transactions t SET status = ${to('mined')}, transaction_hash = v.hash, gas_used = v.gas_used,
+     gas_price = v.gas_price, block_number = v.block_number, block_hash = v.block_hash, error_message = NULL,
+     updated_at = clock_timestamp()
+   FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::bigint[], $6::text[])
+     AS v(id, hash, gas_used, gas_price, block_number, block_hash)
+   WHERE t.id = v.id AND ${fromGuard('mined', 't.status')}`;
+
+/** A receipt, as the row keeps it. */
+export interface ReceiptValues {
+  transactionHash: Hex;
+  gasUsed: string;
+  gasPrice: string;
+  blockNumber: string;
+  blockHash: Hex;
+}
+
+/** `broadcasted` → `succeeded` for every row whose receipt says success (mined), with the receipt's fields. */
+export async function markMined(db: Pick<Db, 'query'>, rows: { id: string; receipt: ReceiptValues }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(MINED, [
+    rows.map((r) => r.id),
+    rows.map((r) => r.receipt.transactionHash),
+    rows.map((r) => r.receipt.gasUsed),
+    rows.map((r) => r.receipt.gasPrice),
+    rows.map((r) => r.receipt.blockNumber),
+    rows.map((r) => r.receipt.blockHash),
+  ]);
+}
+
+const MINED_REVERTED = `UPDATE transactions SET status = ${to('mined-reverted')}, transaction_hash = $2,
+     gas_used = $3::numeric, gas_price = $4::numeric, block_number = $5, block_hash = $6, error_message = $7,
+     updated_at = clock_timestamp()
+   WHERE id = $1 AND ${fromGuard('mined-reverted', 'status')}`;
+
+/** `broadcasted` → `reverted`: mined, and the call reverted on chain (mined-reverted), with `message` the reason. */
+export async function markMinedReverted(
+  db: Pick<Db, 'query'>,
+  id: string,
+  receipt: ReceiptValues,
+  message: string,
+): Promise<void> {
+  await db.query(MINED_REVERTED, [
+    id,
+    receipt.transactionHash,
+    receipt.gasUsed,
+    receipt.gasPrice,
+    receipt.blockNumber,
+    receipt.blockHash,
+    message,
+  ]);
+}
+
+const MONITOR_FAILED = (cause: 'receipt-timeout' | 'custodian-failed-off-chain') =>
+  `UPDATE transactions SET status = ${to(cause)}, error_message = $2, updated_at = clock_timestamp()
+   WHERE id = $1 AND ${fromGuard(cause, 'status')}`;
+const MONITOR_FAILED_SQL = {
+  'receipt-timeout': MONITOR_FAILED('receipt-timeout'),
+  'custodian-failed-off-chain': MONITOR_FAILED('custodian-failed-off-chain'),
+};
+
+/**
+ * `broadcasted` → `monitor-failed` with `message`: no receipt in time (receipt-timeout), or the custodian failed it
+ * and neither a block nor the node holds it (custodian-failed-off-chain).
+ */
+export async function markMonitorFailed(
+  db: Pick<Db, 'query'>,
+  id: string,
+  cause: 'receipt-timeout' | 'custodian-failed-off-chain',
+  message: string,
+): Promise<void> {
+  await db.query(MONITOR_FAILED_SQL[cause], [id, message]);
+}
+
+const NO_MONITOR = `UPDATE transactions SET status = ${to('no-monitor')}, error_message = $3, updated_at = clock_timestamp()
+   WHERE system_wallet_id = $1 AND network_id = $2 AND ${fromGuard('no-monitor', 'status')}`;
+
+/** Every `broadcasted` row of the wallet → `monitor-failed`: nothing can follow them (no-monitor). */
+export async function failBroadcastOfWallet(db: Pick<Db, 'query'>, target: WalletNetwork, message: string) {
+  await db.query(NO_MONITOR, [target.walletId, target.networkId, message]);
+}
+
+const REORG = `UPDATE transactions t SET status = ${to('reorg')}, block_number = NULL, block_hash = NULL, gas_used = NULL,
+     finalized_at = NULL, error_message = NULL, gas_price = coalesce(v.fee_cap, t.gas_price),
+     broadcasted_at = clock_timestamp(), updated_at = clock_timestamp()
+   FROM unnest($1::uuid[], $2::numeric[]) AS v(id, fee_cap)
+   WHERE t.id = v.id AND ${fromGuard('reorg', 't.status')}`;
+
+/**
+ * `succeeded` or `reverted` → `broadcasted`: their block left the canonical chain (reorg). Block fields and finality
+ * cleared; `gas_price` back to the fee cap they were signed with, when known.
+ */
+export async function markReorged(
+  db: Pick<Db, 'query'>,
+  rows: { id: string; signedFeeCap: string | null }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(REORG, [rows.map((r) => r.id), rows.map((r) => r.signedFeeCap)]);
+}
+
+/** The statuses whose block may become final: those a receipt moves a row to. */
+const MINED_STATUSES = [transitionOf('mined').to, transitionOf('mined-reverted').to];
+
+const FINAL = `UPDATE transactions t SET finalized_at = clock_timestamp(), updated_at = clock_timestamp()
+     FROM unnest($3::bigint[], $4::text[]) AS b(number, hash)
+    WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status IN (${MINED_STATUSES.map(literal).join(', ')})
+      AND t.finalized_at IS NULL AND t.block_number = b.number
+      AND t.block_hash IS NOT DISTINCT FROM b.hash AND t.nonce < $5`;
+
+/**
+ * Not a status change, but an event (`transaction.finalized`): the wallet's mined rows in these blocks (by number and
+ * hash), whose nonce the chain has mined, are final. Answers how many became so.
+ */
+export async function markFinal(
+  db: Pick<Db, 'query'>,
+  target: WalletNetwork,
+  blocks: { blockNumber: number; blockHash: string | null }[],
+  minedCount: number,
+): Promise<number> {
+  const { rowCount } = await db.query(FINAL, [
+    target.walletId,
+    target.networkId,
+    blocks.map((b) => b.blockNumber),
+    blocks.map((b) => b.blockHash),
+    minedCount,
+  ]);
+  return rowCount ?? 0;
+}
