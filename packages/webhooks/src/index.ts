@@ -22,21 +22,18 @@ export {
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
 } from './errors.ts';
-export { generateSecret, type WebhookSecrets } from './secret.ts';
-export { type SignedHeaders, type SignParams, sign } from './sign.ts';
 export type {
   AnyWebhookEvent,
   EndpointDisabledEvent,
-  ErrorBody,
   EventNotifierEvent,
   EventNotifierEventData,
   EventNotifierEventRemoved,
-  HandlerOptions,
   TransactionEvent,
   TransactionEventData,
   TransactionEventTransaction,
-  WebhookContext,
   WebhookEvent,
-  WebhookEventHandler,
-} from './types.ts';
+} from './events.ts';
+export { generateSecret, type WebhookSecrets } from './secret.ts';
+export { type SignedHeaders, type SignParams, sign } from './sign.ts';
+export type { ErrorBody, HandlerOptions, WebhookContext, WebhookEventHandler } from './types.ts';
 export { type VerifyOptions, verify, type WebhookRequestHeaders } from './verify.ts';
