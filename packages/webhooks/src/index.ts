@@ -33,6 +33,12 @@ export type {
   TransactionEventTransaction,
   WebhookEvent,
 } from './events.ts';
+export {
+  EVENT_NOTIFIER_EVENT_TYPES,
+  TRANSACTION_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from './eventTypes.ts';
 export { generateSecret, type WebhookSecrets } from './secret.ts';
 export { type SignedHeaders, type SignParams, sign } from './sign.ts';
 export type { ErrorBody, HandlerOptions, WebhookContext, WebhookEventHandler } from './types.ts';
