@@ -1,4 +1,9 @@
-// The payloads Mountain sends, discriminated by `type`: what verify() and the handlers return.
+// The payloads Mountain sends, discriminated by `type`: what verify() and the handlers return. payloads.test.ts holds
+// them to the server's webhook schemas (the OpenAPI document's, generated into generated/payloads.ts).
+import type { components } from './generated/payloads.ts';
+
+/** The id of a network the platform runs on (the OpenAPI document's `NetworkId`). */
+type NetworkId = components['schemas']['NetworkId'];
 
 /**
  * The `data` of an {@link EventNotifierEvent}: one decoded contract event (log) found by a subscription.
@@ -18,7 +23,7 @@ export interface EventNotifierEventData {
   recordId: string;
   /** The subscription that found the event. */
   subscription: { id: string; name: string; projectId: number };
-  network: { id: number; name: string };
+  network: { id: NetworkId; name: string };
   /** The contract that emitted the event (0x-prefixed address). */
   contractAddress: string;
   /** The event's name and its canonical signature, e.g. `Transfer(address,address,uint256)`. */
@@ -94,7 +99,7 @@ export interface TransactionEventTransaction {
   projectId: number;
   contractActivatedFunctionId: number;
   mSystemWalletId: number;
-  networkId: number;
+  networkId: NetworkId;
   functionArgs: string[];
   /** The fine-grained status the change left the transaction in. */
   status: 'created' | 'processing' | 'broadcasted' | 'succeeded' | 'broadcast-failed' | 'monitor-failed' | 'reverted';
@@ -109,7 +114,7 @@ export interface TransactionEventTransaction {
   finalized: boolean;
   errorMessage: string | null;
   idempotencyKey: string;
-  custody: { provider: string; id: string | null; status: string | null; subStatus: string | null } | null;
+  custody: { provider: 'fireblocks'; id: string | null; status: string | null; subStatus: string | null } | null;
   createdAt: string;
   updatedAt: string;
 }
