@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BaseError } from '#api/errors/BaseError.ts';
 import {
   defaultEventNotifierSettings,
   type EventNotifierSettings,
@@ -69,8 +70,9 @@ export interface Config {
   readonly awsKms: AwsKmsSettings | undefined;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends BaseError {
   override name = 'ConfigError';
+  readonly code = 'INTERNAL_ERROR';
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }

@@ -1,4 +1,5 @@
 import type { LocalAccount } from 'viem';
+import { BaseError } from '#api/errors/BaseError.ts';
 import type { AwsKmsCustody } from './awsKms/awsKmsCustody.ts';
 import type { Submitter } from './custody.ts';
 import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
@@ -17,8 +18,9 @@ export interface SystemWalletRecord {
 }
 
 /** Raised when a custody type is chosen that this deployment has no credentials for. */
-export class WalletProviderNotConfiguredError extends Error {
+export class WalletProviderNotConfiguredError extends BaseError {
   override name = 'WalletProviderNotConfiguredError';
+  readonly code = 'CUSTODY_NOT_CONFIGURED';
 }
 
 /** The custodians a deployment has credentials for, besides its mnemonic. */

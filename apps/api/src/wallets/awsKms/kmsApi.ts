@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { BaseError } from '#api/errors/BaseError.ts';
 import type { AwsKmsSettings } from './settings.ts';
 
 /** How a call to KMS went wrong, which decides what the caller may do next. */
@@ -12,8 +13,9 @@ export type KmsFailure =
   | 'unavailable';
 
 /** A call to KMS that failed, with AWS's exception name and message (never the request's credentials). */
-export class KmsCallError extends Error {
+export class KmsCallError extends BaseError {
   override name = 'KmsCallError';
+  readonly code = 'INTERNAL_ERROR';
   constructor(
     message: string,
     readonly failure: KmsFailure,

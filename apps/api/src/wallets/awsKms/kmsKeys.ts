@@ -1,5 +1,6 @@
 import type { KeyMetadata } from '@aws-sdk/client-kms';
 import type { Address } from 'viem';
+import { BaseError } from '#api/errors/BaseError.ts';
 import { addressOfPublicKey, NotSecp256k1Error } from './ethereumSignature.ts';
 import { type KmsApi, KmsCallError } from './kmsApi.ts';
 
@@ -10,8 +11,9 @@ export interface WalletKey {
 }
 
 /** A key that cannot be a wallet's (another spec or usage, disabled, pending deletion): refused before any use. */
-export class KmsKeyRefusedError extends Error {
+export class KmsKeyRefusedError extends BaseError {
   override name = 'KmsKeyRefusedError';
+  readonly code = 'INTERNAL_ERROR';
 }
 
 /** The key `alias` names, made if missing (ECC_SECG_P256K1, SIGN_VERIFY, with `tags`), and its address. */
