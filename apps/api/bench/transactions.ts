@@ -7,7 +7,7 @@ import { encodeFunctionData, type Hex, http, type PublicClient, parseEther } fro
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
-import { DEV_STALL_MS } from '#api/transactions/devChain.ts';
+import { DEV_STALL_MS } from '#api/chain/devChain.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';

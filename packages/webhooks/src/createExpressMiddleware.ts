@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WebhookEvent } from './events.ts';
 import { HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
 import { readNodeBody, writeNodeResult } from './nodeIo.ts';
 import type { WebhookSecrets } from './secret.ts';
-import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
+import type { HandlerOptions, WebhookEventHandler } from './types.ts';
 
 /** The fields Express body parsers leave on a request, read to find the raw body. */
 interface ParsedRequest {

@@ -1,6 +1,7 @@
+import type { WebhookEvent } from './events.ts';
 import { HANDLER_OPTIONS, handleDelivery, setupHandler } from './handleDelivery.ts';
 import type { WebhookSecrets } from './secret.ts';
-import type { HandlerOptions, WebhookEvent, WebhookEventHandler } from './types.ts';
+import type { HandlerOptions, WebhookEventHandler } from './types.ts';
 import type { WebhookRequestHeaders } from './verify.ts';
 
 // Structural types for the few Fastify features used, so the package needs neither fastify nor its types.

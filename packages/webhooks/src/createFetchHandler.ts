@@ -1,4 +1,5 @@
 import { REPORTING_HANDLER_OPTIONS, type ReportingHandlerOptions, report } from './createNodeHandler.ts';
+import type { WebhookEvent } from './events.ts';
 import {
   checkOnError,
   type DeliveryResult,
@@ -8,7 +9,7 @@ import {
   setupHandler,
 } from './handleDelivery.ts';
 import type { WebhookSecrets } from './secret.ts';
-import type { WebhookEvent, WebhookEventHandler } from './types.ts';
+import type { WebhookEventHandler } from './types.ts';
 
 /** Reads a Fetch body as bytes, stopping (and cancelling the stream) once it exceeds `limit`. */
 async function readRequestBody(request: Request, limit: number): Promise<Uint8Array | undefined> {

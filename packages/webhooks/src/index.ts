@@ -22,22 +22,26 @@ export {
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
 } from './errors.ts';
-export { generateSecret, type WebhookSecrets } from './secret.ts';
-export { type SignedHeaders, type SignParams, sign } from './sign.ts';
 export type {
   AnyWebhookEvent,
   EndpointDisabledEvent,
-  ErrorBody,
   EventNotifierEvent,
   EventNotifierEventData,
   EventNotifierEventRemoved,
-  HandlerOptions,
   SubscriptionWebhookDisabledEvent,
   TransactionEvent,
   TransactionEventData,
   TransactionEventTransaction,
-  WebhookContext,
   WebhookEvent,
-  WebhookEventHandler,
-} from './types.ts';
+} from './events.ts';
+export {
+  DISABLED_EVENT_TYPES,
+  EVENT_NOTIFIER_EVENT_TYPES,
+  TRANSACTION_EVENT_TYPES,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from './eventTypes.ts';
+export { generateSecret, type WebhookSecrets } from './secret.ts';
+export { type SignedHeaders, type SignParams, sign } from './sign.ts';
+export type { ErrorBody, HandlerOptions, WebhookContext, WebhookEventHandler } from './types.ts';
 export { type VerifyOptions, verify, type WebhookRequestHeaders } from './verify.ts';

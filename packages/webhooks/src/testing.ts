@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { testEvent } from '../examples/sendTestDelivery.ts';
+import type { WebhookEvent } from './events.ts';
 import { sign } from './sign.ts';
-import type { WebhookEvent } from './types.ts';
 
 /** The secret of the Standard Webhooks reference test vector. */
 export const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6eDGZ0b1pHU=';

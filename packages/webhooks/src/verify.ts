@@ -8,10 +8,10 @@ import {
   TimestampTooOldError,
   type WebhookHeaderName,
 } from './errors.ts';
+import type { WebhookEvent } from './events.ts';
 import { assertFunction, assertKnownOptions, assertNonNegative } from './options.ts';
 import { hmacSha256Base64, parseSecrets, type WebhookSecrets } from './secret.ts';
 import { signedContent } from './sign.ts';
-import type { WebhookEvent } from './types.ts';
 
 /**
  * Request headers in any common shape: a Fetch `Headers`, Node's `IncomingHttpHeaders`, or a plain object

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { BaseError } from '#api/errors/BaseError.ts';
 
 /** Claims of a Mountain access token (a JWT signed with HS256). */
 export interface AccessTokenClaims {
@@ -12,8 +13,9 @@ export interface AccessTokenClaims {
   jti: string;
 }
 
-export class AccessTokenError extends Error {
+export class AccessTokenError extends BaseError {
   override name = 'AccessTokenError';
+  readonly code = 'INVALID_ACCESS_TOKEN';
   constructor(
     readonly reason: 'malformed' | 'signature' | 'expired',
     message: string,

@@ -1,4 +1,4 @@
-import type { Hex, PublicClient } from 'viem';
+import { BlockNotFoundError, type Hex, type PublicClient } from 'viem';
 import { isUnreachable } from './chainErrors.ts';
 
 /**
@@ -10,7 +10,7 @@ export async function canonicalHashes(client: PublicClient, heights: number[]): 
   await Promise.all(
     [...new Set(heights)].map(async (height) => {
       const block = await client.getBlock({ blockNumber: BigInt(height) }).catch((error: Error) => {
-        if (error.name === 'BlockNotFoundError') return undefined;
+        if (error instanceof BlockNotFoundError) return undefined;
         throw error;
       });
       hashes.set(height, block?.hash ?? undefined);

@@ -1,4 +1,17 @@
-import { type Abi, BaseError, ContractFunctionRevertedError, decodeErrorResult, type Hex } from 'viem';
+import {
+  type Abi,
+  BaseError,
+  ContractFunctionRevertedError,
+  decodeErrorResult,
+  ExecutionRevertedError,
+  type Hex,
+  HttpRequestError,
+  RawContractError,
+  RpcRequestError,
+  SocketClosedError,
+  TimeoutError,
+  WebSocketRequestError,
+} from 'viem';
 import { causes } from '#api/lib/causes.ts';
 import { isRateLimitAnswer } from './rateLimitAnswers.ts';
 import { RateLimitedError } from './rateLimits.ts';
@@ -10,8 +23,13 @@ import { RateLimitedError } from './rateLimits.ts';
 export function isUnreachable(error: unknown): boolean {
   if (isRateLimited(error)) return true;
   for (const e of causes(error)) {
-    const name = String(e.name);
-    if (['HttpRequestError', 'TimeoutError', 'SocketClosedError', 'WebSocketRequestError'].includes(name)) return true;
+    if (
+      e instanceof HttpRequestError ||
+      e instanceof TimeoutError ||
+      e instanceof SocketClosedError ||
+      e instanceof WebSocketRequestError
+    )
+      return true;
     const code = e.code;
     if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT') return true;
   }
@@ -25,13 +43,13 @@ export function isUnreachable(error: unknown): boolean {
  */
 export function isRateLimited(error: unknown): boolean {
   for (const e of causes(error)) {
-    if (e instanceof RateLimitedError || e.name === 'RateLimitedError') return true;
-    if ((e.name === 'HttpRequestError' || e.name === 'RpcRequestError') && e.status === 429) return true;
     if (typeof e.code === 'number') {
       // viem's errors keep the endpoint's own text in `details`; a JSON-RPC error object has it in `message`.
       const message = typeof e.details === 'string' ? e.details : e.message;
       if (isRateLimitAnswer({ code: e.code, message, data: e.data })) return true;
     }
+    if (e instanceof RateLimitedError) return true;
+    if ((e instanceof HttpRequestError || e instanceof RpcRequestError) && e.status === 429) return true;
   }
   return false;
 }
@@ -47,11 +65,10 @@ export function rateLimitRetryAfterMs(error: unknown): number | undefined {
 /** The node executed the call and it reverted. */
 export function isRevert(error: unknown): boolean {
   for (const e of causes(error)) {
-    const name = e.name;
     if (
       e instanceof ContractFunctionRevertedError ||
-      name === 'ExecutionRevertedError' ||
-      name === 'RawContractError' ||
+      e instanceof ExecutionRevertedError ||
+      e instanceof RawContractError ||
       /execution reverted|revert/i.test(typeof e.details === 'string' ? e.details : '')
     )
       return true;

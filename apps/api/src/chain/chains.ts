@@ -1,13 +1,15 @@
 import { type Chain, createPublicClient, http, type PublicClient, type Transport, webSocket } from 'viem';
 import { NETWORKS, type NetworkId } from '#api/config/networks.ts';
+import { BaseError } from '#api/errors/BaseError.ts';
 import { longestRequestMs, withRateLimits } from './rateLimits.ts';
 import { withRequestBudget } from './requestBudget.ts';
 import { RPC_BATCH_SIZE } from './rpcBatches.ts';
 import { rpcFetch } from './rpcFetch.ts';
 
 /** Raised when a call needs a network whose RPC_URL_<id> is not set. */
-export class NetworkNotConfiguredError extends Error {
+export class NetworkNotConfiguredError extends BaseError {
   override name = 'NetworkNotConfiguredError';
+  readonly code = 'NETWORK_NOT_CONFIGURED';
   constructor(readonly networkId: NetworkId) {
     super(`Network ${networkId} is not configured on this deployment: set RPC_URL_${networkId}`);
   }

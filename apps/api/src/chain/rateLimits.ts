@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { backoffDelay } from '@mountain/public-api-client';
 import { TimeoutError } from 'viem';
+import { BaseError } from '#api/errors/BaseError.ts';
 import { type JsonRpcAnswer, judge, merged, parse, type Reply, response } from './rateLimitAnswers.ts';
 
 // Hosted JSON-RPC providers refuse past a request rate. What they answer, and what this module reads from it:
@@ -51,8 +52,9 @@ export function longestRequestMs(options: RateLimitOptions = {}): number {
  * (or that other requests to it were asked for) ends past the request's budget. `retryAfterMs` is how long until
  * the endpoint takes requests again, as far as it said; a caller that retries later waits at least that long.
  */
-export class RateLimitedError extends Error {
+export class RateLimitedError extends BaseError {
   override name = 'RateLimitedError';
+  readonly code = 'CHAIN_UNAVAILABLE';
   constructor(
     /** The endpoint's origin (its path, which holds a provider's API key, is left out). */
     readonly origin: string,

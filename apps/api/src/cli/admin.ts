@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CONSOLE_LINK_MAX_SECONDS } from '#api/auth/consoleLinks.ts';
 import { loadConfig } from '#api/config/config.ts';
+import { BaseError } from '#api/errors/BaseError.ts';
 import { CustodyProvisioningError, SHARED_WALLET_RISK } from '#api/projects/projectRows.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
@@ -14,8 +15,9 @@ import { UsageError } from './usageError.ts';
 export { UsageError };
 
 /** A custodian (Fireblocks) refused or failed a step: its message is printed, and the command exits 1. */
-export class CustodianRefusal extends Error {
+export class CustodianRefusal extends BaseError {
   override name = 'CustodianRefusal';
+  readonly code = 'INTERNAL_ERROR';
 }
 
 /** The wallet types whose new wallets may take an existing key (--kms-key-id). */

@@ -2,19 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseRpcMaxRps, parseRpcUrls } from '#api/chain/settings.ts';
 import { type DeliverySettings, parseDeliverySettings } from '#api/delivery/settings.ts';
-import { defaultEventNotifierSettings, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { BaseError } from '#api/errors/BaseError.ts';
+import { type EventNotifierSettings, parseEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
-import { type CorsSettings, DEFAULT_CORS } from '#api/http/cors.ts';
-import { DEFAULT_RATE_LIMIT, type RateLimitSettings } from '#api/http/rateLimitSettings.ts';
-import { DEFAULT_LANE_CONCURRENCY, JOB_LANES, type JobLane, type LaneConcurrency } from '#api/jobs/lanes.ts';
-import type { MetricsSettings } from '#api/metrics/settings.ts';
+import { type CorsSettings, parseCorsSettings } from '#api/http/cors.ts';
+import { parseRateLimitSettings, type RateLimitSettings } from '#api/http/rateLimitSettings.ts';
+import { type LaneConcurrency, parseLaneConcurrency } from '#api/jobs/lanes.ts';
+import { type MetricsSettings, parseMetricsSettings } from '#api/metrics/settings.ts';
+import { parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
 import { devAwsKms, hasOwnAwsKms } from '#api/wallets/awsKms/devSimulator.ts';
 import { type AwsKmsSettings, parseAwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { devFireblocksEnv } from '#api/wallets/fireblocks/devSimulator.ts';
 import { type FireblocksSettings, parseFireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
-import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from './networks.ts';
-import { parseInteger } from './parseInteger.ts';
+import { NETWORK_IDS, type NetworkId } from './networks.ts';
+import { type Env, parseInteger, parsePort } from './parse.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -68,14 +71,13 @@ export interface Config {
   readonly awsKms: AwsKmsSettings | undefined;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends BaseError {
   override name = 'ConfigError';
+  readonly code = 'INTERNAL_ERROR';
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
 }
-
-type Env = Record<string, string | undefined>;
 
 /**
  * Reads the configuration from the environment once, validates every variable and returns a frozen object.
@@ -104,13 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
 
-  const rpcUrls: Partial<Record<NetworkId, string>> = {};
-  for (const id of NETWORK_IDS) {
-    const value = env[`RPC_URL_${id}`];
-    if (!value) continue;
-    if (!/^(https?|wss?):\/\//.test(value)) problems.push(`RPC_URL_${id} must be an http(s) or ws(s) URL`);
-    else rpcUrls[id] = value;
-  }
+  const rpcUrls = parseRpcUrls(env, problems);
 
   const production = nodeEnv === 'production';
   const secrets =
@@ -120,43 +116,15 @@ export function loadConfig(env: Env = process.env): Config {
   const masterKey = parseKey('MASTER_KEY', secrets.masterKey, problems);
   const [tokenSigningKey, ...previousTokenSigningKeys] = parseTokenSigningKeys(env, secrets.tokenSigningKey, problems);
 
-  const eventNotifier = parseEventNotifier(env, nodeEnv, problems);
+  const eventNotifier = parseEventNotifierSettings(env, problems);
   const delivery = parseDeliverySettings(env, production, problems);
-  const rateLimit = parseRateLimit(env, problems);
-  const cors = parseCors(env, problems);
-  const metrics = parseMetrics(env, problems);
-  const maxInFlight: Partial<Record<NetworkId, number>> = {};
-  for (const id of NETWORK_IDS) {
-    const value = env[`MAX_IN_FLIGHT_${id}`];
-    if (value !== undefined) maxInFlight[id] = parseInteger(`MAX_IN_FLIGHT_${id}`, value, problems, 1, 1_000_000);
-  }
-  const rpcMaxRps: Partial<Record<NetworkId, number>> = { ...DEFAULT_RPC_MAX_RPS };
-  for (const id of NETWORK_IDS) {
-    const value = env[`RPC_MAX_RPS_${id}`];
-    if (value === undefined) continue;
-    const rps = parseInteger(`RPC_MAX_RPS_${id}`, value, problems, 0, 1_000_000);
-    if (rps > 0) rpcMaxRps[id] = rps;
-    else delete rpcMaxRps[id];
-  }
-  const maxFeePerGas: Partial<Record<NetworkId, bigint>> = {};
-  for (const id of NETWORK_IDS) {
-    const name = `MAX_FEE_PER_GAS_GWEI_${id}`;
-    const value = env[name];
-    if (value === undefined) continue;
-    const wei = parseGweiAmount(value);
-    if (wei === undefined)
-      problems.push(`${name} must be a number of gwei above 0 and at most 10000000, such as 500 or 0.1`);
-    else maxFeePerGas[id] = wei;
-  }
-
-  const workerConcurrency: Record<JobLane, number> = { ...DEFAULT_LANE_CONCURRENCY };
-  for (const lane of JOB_LANES) {
-    const name = `WORKER_CONCURRENCY_${lane.toUpperCase()}`;
-    const value = env[name];
-    if (value !== undefined && lane !== 'upkeep')
-      workerConcurrency[lane] = parseInteger(name, value, problems, 1, 1_000);
-  }
-
+  const rateLimit = parseRateLimitSettings(env, problems);
+  const cors = parseCorsSettings(env, problems);
+  const metrics = parseMetricsSettings(env, problems);
+  const maxInFlight = parseMaxInFlight(env, problems);
+  const rpcMaxRps = parseRpcMaxRps(env, problems);
+  const maxFeePerGas = parseMaxFeePerGas(env, problems);
+  const workerConcurrency = parseLaneConcurrency(env, problems);
   const faultInjection = env.FAULT_INJECTION === '1';
   if (faultInjection && production) problems.push('FAULT_INJECTION is for development and tests only');
   if (env.FAULT_INJECTION !== undefined && !['0', '1', ''].includes(env.FAULT_INJECTION)) {
@@ -190,97 +158,23 @@ export function loadConfig(env: Env = process.env): Config {
     masterKey,
     tokenSigningKey: tokenSigningKey as Buffer,
     previousTokenSigningKeys: Object.freeze(previousTokenSigningKeys),
-    rpcUrls: Object.freeze(rpcUrls),
-    rpcMaxRps: Object.freeze(rpcMaxRps),
+    rpcUrls,
+    rpcMaxRps,
     bodyLimit,
     requestTimeoutMs,
     eventNotifier,
     delivery,
     rateLimit,
     cors,
-    maxInFlight: Object.freeze(maxInFlight),
-    workerConcurrency: Object.freeze(workerConcurrency),
-    maxFeePerGas: Object.freeze(maxFeePerGas),
+    maxInFlight,
+    workerConcurrency,
+    maxFeePerGas,
     metrics,
     faultInjection,
     fireblocks,
     consoleUrl,
     consoleDir: path.resolve(REPO_ROOT, env.CONSOLE_DIR || 'apps/console/dist'),
     awsKms,
-  });
-}
-
-/** "500" or "0.1" gwei in wei; undefined unless above 0, at most 10,000,000 gwei and at most 9 decimals. */
-function parseGweiAmount(text: string): bigint | undefined {
-  const match = /^(\d{1,8})(?:\.(\d{1,9}))?$/.exec(text.trim());
-  if (!match) return undefined;
-  const wei = BigInt(match[1] as string) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0') || '0');
-  return wei > 0n && wei <= 10_000_000n * 1_000_000_000n ? wei : undefined;
-}
-
-function parseRateLimit(env: Env, problems: string[]): RateLimitSettings {
-  const int = (name: string, fallback: number, min: number) =>
-    env[name] === undefined ? fallback : parseInteger(name, env[name] as string, problems, min, 1_000_000_000);
-  const perMinute = int('RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT.perMinute, 0);
-  return Object.freeze({
-    perMinute,
-    burst: int('RATE_LIMIT_BURST', perMinute || DEFAULT_RATE_LIMIT.burst, 1),
-    authFailuresPerMinute: int('RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', DEFAULT_RATE_LIMIT.authFailuresPerMinute, 0),
-  });
-}
-
-/** METRICS_TOKEN (16 to 256 visible characters), METRICS_PORT (0 picks a free one) and METRICS_HOST. */
-function parseMetrics(env: Env, problems: string[]): MetricsSettings {
-  const token = env.METRICS_TOKEN || undefined;
-  // The token is a secret: a problem describes it, never quotes it.
-  if (token !== undefined && !/^[\x21-\x7e]{16,256}$/.test(token)) {
-    problems.push('METRICS_TOKEN must be 16 to 256 visible ASCII characters, without spaces');
-  }
-  const port = env.METRICS_PORT ? parsePort('METRICS_PORT', env.METRICS_PORT, problems) : undefined;
-  return Object.freeze({ token, port, host: env.METRICS_HOST || '127.0.0.1' });
-}
-
-function parseCors(env: Env, problems: string[]): CorsSettings {
-  const value = env.CORS_ALLOWED_ORIGINS?.trim();
-  if (value === undefined || value === '' || value === '*') return DEFAULT_CORS;
-  const origins = value.split(',').map((o) => o.trim());
-  for (const origin of origins) {
-    // An origin is scheme, host and port only, exactly as browsers send it in the Origin header.
-    let valid = false;
-    try {
-      valid = /^https?:$/.test(new URL(origin).protocol) && new URL(origin).origin === origin;
-    } catch {}
-    if (!valid) problems.push(`CORS_ALLOWED_ORIGINS: "${origin}" is not an origin such as https://app.example.com`);
-  }
-  return Object.freeze({ allowedOrigins: Object.freeze(origins) });
-}
-
-function parseEventNotifier(env: Env, nodeEnv: string, problems: string[]): EventNotifierSettings {
-  const defaults = defaultEventNotifierSettings(nodeEnv === 'production' ? 'production' : 'development');
-  const confirmations = { ...defaults.confirmations };
-  for (const id of NETWORK_IDS) {
-    const value = env[`CONFIRMATIONS_${id}`];
-    if (value !== undefined) confirmations[id] = parseInteger(`CONFIRMATIONS_${id}`, value, problems, 0, 10_000);
-  }
-  const int = (name: string, fallback: number, min: number, max: number) =>
-    env[name] === undefined ? fallback : parseInteger(name, env[name] as string, problems, min, max);
-  return Object.freeze({
-    confirmations: Object.freeze(confirmations),
-    maxBlockRange: int('EVENT_SCAN_MAX_BLOCK_RANGE', defaults.maxBlockRange, 1, 1_000_000),
-    backfillHoldMs: int('WEBHOOK_BACKFILL_HOLD_MS', defaults.backfillHoldMs, 0, 3_600_000),
-    maxSubscriptionsPerProject: int('MAX_SUBSCRIPTIONS_PER_PROJECT', defaults.maxSubscriptionsPerProject, 1, 100_000),
-    maxConcurrentScansPerProject: int(
-      'MAX_CONCURRENT_SCANS_PER_PROJECT',
-      defaults.maxConcurrentScansPerProject,
-      1,
-      100,
-    ),
-    maxConcurrentDeliveriesPerProject: int(
-      'MAX_CONCURRENT_DELIVERIES_PER_PROJECT',
-      defaults.maxConcurrentDeliveriesPerProject,
-      1,
-      100,
-    ),
   });
 }
 
@@ -320,10 +214,6 @@ function parseKey(name: string, value: string | undefined, problems: string[], r
   const key = Buffer.from(value, 'base64');
   if (key.length !== 32) problems.push(`${name} must be 32 bytes encoded as base64 (got ${key.length} bytes)`);
   return key;
-}
-
-export function parsePort(name: string, value: string, problems: string[]): number {
-  return parseInteger(name, value, problems, 0, 65535);
 }
 
 /** Development and test secrets: taken from the environment when set, otherwise generated once and kept. */

@@ -6,13 +6,16 @@
 // (`bytes[<marker><n>]`, which abitype accepts wherever a tuple may stand), abitype parses each entry, each tuple's
 // components and each struct's fields on their own, and the components are put back in place of the markers, each
 // struct resolved once.
+
 import { type AbiItem, type AbiParameter, parseAbiItem } from 'viem';
+import { BaseError } from '#api/errors/BaseError.ts';
 import { type AbiShape, checkAbiShape, type EntryShape, type ParamShape } from './abiShape.ts';
 import { withoutAbitypeCache } from './abitypeCache.ts';
 
 /** An entry that abitype refuses: its index and abitype's reason, in the entry's own words. */
-export class AbiEntryError extends Error {
+export class AbiEntryError extends BaseError {
   override name = 'AbiEntryError';
+  readonly code = 'VALIDATION_FAILED';
   constructor(
     readonly index: number,
     message: string,

@@ -2,6 +2,7 @@
 // each entry's parameters (inline tuples, arrays, struct references), and what they would cost once parsed. A struct
 // may use another twice, so a chain of 26 structs stands for 2^26 components while its text is 1 KB: the cost is
 // counted from the struct graph, each struct once, never by expanding it.
+import { BaseError } from '#api/errors/BaseError.ts';
 
 /** The most entries of one ABI (the request schema says the same). */
 export const MAX_ABI_ENTRIES = 500;
@@ -40,8 +41,9 @@ export interface EntryShape {
 }
 
 /** What a limit refuses: the entry (index into the ABI, or undefined for the ABI as a whole) and why. */
-export class AbiLimitError extends Error {
+export class AbiLimitError extends BaseError {
   override name = 'AbiLimitError';
+  readonly code = 'VALIDATION_FAILED';
   constructor(
     readonly index: number | undefined,
     message: string,

@@ -1,9 +1,11 @@
 import { type AbiFunction, type AbiParameter, encodeFunctionData, getAddress, type Hex, isAddress, isHex } from 'viem';
 import { validationError } from '#api/errors/ApiError.ts';
+import { BaseError } from '#api/errors/BaseError.ts';
 
 /** A wrong argument, with where it is inside the argument (e.g. `[2].amount`). */
-class ArgumentError extends Error {
+class ArgumentError extends BaseError {
   override name = 'ArgumentError';
+  readonly code = 'VALIDATION_FAILED';
   constructor(
     message: string,
     readonly path = '',

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { BaseError } from '#api/errors/BaseError.ts';
 import { causes } from '#api/lib/causes.ts';
 
 // int8 (bigint) columns come back as strings by default; our ids and counters fit in a JS number.
@@ -29,8 +30,9 @@ export interface Db {
 }
 
 /** Raised for database failures, with the Postgres error as `cause`; unique violations get their own class. */
-export class DatabaseError extends Error {
+export class DatabaseError extends BaseError {
   override name = 'DatabaseError';
+  readonly code = 'INTERNAL_ERROR';
   get pgCode(): string | undefined {
     return (this.cause as { code?: string } | undefined)?.code;
   }

@@ -1,4 +1,4 @@
-import { parseInteger } from '#api/config/parseInteger.ts';
+import { type Env, parseInteger } from '#api/config/parse.ts';
 
 /** Which non-public addresses a webhook URL may resolve to. */
 export type PrivateAddressAllowance = 'none' | 'loopback' | 'all';
@@ -65,8 +65,6 @@ export function defaultDeliverySettings(env: 'development' | 'test' | 'productio
 /** The delivery settings of a worker or an API: the configuration's, or the development defaults. */
 export const deliverySettingsOf = (deps: { delivery?: DeliverySettings | undefined }): DeliverySettings =>
   deps.delivery ?? defaultDeliverySettings();
-
-type Env = Record<string, string | undefined>;
 
 /** The WEBHOOK_* variables and MAX_WEBHOOK_ENDPOINTS_PER_PROJECT; problems go to `problems`. */
 export function parseDeliverySettings(env: Env, production: boolean, problems: string[]): DeliverySettings {

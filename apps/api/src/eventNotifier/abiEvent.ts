@@ -2,10 +2,12 @@ import { type AbiEvent, decodeAbiParameters, type Hex, toEventSelector, toEventS
 import { checksumAddress } from '#api/chain/checksumAddress.ts';
 import { AbiEntryError, parseHumanAbi } from '#api/contracts/abiParse.ts';
 import { AbiLimitError } from '#api/contracts/abiShape.ts';
+import { BaseError } from '#api/errors/BaseError.ts';
 
 /** Raised when `formattedAbiEvent` is not one human-readable event; the message says what is wrong. */
-export class AbiEventError extends Error {
+export class AbiEventError extends BaseError {
   override name = 'AbiEventError';
+  readonly code = 'VALIDATION_FAILED';
 }
 
 const EXAMPLE = 'e.g. "event Transfer(address indexed from, address indexed to, uint256 value)"';

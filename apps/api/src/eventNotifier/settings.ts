@@ -1,4 +1,5 @@
-import { DEFAULT_CONFIRMATIONS, type NetworkId } from '#api/config/networks.ts';
+import { DEFAULT_CONFIRMATIONS, NETWORK_IDS, type NetworkId } from '#api/config/networks.ts';
+import { type Env, parseInteger } from '#api/config/parse.ts';
 
 /**
  * Tunables of the event notifier, read from the configuration (see the README's configuration table). How its
@@ -41,5 +42,35 @@ export function defaultEventNotifierSettings(
     maxSubscriptionsPerProject: 100,
     maxConcurrentScansPerProject: 2,
     maxConcurrentDeliveriesPerProject: 4,
+  });
+}
+
+/** The event notifier's variables (CONFIRMATIONS_<id>, EVENT_SCAN_MAX_BLOCK_RANGE, MAX_*_PER_PROJECT…). */
+export function parseEventNotifierSettings(env: Env, problems: string[]): EventNotifierSettings {
+  const defaults = defaultEventNotifierSettings();
+  const confirmations = { ...defaults.confirmations };
+  for (const id of NETWORK_IDS) {
+    const value = env[`CONFIRMATIONS_${id}`];
+    if (value !== undefined) confirmations[id] = parseInteger(`CONFIRMATIONS_${id}`, value, problems, 0, 10_000);
+  }
+  const int = (name: string, fallback: number, min: number, max: number) =>
+    env[name] === undefined ? fallback : parseInteger(name, env[name] as string, problems, min, max);
+  return Object.freeze({
+    confirmations: Object.freeze(confirmations),
+    maxBlockRange: int('EVENT_SCAN_MAX_BLOCK_RANGE', defaults.maxBlockRange, 1, 1_000_000),
+    backfillHoldMs: int('WEBHOOK_BACKFILL_HOLD_MS', defaults.backfillHoldMs, 0, 3_600_000),
+    maxSubscriptionsPerProject: int('MAX_SUBSCRIPTIONS_PER_PROJECT', defaults.maxSubscriptionsPerProject, 1, 100_000),
+    maxConcurrentScansPerProject: int(
+      'MAX_CONCURRENT_SCANS_PER_PROJECT',
+      defaults.maxConcurrentScansPerProject,
+      1,
+      100,
+    ),
+    maxConcurrentDeliveriesPerProject: int(
+      'MAX_CONCURRENT_DELIVERIES_PER_PROJECT',
+      defaults.maxConcurrentDeliveriesPerProject,
+      1,
+      100,
+    ),
   });
 }

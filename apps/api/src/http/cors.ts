@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Env } from '#api/config/parse.ts';
 
 export interface CorsSettings {
   /** `*` lets any origin call the API; otherwise only these origins (`https://app.example.com`). */
@@ -6,6 +7,22 @@ export interface CorsSettings {
 }
 
 export const DEFAULT_CORS: CorsSettings = Object.freeze({ allowedOrigins: '*' });
+
+/** CORS_ALLOWED_ORIGINS: `*` (the default) or a comma-separated list of origins such as https://app.example.com. */
+export function parseCorsSettings(env: Env, problems: string[]): CorsSettings {
+  const value = env.CORS_ALLOWED_ORIGINS?.trim();
+  if (value === undefined || value === '' || value === '*') return DEFAULT_CORS;
+  const origins = value.split(',').map((o) => o.trim());
+  for (const origin of origins) {
+    // An origin is scheme, host and port only, exactly as browsers send it in the Origin header.
+    let valid = false;
+    try {
+      valid = /^https?:$/.test(new URL(origin).protocol) && new URL(origin).origin === origin;
+    } catch {}
+    if (!valid) problems.push(`CORS_ALLOWED_ORIGINS: "${origin}" is not an origin such as https://app.example.com`);
+  }
+  return Object.freeze({ allowedOrigins: Object.freeze(origins) });
+}
 
 /** Request headers a browser may send: the credentials, the JSON body, the project choice and tracing. */
 export const CORS_ALLOW_HEADERS = 'X-API-Key, Authorization, Content-Type, X-Project-Id, Idempotency-Key, X-Request-Id';

@@ -1,3 +1,5 @@
+import { type Env, parseInteger } from '#api/config/parse.ts';
+
 /**
  * The worker's lanes. Each kind of work runs in a graphile-worker runner of its own, with its own concurrency, so
  * that no kind can take another's slots: a backfill or a receiver that hangs fills the scanning or delivering lane,
@@ -16,3 +18,14 @@ export const DEFAULT_LANE_CONCURRENCY: LaneConcurrency = Object.freeze({
   delivering: 8,
   upkeep: 1,
 });
+
+/** WORKER_CONCURRENCY_<LANE>: the jobs each lane of a worker process runs at once (the upkeep lane's is fixed). */
+export function parseLaneConcurrency(env: Env, problems: string[]): LaneConcurrency {
+  const concurrency: Record<JobLane, number> = { ...DEFAULT_LANE_CONCURRENCY };
+  for (const lane of JOB_LANES) {
+    const name = `WORKER_CONCURRENCY_${lane.toUpperCase()}`;
+    const value = env[name];
+    if (value !== undefined && lane !== 'upkeep') concurrency[lane] = parseInteger(name, value, problems, 1, 1_000);
+  }
+  return Object.freeze(concurrency);
+}

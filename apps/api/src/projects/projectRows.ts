@@ -1,5 +1,6 @@
 import { type IssuedKey, issueApiKey, type KeyMode } from '#api/auth/apiKeys.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
+import { BaseError } from '#api/errors/BaseError.ts';
 import type { OwnerType } from '#api/wallets/custodian.ts';
 import { DEFAULT_WALLET_TYPE, type WalletType } from '#api/wallets/custodians.ts';
 
@@ -27,8 +28,9 @@ export interface NewProject {
 }
 
 /** A custodian's call failed while a project was being made: the project was not made. */
-export class CustodyProvisioningError extends Error {
+export class CustodyProvisioningError extends BaseError {
   override name = 'CustodyProvisioningError';
+  readonly code = 'INTERNAL_ERROR';
 }
 
 export async function insertProject(

@@ -1,9 +1,9 @@
 import { type Address, type Hex, type PublicClient, parseTransaction } from 'viem';
 import { canonicalHashes } from '#api/chain/canonicalBlocks.ts';
+import { devChainOf } from '#api/chain/devChain.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
 import type { ChainView } from './canonical.ts';
-import { ensureDevFunds } from './devChain.ts';
 import { markFinal, markReorged } from './lifecycle.ts';
 import type { WalletNetwork } from './senders.ts';
 
@@ -85,7 +85,7 @@ export async function followCanonical(
   }
   if (gone.length > 0) {
     // On the development chain, a reorg can undo the wallet's top-up too.
-    await ensureDevFunds(client, target.networkId, address);
+    await devChainOf(client, target.networkId).ensureFunds(address);
     report.takenBack = await takeBack(db, client, target, gone, minedCount);
   }
   report.watched -= report.finalized + report.takenBack;

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Address, Hex, PublicClient, TransactionReceipt } from 'viem';
 import { describeRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
+import { DEV_STALL_MS, devChainOf } from '#api/chain/devChain.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { contractAbiForErrors } from '#api/contracts/contracts.ts';
@@ -9,7 +10,6 @@ import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import type { Submitter } from '#api/wallets/custody.ts';
 import { observeChain } from './canonical.ts';
-import { DEV_STALL_MS, unstickDevChain } from './devChain.ts';
 import { networkFees } from './fees.ts';
 import { followCanonical } from './followCanonical.ts';
 import { followCustodian } from './followCustodian.ts';
@@ -209,7 +209,7 @@ async function settleBroadcast(
     row.nonce === null || Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
   );
   const stalled = resends && rows.find((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS);
-  if (stalled && (await unstickDevChain(client, target.networkId)) && stalled.feeBumps < settings.maxFeeBumps) {
+  if (stalled && (await devChainOf(client, target.networkId).unstick()) && stalled.feeBumps < settings.maxFeeBumps) {
     await replaceWithHigherFees(deps, settings, target, client, [stalled], await networkFees(client));
   }
   // Successes are recorded in one statement (one commit for the whole pass, not one per transaction).

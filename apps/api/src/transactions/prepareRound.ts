@@ -1,9 +1,9 @@
 import type { Address, Hex, PublicClient } from 'viem';
 import { describeRevert, isRevert, isUnreachable, nodeAnswer } from '#api/chain/chainErrors.ts';
+import { devChainOf } from '#api/chain/devChain.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
-import { automineOn, ensureDevFunds } from './devChain.ts';
 import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
 import { markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
 import type { WalletNetwork } from './senders.ts';
@@ -52,7 +52,7 @@ export async function prepareRound(
     [target.walletId, target.networkId, Math.min(settings.batchSize, room)],
   );
   if (waiting.length === 0) return undefined;
-  await ensureDevFunds(client, target.networkId, address);
+  await devChainOf(client, target.networkId).ensureFunds(address);
   // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
   // In full JSON-RPC batches, a few at once: one request per call would cost the node more than the estimates.
   // Asked while the fees are: the answers are used only when the fees allow sending.
@@ -124,7 +124,7 @@ export async function inFlightRoom(sender: Omit<RoundContext, 'address'>): Promi
   const { db, target, settings, client } = sender;
   let limit = settings.maxInFlight[target.networkId];
   if (limit === undefined) {
-    if (await automineOn(client, target.networkId)) return Number.POSITIVE_INFINITY;
+    if (await devChainOf(client, target.networkId).automineOn()) return Number.POSITIVE_INFINITY;
     limit = DEFAULT_MAX_IN_FLIGHT;
   }
   const { rows } = await db.query<{ n: number }>(

@@ -1,4 +1,4 @@
-import type { Hex, PublicClient, TransactionReceipt } from 'viem';
+import { type Hex, type PublicClient, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem';
 
 /** The receipt of whichever of the transaction's hashes was mined (a fee bump leaves several candidates). */
 export async function receiptOf(client: PublicClient, hashes: Hex[]): Promise<TransactionReceipt | undefined> {
@@ -6,7 +6,7 @@ export async function receiptOf(client: PublicClient, hashes: Hex[]): Promise<Tr
     try {
       return await client.getTransactionReceipt({ hash });
     } catch (error) {
-      if ((error as Error).name !== 'TransactionReceiptNotFoundError') throw error;
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
     }
   }
   return undefined;

@@ -1,6 +1,6 @@
 import type { Address, Hex, PublicClient } from 'viem';
+import { devChainOf } from '#api/chain/devChain.ts';
 import type { Db } from '#api/db/db.ts';
-import { ensureDevFunds } from './devChain.ts';
 import { rebroadcast } from './followCanonical.ts';
 import { invalidateNonce } from './nonces.ts';
 import type { WalletNetwork } from './senders.ts';
@@ -47,7 +47,7 @@ export async function repairDropped(
     }
   }
   const resent = rows.filter((row) => row.raw !== null);
-  if (resent.length > 0) await ensureDevFunds(client, target.networkId, address);
+  if (resent.length > 0) await devChainOf(client, target.networkId).ensureFunds(address);
   for (const row of resent) await rebroadcast(client, row.raw as Hex);
   if (resent.length > 0) {
     await db.query(

@@ -1,5 +1,11 @@
 import { parseGwei } from 'viem';
-import { DEFAULT_CONFIRMATIONS, DEFAULT_MAX_FEE_PER_GAS_GWEI } from '#api/config/networks.ts';
+import {
+  DEFAULT_CONFIRMATIONS,
+  DEFAULT_MAX_FEE_PER_GAS_GWEI,
+  NETWORK_IDS,
+  type NetworkId,
+} from '#api/config/networks.ts';
+import { type Env, parseInteger } from '#api/config/parse.ts';
 
 /** Tunables of the transaction pipeline. The defaults are what `npm start` and production use. */
 export interface TransactionSettings {
@@ -73,4 +79,37 @@ export function feeCapOf(settings: TransactionSettings, networkId: number): bigi
   if (given !== undefined) return given;
   const gwei = DEFAULT_MAX_FEE_PER_GAS_GWEI[networkId as keyof typeof DEFAULT_MAX_FEE_PER_GAS_GWEI];
   return parseGwei(String(gwei ?? 1_000));
+}
+
+/** MAX_IN_FLIGHT_<id>: per network, the most transactions of one wallet sent and not yet mined. */
+export function parseMaxInFlight(env: Env, problems: string[]): Readonly<Partial<Record<NetworkId, number>>> {
+  const maxInFlight: Partial<Record<NetworkId, number>> = {};
+  for (const id of NETWORK_IDS) {
+    const value = env[`MAX_IN_FLIGHT_${id}`];
+    if (value !== undefined) maxInFlight[id] = parseInteger(`MAX_IN_FLIGHT_${id}`, value, problems, 1, 1_000_000);
+  }
+  return Object.freeze(maxInFlight);
+}
+
+/** MAX_FEE_PER_GAS_GWEI_<id>: per network, the most wei per gas the platform signs, given in gwei. */
+export function parseMaxFeePerGas(env: Env, problems: string[]): Readonly<Partial<Record<NetworkId, bigint>>> {
+  const maxFeePerGas: Partial<Record<NetworkId, bigint>> = {};
+  for (const id of NETWORK_IDS) {
+    const name = `MAX_FEE_PER_GAS_GWEI_${id}`;
+    const value = env[name];
+    if (value === undefined) continue;
+    const wei = parseGweiAmount(value);
+    if (wei === undefined)
+      problems.push(`${name} must be a number of gwei above 0 and at most 10000000, such as 500 or 0.1`);
+    else maxFeePerGas[id] = wei;
+  }
+  return Object.freeze(maxFeePerGas);
+}
+
+/** "500" or "0.1" gwei in wei; undefined unless above 0, at most 10,000,000 gwei and at most 9 decimals. */
+function parseGweiAmount(text: string): bigint | undefined {
+  const match = /^(\d{1,8})(?:\.(\d{1,9}))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const wei = BigInt(match[1] as string) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0') || '0');
+  return wei > 0n && wei <= 10_000_000n * 1_000_000_000n ? wei : undefined;
 }

@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import type { LocalAccount } from 'viem';
 import type { Db } from '#api/db/db.ts';
+import { BaseError } from '#api/errors/BaseError.ts';
 import type { AwsKmsCustody } from './awsKms/awsKmsCustody.ts';
 import type { Submitter } from './custody.ts';
 import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
@@ -22,8 +23,9 @@ export interface CustodyClients {
 }
 
 /** Raised when a custody type is chosen that this deployment has no credentials for. */
-export class WalletProviderNotConfiguredError extends Error {
+export class WalletProviderNotConfiguredError extends BaseError {
   override name = 'WalletProviderNotConfiguredError';
+  readonly code = 'CUSTODY_NOT_CONFIGURED';
 }
 
 /** A system wallet as its custodian needs it to sign or submit. */

@@ -1,4 +1,5 @@
 import type { Hex } from 'viem';
+import { BaseError } from '#api/errors/BaseError.ts';
 
 /**
  * The two shapes of custody (DESIGN §6). A *signer* (from-mnemonic) gives the sender an account that signs; the
@@ -62,8 +63,9 @@ export interface CustodianView {
 }
 
 /** A wallet type used where this deployment has no credentials for it, or a network its custodian has no asset for. */
-export class CustodyNotConfiguredError extends Error {
+export class CustodyNotConfiguredError extends BaseError {
   override name = 'CustodyNotConfiguredError';
+  readonly code = 'CUSTODY_NOT_CONFIGURED';
   constructor(
     message: string,
     /** The environment variable that would fix it. */
@@ -78,8 +80,9 @@ export class CustodyNotConfiguredError extends Error {
  * or its signature does not recover to the wallet. The wallet's rows wait with this message (nothing is failed, no
  * nonce is released) and the sender looks again after `retryAfterMs`.
  */
-export class SignerUnavailableError extends Error {
+export class SignerUnavailableError extends BaseError {
   override name = 'SignerUnavailableError';
+  readonly code = 'SERVICE_UNAVAILABLE';
   constructor(
     message: string,
     readonly retryAfterMs: number,

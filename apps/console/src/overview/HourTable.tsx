@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { formatHour } from '../ui/format.ts';
-import type { Hour, Series } from './HourlyChart.tsx';
+import type { Hour, Series } from './hours.ts';
 
 /**
  * A chart's numbers hour by hour, as a table behind a disclosure: its rows are made when it is first opened, so the

@@ -2,15 +2,7 @@
 // readers; the same numbers are in a table beside it (HourTable). The panel's box has the chart's size from the first
 // render on; uPlot is loaded and draws into it when the browser is idle, so nothing moves when it does.
 import { useEffect, useRef } from 'react';
-
-/** One stacked series: its key in each hour's counts, its name, and its colour (the CSS swatch uses the same). */
-export interface Series<K extends string> {
-  key: K;
-  label: string;
-  colour: string;
-}
-
-export type Hour<K extends string> = { hour: string } & Record<K, number>;
+import type { Hour, Series } from './hours.ts';
 
 /** The chart's height in pixels: app.css gives .chart-plot the same, so the box is this tall before uPlot draws. */
 const HEIGHT = 240;

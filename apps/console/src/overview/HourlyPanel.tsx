@@ -1,5 +1,6 @@
-import { type Hour, HourlyChart, type Series } from './HourlyChart.tsx';
+import { HourlyChart } from './HourlyChart.tsx';
 import { HourTable } from './HourTable.tsx';
+import type { Hour, Series } from './hours.ts';
 
 /** One panel of the Overview: a stacked chart of 24 hours, its legend with totals, and the numbers as a table. */
 export function HourlyPanel<K extends string>({

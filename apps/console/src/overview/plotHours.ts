@@ -2,7 +2,7 @@
 // its panels (HourlyChart), so that the view's first render neither waits for them nor runs them.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { Hour, Series } from './HourlyChart.tsx';
+import type { Hour, Series } from './hours.ts';
 
 /** Draws the hours as stacked bars into `element`, as wide as it is; returns what removes the chart. */
 export function plotHours<K extends string>(

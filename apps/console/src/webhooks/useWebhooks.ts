@@ -1,4 +1,5 @@
 import type { MountainClient, QueryParams, RequestBody, ResponseBody } from '@mountain/public-api-client';
+import { WEBHOOK_EVENT_TYPES } from '@mountain/webhook-sdk';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
 
@@ -7,19 +8,11 @@ export type WebhookAttempt = ResponseBody<'get-webhook-attempts'>['webhookAttemp
 export type AttemptQuery = QueryParams<'get-webhook-attempts'>;
 export type EventType = RequestBody<'create-webhook-endpoint'>['eventTypes'][number];
 
-/** The types an endpoint may choose, as the API lists them (a type the API does not know fails typechecking). */
-export const EVENT_TYPES = [
-  'transaction.broadcasted',
-  'transaction.succeeded',
-  'transaction.reverted',
-  'transaction.failed',
-  'transaction.reorged',
-  'transaction.finalized',
-  'event_notifier.event',
-  'event_notifier.event.removed',
-  'endpoint.disabled',
-  'subscription.webhook_disabled',
-] as const satisfies readonly EventType[];
+/**
+ * The types an endpoint may choose: the webhook SDK's list, the one the API's schemas are built from (a type the
+ * API does not know fails typechecking).
+ */
+export const EVENT_TYPES = WEBHOOK_EVENT_TYPES satisfies readonly EventType[];
 
 const endpointsKey = ['webhook-endpoints'] as const;
 

@@ -1,5 +1,6 @@
+import type { AssetConfig } from './assetChains.ts';
 import type { SimulatorStateData } from './simulatorState.ts';
-import type { AssetConfig, TransactionEngine } from './transactionEngine.ts';
+import type { TransactionEngine } from './transactionEngine.ts';
 
 /** What a handler sees of a request. */
 /** The path parameters the routes' templates name. */

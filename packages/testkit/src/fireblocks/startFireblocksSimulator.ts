@@ -1,13 +1,14 @@
 import { createPublicKey, type KeyObject, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { AssetConfig } from './assetChains.ts';
 import { ApiErrors, FireblocksApiError } from './fireblocksErrors.ts';
 import { IdempotencyStore, MAX_IDEMPOTENCY_KEY, type StoredAnswer } from './idempotencyStore.ts';
 import { processRsaKey } from './rsaKeys.ts';
 import { type FaultSettings, SimulatorFaults } from './simulatorFaults.ts';
 import { matchRoute, type RouteDefinition, type SimulatorContext } from './simulatorRoutes.ts';
 import { loadState, type SimulatorStateData, saveState } from './simulatorState.ts';
-import { type AssetConfig, TransactionEngine } from './transactionEngine.ts';
+import { TransactionEngine } from './transactionEngine.ts';
 import { transactionRoutes } from './transactionRoutes.ts';
 import { transactionView } from './transactionView.ts';
 import { vaultRoutes } from './vaultRoutes.ts';
@@ -99,7 +100,7 @@ export async function startFireblocksSimulator(options: FireblocksSimulatorOptio
     state,
     onChange(tx, created) {
       persist();
-      const data = transactionView(tx, vaultName(tx.vaultId), engine.account(tx.vaultId).address);
+      const data = transactionView(tx, vaultName(tx.vaultId), engine.keys.account(tx.vaultId).address);
       webhooks?.send(created ? 'TRANSACTION_CREATED' : 'TRANSACTION_STATUS_UPDATED', data);
     },
   });
@@ -292,12 +293,14 @@ export async function startFireblocksSimulator(options: FireblocksSimulatorOptio
     reject: (txId) => engine.reject(txId),
     replaceHash: (txId) => engine.replaceHash(txId),
     transactions: () =>
-      state.transactions.map((tx) => transactionView(tx, vaultName(tx.vaultId), engine.account(tx.vaultId).address)),
+      state.transactions.map((tx) =>
+        transactionView(tx, vaultName(tx.vaultId), engine.keys.account(tx.vaultId).address),
+      ),
     vaultAccounts: () =>
       state.vaults.map((v) => ({
         id: v.id,
         name: v.name,
-        address: engine.account(v.id).address,
+        address: engine.keys.account(v.id).address,
         assets: [...v.assets],
       })),
     requests,

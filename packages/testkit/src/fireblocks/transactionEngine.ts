@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { concat, type Hex, keccak256, type PrivateKeyAccount, stringToHex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { EvmRpc, RpcError } from './evmRpc.ts';
+import { type Hex, keccak256 } from 'viem';
+import { AssetChains, type AssetConfig } from './assetChains.ts';
+import { RpcError } from './evmRpc.ts';
 import { NonceBook } from './nonceBook.ts';
 import { resolveFees } from './resolveFees.ts';
 import type { SimulatorFaults } from './simulatorFaults.ts';
 import type { SentVersion, SimulatorStateData, TransactionRecord } from './simulatorState.ts';
 import { TransactionIndex } from './transactionIndex.ts';
-
-export interface AssetConfig {
-  rpcUrl: string;
-  chainId: number;
-}
+import { VaultKeys } from './vaultKeys.ts';
 
 /** A create request, validated (fees in wei). */
 export interface NewTransaction {
@@ -32,8 +28,6 @@ export interface NewTransaction {
 /** Statuses after which nothing changes (TransactionStatus in the API reference). */
 /** How long a transaction priced below the base fee waits before it is sent again: about a block. */
 const BASE_FEE_RETRY_MS = 1_000;
-/** How long a read of a chain's head serves every transaction of the asset. */
-const HEAD_TTL_MS = 50;
 /** A CONFIRMING transaction is looked at again when the head moves, or after this long (a drop, a reorg to the same height). */
 const RECHECK_MS = 1_000;
 /**
@@ -89,13 +83,13 @@ export interface EngineOptions {
  */
 export class TransactionEngine {
   private readonly busy = new Set<string>();
-  private readonly rpcs = new Map<string, EvmRpc>();
-  private readonly accounts = new Map<string, PrivateKeyAccount>();
+  /** The vault accounts' keys, which sign. */
+  readonly keys: VaultKeys;
+  /** The assets' chains, to which the signed transactions are sent. */
+  readonly chains: AssetChains;
   private readonly nonceBook: NonceBook;
   /** When a sent transaction was first seen with its nonce used on chain by another (see confirmStep). */
   private readonly nonceTakenSince = new Map<string, number>();
-  /** Each asset's chain head, read at most every HEAD_TTL_MS however many transactions wait for blocks. */
-  private readonly heads = new Map<string, { at: number; head: Promise<number> }>();
   /** The head at which a CONFIRMING transaction was last looked at, and when (see confirmStep). */
   private readonly lookedAt = new Map<string, { head: number; at: number }>();
   /** Transactions whose fee cap is below the base fee: sent again from this time on (see broadcastStep). */
@@ -105,31 +99,12 @@ export class TransactionEngine {
   private readonly index = new TransactionIndex((status) => FINAL_STATUSES.has(status));
 
   constructor(private readonly options: EngineOptions) {
+    this.keys = new VaultKeys(options.state.seed);
+    this.chains = new AssetChains(options.assets);
     this.nonceBook = new NonceBook(options.state);
     for (const tx of options.state.transactions) this.index.add(tx);
     this.timer = setInterval(() => this.tick(), options.pollMs ?? 25);
     this.timer.unref();
-  }
-
-  /** The vault account's key: derived from the state's seed, the same for every EVM asset of the account. */
-  account(vaultId: string): PrivateKeyAccount {
-    let account = this.accounts.get(vaultId);
-    if (!account) {
-      account = privateKeyToAccount(keccak256(concat([this.options.state.seed, stringToHex(`vault:${vaultId}`)])));
-      this.accounts.set(vaultId, account);
-    }
-    return account;
-  }
-
-  rpc(assetId: string): EvmRpc {
-    const asset = this.options.assets[assetId];
-    if (!asset) throw new Error(`asset ${assetId} is not configured`);
-    let rpc = this.rpcs.get(assetId);
-    if (!rpc) {
-      rpc = new EvmRpc(asset.rpcUrl);
-      this.rpcs.set(assetId, rpc);
-    }
-    return rpc;
   }
 
   create(input: NewTransaction, createdBy: string): TransactionRecord {
@@ -205,7 +180,7 @@ export class TransactionEngine {
     const last = latest(tx);
     const bump = (wei: string) => (BigInt(wei) * 125n) / 100n + 1n;
     const version = await this.sign(tx, tx.nonce, bump(last.maxFeePerGas), bump(last.maxPriorityFeePerGas));
-    await this.rpc(tx.assetId).sendRaw(version.raw);
+    await this.chains.rpc(tx.assetId).sendRaw(version.raw);
     tx.versions.push(version);
     this.touch(tx);
     return version.hash;
@@ -216,7 +191,7 @@ export class TransactionEngine {
   }
 
   private chainId(tx: TransactionRecord): number {
-    return (this.options.assets[tx.assetId] as AssetConfig).chainId;
+    return this.chains.chainId(tx.assetId);
   }
 
   private must(id: string, status: string): TransactionRecord {
@@ -228,15 +203,6 @@ export class TransactionEngine {
   private touch(tx: TransactionRecord): void {
     tx.lastUpdated = Date.now();
     this.options.onChange(tx, false);
-  }
-
-  private head(assetId: string): Promise<number> {
-    const known = this.heads.get(assetId);
-    if (known && Date.now() - known.at < HEAD_TTL_MS) return known.head;
-    const head = this.rpc(assetId).blockNumber();
-    this.heads.set(assetId, { at: Date.now(), head });
-    head.catch(() => this.heads.delete(assetId));
-    return head;
   }
 
   private setStatus(tx: TransactionRecord, status: string, subStatus: string): void {
@@ -311,8 +277,8 @@ export class TransactionEngine {
   }
 
   private async signStep(tx: TransactionRecord): Promise<void> {
-    const rpc = this.rpc(tx.assetId);
-    const from = this.account(tx.vaultId).address;
+    const rpc = this.chains.rpc(tx.assetId);
+    const from = this.keys.account(tx.vaultId).address;
     let gas = tx.gasLimit ? BigInt(tx.gasLimit) : undefined;
     if (gas === undefined) {
       try {
@@ -328,7 +294,7 @@ export class TransactionEngine {
     if ((await rpc.balance(from)) < gas * fees.maxFeePerGas) {
       return this.setStatus(tx, 'FAILED', 'INSUFFICIENT_FUNDS_FOR_FEE');
     }
-    const nonce = await this.nonceBook.take(this.nonceKey(tx), () => this.rpc(tx.assetId).pendingNonce(from));
+    const nonce = await this.nonceBook.take(this.nonceKey(tx), () => this.chains.rpc(tx.assetId).pendingNonce(from));
     tx.nonce = nonce;
     try {
       tx.versions.push(await this.sign(tx, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas));
@@ -342,7 +308,7 @@ export class TransactionEngine {
   }
 
   private async sign(tx: TransactionRecord, nonce: number, maxFeePerGas: bigint, maxPriorityFeePerGas: bigint) {
-    const raw = await this.account(tx.vaultId).signTransaction({
+    const raw = await this.keys.account(tx.vaultId).signTransaction({
       type: 'eip1559',
       chainId: this.chainId(tx),
       nonce,
@@ -363,7 +329,7 @@ export class TransactionEngine {
   }
 
   private nonceKey(tx: TransactionRecord): string {
-    return `${this.chainId(tx)}:${this.account(tx.vaultId).address.toLowerCase()}`;
+    return `${this.chainId(tx)}:${this.keys.account(tx.vaultId).address.toLowerCase()}`;
   }
 
   /** Gives `tx`'s nonce back to the book: the node never took it. */
@@ -373,7 +339,7 @@ export class TransactionEngine {
 
   /** Whether the node knows any signed version of `tx` (in its pool or in a block), or holds a receipt of one. */
   private async knownToNode(tx: TransactionRecord): Promise<boolean> {
-    const rpc = this.rpc(tx.assetId);
+    const rpc = this.chains.rpc(tx.assetId);
     for (const version of tx.versions) {
       if ((await rpc.knows(version.hash)) || (await rpc.receipt(version.hash))) return true;
     }
@@ -397,7 +363,7 @@ export class TransactionEngine {
     this.broadcastAfter.delete(tx.id);
     const version = latest(tx);
     try {
-      await this.rpc(tx.assetId).sendRaw(version.raw);
+      await this.chains.rpc(tx.assetId).sendRaw(version.raw);
     } catch (error) {
       // Unreachable node: stay BROADCASTING and send again on a later tick, as Fireblocks keeps broadcasting.
       if (!(error instanceof RpcError)) return;
@@ -424,8 +390,8 @@ export class TransactionEngine {
    * mined nonce past its own, on two looks at least NONCE_TAKEN_FOR_MS apart.
    */
   private async nonceTaken(tx: TransactionRecord): Promise<boolean> {
-    const rpc = this.rpc(tx.assetId);
-    const mined = await rpc.minedNonce(this.account(tx.vaultId).address);
+    const rpc = this.chains.rpc(tx.assetId);
+    const mined = await rpc.minedNonce(this.keys.account(tx.vaultId).address);
     // Read before asking for the hashes: a version mined in between is known by then.
     if (tx.nonce === undefined || mined <= tx.nonce || (await this.knownToNode(tx))) {
       this.nonceTakenSince.delete(tx.id);
@@ -442,9 +408,9 @@ export class TransactionEngine {
    * TransactionResponse model: "The transaction's revert reason … returned when subStatus = SMART_CONTRACT_EXECUTION_FAILED").
    */
   private async confirmStep(tx: TransactionRecord): Promise<void> {
-    const rpc = this.rpc(tx.assetId);
+    const rpc = this.chains.rpc(tx.assetId);
     // Once per block, not once per tick: hundreds of transactions waiting for blocks must not flood the node.
-    const head = await this.head(tx.assetId);
+    const head = await this.chains.head(tx.assetId);
     const last = this.lookedAt.get(tx.id);
     const fresh = Date.now() - latest(tx).sentAt < FRESH_MS;
     if (last && last.head === head && Date.now() - last.at < RECHECK_MS && !fresh) return;

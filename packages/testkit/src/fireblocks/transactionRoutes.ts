@@ -11,7 +11,7 @@ const FEE_LEVELS = new Set(['LOW', 'MEDIUM', 'HIGH']);
 
 function view(ctx: SimulatorContext, tx: TransactionRecord) {
   const name = ctx.state.vaults.find((v) => v.id === tx.vaultId)?.name ?? '';
-  return transactionView(tx, name, ctx.engine.account(tx.vaultId).address);
+  return transactionView(tx, name, ctx.engine.keys.account(tx.vaultId).address);
 }
 
 /** Gwei as the request gives it (a number, or a numeric string with up to 9 decimals), in wei. */

@@ -19,9 +19,9 @@ function knownAsset(ctx: SimulatorContext, assetId: string): void {
 
 /** A vault asset (VaultAsset model) with its balance read from the asset's chain. */
 async function vaultAsset(ctx: SimulatorContext, account: VaultRecord, assetId: string) {
-  const rpc = ctx.engine.rpc(assetId);
+  const rpc = ctx.engine.chains.rpc(assetId);
   const [balance, block] = await Promise.all([
-    rpc.balance(ctx.engine.account(account.id).address),
+    rpc.balance(ctx.engine.keys.account(account.id).address),
     rpc.call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]),
   ]);
   const total = formatEther(balance);
@@ -54,7 +54,7 @@ async function accountView(ctx: SimulatorContext, account: VaultRecord) {
 function addressView(ctx: SimulatorContext, account: VaultRecord, assetId: string) {
   return {
     assetId,
-    address: ctx.engine.account(account.id).address,
+    address: ctx.engine.keys.account(account.id).address,
     description: '',
     tag: '',
     type: 'Permanent',
@@ -183,7 +183,7 @@ export const vaultRoutes: RouteDefinition[] = [
         ctx.persist();
       }
       // Every EVM asset of a vault account has the account's one address (FIREBLOCKS.md; Fireblocks' EVM wallets).
-      const address = ctx.engine.account(account.id).address;
+      const address = ctx.engine.keys.account(account.id).address;
       return {
         status: 200,
         body: { id: account.id, address, legacyAddress: '', enterpriseAddress: '', tag: '', eosAccountName: '' },

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AbiEvent, Address, Hex, PublicClient } from 'viem';
+import { type AbiEvent, type Address, type Hex, HttpRequestError, type PublicClient } from 'viem';
 import { isRateLimited } from '#api/chain/chainErrors.ts';
+import { NetworkNotConfiguredError } from '#api/chain/chains.ts';
 import { causes } from '#api/lib/causes.ts';
 import { readGetLogsRefusal } from './getLogsRefusals.ts';
 import { RangeSizes } from './rangeSizes.ts';
@@ -35,8 +36,8 @@ const BEHIND_RETRIES = 3;
 /** True when the RPC could not be reached at all (as opposed to refusing the request): splitting cannot help. */
 export function isConnectionFailure(error: unknown): boolean {
   for (const e of causes(error)) {
-    if (e.name === 'HttpRequestError' && e.status === undefined) return true;
-    if (e.name === 'NetworkNotConfiguredError') return true;
+    if (e instanceof HttpRequestError && e.status === undefined) return true;
+    if (e instanceof NetworkNotConfiguredError) return true;
   }
   return false;
 }

@@ -2,10 +2,10 @@ import type pg from 'pg';
 import type { Address } from 'viem';
 import { finalizedTag } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
-import type { Chains } from '#api/chain/chains.ts';
+import { type Chains, NetworkNotConfiguredError } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError } from '#api/db/db.ts';
 import { type DeliverySettings, deliveryLeaseMs } from '#api/delivery/settings.ts';
-import { parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
+import { AbiEventError, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
 import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
 import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { causes } from '#api/lib/causes.ts';
@@ -193,7 +193,7 @@ async function finishScan(
 /** A message for `lastScanFailureMessage`: readable, and never the RPC URL (it may hold a provider key). */
 export function describeScanFailure(error: unknown, networkId: number): string {
   const e = error as { name?: string; shortMessage?: string; message?: string };
-  if (e.name === 'NetworkNotConfiguredError' || e.name === 'AbiEventError') return e.message ?? String(error);
+  if (error instanceof NetworkNotConfiguredError || error instanceof AbiEventError) return error.message;
   if (isRateLimited(error)) {
     const wait = rateLimitRetryAfterMs(error);
     const asked = wait ? ` (it asks to wait ${Math.ceil(wait / 1000)} s)` : '';

@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { pointAdd, pointFromScalar, recover } from 'tiny-secp256k1';
 import { type Address, bytesToHex, getAddress, type Hex, hexToBytes, keccak256 } from 'viem';
+import { BaseError } from '#api/errors/BaseError.ts';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const HALF_N = N / 2n;
@@ -8,16 +9,18 @@ const HALF_N = N / 2n;
 const P = 0xfffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2fn;
 
 /** A key whose public key is not a secp256k1 point (another KeySpec), or a DER blob that is not one. */
-export class NotSecp256k1Error extends Error {
+export class NotSecp256k1Error extends BaseError {
   override name = 'NotSecp256k1Error';
+  readonly code = 'INTERNAL_ERROR';
 }
 
 /**
  * A signature from the key service that recovers to another address than the wallet's: never broadcast (the key
  * behind the alias was changed, or the wallet's row names another key).
  */
-export class SignatureMismatchError extends Error {
+export class SignatureMismatchError extends BaseError {
   override name = 'SignatureMismatchError';
+  readonly code = 'INTERNAL_ERROR';
 }
 
 /** The Ethereum address of a DER SubjectPublicKeyInfo on secp256k1 (what KMS's GetPublicKey answers). */

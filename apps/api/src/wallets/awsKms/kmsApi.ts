@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KMSClient } from '@aws-sdk/client-kms';
+import { BaseError } from '#api/errors/BaseError.ts';
 import type { AwsKmsSettings } from './settings.ts';
 
 /** How a call to KMS went wrong, which decides what the caller may do next. */
@@ -16,13 +17,15 @@ export type KmsFailure =
  * (kmsKeys.ts). Here, beside the calls' own error, so that the registry's entry judges both without loading the
  * curve code.
  */
-export class KmsKeyRefusedError extends Error {
+export class KmsKeyRefusedError extends BaseError {
   override name = 'KmsKeyRefusedError';
+  readonly code = 'INTERNAL_ERROR';
 }
 
 /** A call to KMS that failed, with AWS's exception name and message (never the request's credentials). */
-export class KmsCallError extends Error {
+export class KmsCallError extends BaseError {
   override name = 'KmsCallError';
+  readonly code = 'INTERNAL_ERROR';
   constructor(
     message: string,
     readonly failure: KmsFailure,
