@@ -2,7 +2,9 @@ import path from 'node:path';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { NETWORKS } from '#api/config/networks.ts';
 import { ERROR_CATALOGUE } from '#api/errors/catalogue.ts';
+import { JOBS_SQL_FILE, jobsSql } from '#api/jobs/jobsSql.ts';
 import { routes } from '#api/routes/index.ts';
+import { JOBS } from '#api/worker/jobList.ts';
 import { buildOpenApiDocument } from './document.ts';
 
 const DOCS = path.join(REPO_ROOT, 'apps/docs');
@@ -41,5 +43,6 @@ export function generatedFiles(): Map<string, string> {
       '',
     ].join('\n'),
   );
+  files.set(path.join(REPO_ROOT, JOBS_SQL_FILE), jobsSql(JOBS));
   return files;
 }
