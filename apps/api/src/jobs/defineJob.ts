@@ -94,6 +94,11 @@ export interface JobDefinition<S extends TSchema> {
 export interface Job<S extends TSchema = TSchema> extends JobDefinition<S> {
   /** graphile-worker's job_key for this payload. */
   jobKey(payload: Static<S>): string;
+  /**
+   * The SQL function that queues this job from SQL (a trigger, a statement), taking the payload's fields in the
+   * schema's order: generated from this definition (see jobsSql.ts).
+   */
+  queueFunction: string;
   /** Queues the job with the caller's client, so it commits or rolls back with the caller's writes. */
   enqueue(client: Queryable, payload: Static<S>, options?: EnqueueOptions): Promise<void>;
   /** Moves a run of this payload queued behind a lock's holder (and not running) to now; queues nothing otherwise. */
@@ -103,12 +108,18 @@ export interface Job<S extends TSchema = TSchema> extends JobDefinition<S> {
 /** Any job, whatever its payload (method signatures keep a list of different jobs assignable). */
 export type AnyJob = Job<TSchema>;
 
+/** The name of a job's SQL queue function (see jobsSql.ts): `transaction:send` → `queue_job_transaction_send`. */
+export function queueFunctionOf(name: string): string {
+  return `queue_job_${name.replace(/[^a-z0-9]+/g, '_')}`;
+}
+
 export function defineJob<S extends TSchema>(definition: JobDefinition<S>): Job<S> {
   const jobKey = (payload: Static<S>) =>
     definition.subject ? `${definition.name}:${definition.subject(payload)}` : definition.name;
   return {
     ...definition,
     jobKey,
+    queueFunction: queueFunctionOf(definition.name),
     enqueue(client, payload, options = {}) {
       return addJob(client, definition.name, payload as object, {
         jobKey: jobKey(payload),

@@ -2,8 +2,10 @@ import path from 'node:path';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { NETWORKS } from '#api/config/networks.ts';
 import { ERROR_CATALOGUE } from '#api/errors/catalogue.ts';
+import { JOBS_SQL_FILE, jobsSql } from '#api/jobs/jobsSql.ts';
 import { routes } from '#api/routes/index.ts';
 import { lifecycleMdx } from '#api/transactions/lifecycleDiagram.ts';
+import { JOBS } from '#api/worker/jobList.ts';
 import { buildOpenApiDocument } from './document.ts';
 
 const DOCS = path.join(REPO_ROOT, 'apps/docs');
@@ -43,5 +45,6 @@ export function generatedFiles(): Map<string, string> {
     ].join('\n'),
   );
   files.set(path.join(DOCS, 'docs/_generated/_transaction-lifecycle.mdx'), `${MDX_MARK}\n\n${lifecycleMdx()}`);
+  files.set(path.join(REPO_ROOT, JOBS_SQL_FILE), jobsSql(JOBS));
   return files;
 }

@@ -226,10 +226,10 @@ async function recoverChainResets(deps: WorkerDeps): Promise<number> {
 
 /**
  * Wakes the sender of a (wallet, network) after a transaction was stored, unless a wake is already pending: under
- * load most acceptances find one pending and write nothing. Setting the flag and queueing the job are one
- * statement, so the flag is never set without its job. It must run after the transaction's row committed (its own
- * statement): then either its snapshot sees the sender's clearing of the flag and it queues a new run, or it
- * predates the clearing, and the row committed before the sender's first read. Embedded in the insert, a statement
+ * load most acceptances find one pending and write nothing. Setting the flag and queueing the job (through
+ * sendJob's SQL queue function) are one statement, so the flag is never set without its job. It must run after the
+ * transaction's row committed (its own statement): then either its snapshot sees the sender's clearing of the flag
+ * and it queues a new run, or it predates the clearing, and the row committed before the sender's first read. Embedded in the insert, a statement
  * whose snapshot predated the clearing could commit after the sender's last read and strand its row.
  * A flag row locked by someone else is skipped, not waited for: its holder is either another acceptance setting the
  * flag (its job will run, and read this row) or the sender clearing it (whose reads start after that commit, so
@@ -248,15 +248,8 @@ export async function wakeSender(db: Pick<Db, 'query'>, target: WalletNetwork): 
         WHERE s.system_wallet_id = due.system_wallet_id AND s.network_id = due.network_id
        RETURNING 1
      )
-     SELECT graphile_worker.add_job($3, $4::json, job_key => $5, max_attempts => $6) FROM woken`,
-    [
-      target.walletId,
-      target.networkId,
-      sendJob.name,
-      JSON.stringify(target),
-      sendJob.jobKey(target),
-      sendJob.maxAttempts,
-    ],
+     SELECT ${sendJob.queueFunction}($1, $2) FROM woken`,
+    [target.walletId, target.networkId],
     'wake-sender',
   );
 }
