@@ -16,7 +16,7 @@ import { devAwsKms, hasOwnAwsKms } from '#api/wallets/awsKms/devSimulator.ts';
 import { type AwsKmsSettings, parseAwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
 import { devFireblocksEnv } from '#api/wallets/fireblocks/devSimulator.ts';
 import { type FireblocksSettings, parseFireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
-import { NETWORK_IDS, type NetworkId } from './networks.ts';
+import type { NetworkId } from './networks.ts';
 import { type Env, parseInteger, parsePort } from './parse.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
