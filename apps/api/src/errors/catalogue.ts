@@ -59,7 +59,7 @@ export const ERROR_CATALOGUE = {
     status: 401,
     message: 'The sign-in link {reason}: ask for a new one (mountain-admin console-link)',
     description:
-      'Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), or has expired.',
+      'Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), was revoked (its user’s tokens were revoked after it was made: `revoke-user-tokens`, `remove-member`), or has expired.',
   },
   ACCESS_TOKEN_EXPIRED: {
     status: 401,

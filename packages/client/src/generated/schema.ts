@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a console sign-in link for an access token
-         * @description Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in once, within its lifetime (15 minutes unless the command says otherwise). Needs no credentials: each call counts against the caller’s address like a refused authentication.
+         * @description Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in once, within its lifetime (15 minutes unless the command says otherwise), and not after its user’s tokens were revoked (`revoke-user-tokens`, `remove-member`). Needs no credentials: each call counts against the caller’s address like a refused authentication.
          */
         post: operations["exchange-console-link"];
         delete?: never;
@@ -2856,7 +2856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `CONSOLE_LINK_REFUSED`: Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), or has expired. */
+            /** @description `CONSOLE_LINK_REFUSED`: Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), was revoked (its user’s tokens were revoked after it was made: `revoke-user-tokens`, `remove-member`), or has expired. */
             401: {
                 headers: {
                     [name: string]: unknown;
