@@ -77,7 +77,7 @@ describe('POST /webhooks/fireblocks: signatures, bounds, and what it ignores', (
     return { id, custodian };
   }
 
-  it('refuses an unsigned, a wrongly signed and a tampered body with 401, changing nothing', async () => {
+  it('refuses an unsigned, a wrongly signed, a non-canonically encoded signature and a tampered body with 401, changing nothing', async () => {
     const { id, custodian } = await pendingAuthorization();
     const body = event(custodian);
     const before = await custodyOf(id);
@@ -88,6 +88,22 @@ describe('POST /webhooks/fireblocks: signatures, bounds, and what it ignores', (
     ]) {
       const res = await post(body, headers);
       assert.equal(res.statusCode, 401);
+      assert.equal(res.json().code, 'WEBHOOK_SIGNATURE_INVALID');
+    }
+    // The same signature's bytes written another way: without its padding, with the last character's unused bits
+    // set, or with a space in it.
+    const canonical = signed(body)['fireblocks-signature'];
+    const last = canonical.replace(/=+$/, '');
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const sibling = alphabet[alphabet.indexOf(last.at(-1) as string) + 1] as string;
+    for (const variant of [
+      last,
+      `${last.slice(0, -1)}${sibling}${canonical.slice(last.length)}`,
+      `${canonical.slice(0, 64)} ${canonical.slice(64)}`,
+    ]) {
+      assert.deepEqual(Buffer.from(variant, 'base64'), Buffer.from(canonical, 'base64'), 'the same bytes');
+      const res = await post(body, { ...signed(body), 'fireblocks-signature': variant });
+      assert.equal(res.statusCode, 401, variant);
       assert.equal(res.json().code, 'WEBHOOK_SIGNATURE_INVALID');
     }
     const tampered = await post(body.replace('PENDING_AUTHORIZATION', 'COMPLETED'), signed(body));
