@@ -15,6 +15,7 @@ import { devFireblocksEnv } from '#api/wallets/fireblocks/devSimulator.ts';
 import { type FireblocksSettings, parseFireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from './networks.ts';
 import { parseInteger } from './parseInteger.ts';
+import { readSecretFiles } from './secretFiles.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -80,10 +81,12 @@ type Env = Record<string, string | undefined>;
 /**
  * Reads the configuration from the environment once, validates every variable and returns a frozen object.
  * All problems are reported together. In production the secrets must be given; elsewhere they are generated
- * once into `<dataDir>/secrets.json` so a fresh clone starts with no setup.
+ * once into `<dataDir>/secrets.json` so a fresh clone starts with no setup. A secret may be given as a file
+ * (`<NAME>_FILE`, secretFiles.ts).
  */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(environment: Env = process.env): Config {
   const problems: string[] = [];
+  const env = readSecretFiles(environment, problems);
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (nodeEnv !== 'development' && nodeEnv !== 'test' && nodeEnv !== 'production') {
     problems.push(`NODE_ENV must be development, test or production (got "${nodeEnv}")`);
