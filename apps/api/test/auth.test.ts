@@ -86,6 +86,27 @@ describe('access tokens', () => {
     assert.equal(res.body.code, 'INVALID_ACCESS_TOKEN');
   });
 
+  it('rejects a token whose signature is not in canonical base64url: padded, or its last character’s unused bits set', async () => {
+    const { project } = await h.project();
+    const { token } = await h.member(project.id, 'reader');
+    assert.equal((await h.call('get-project-detail', { headers: bearer(token) })).status, 200);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // 32 bytes in 43 characters: the last one carries 2 unused bits, zero in the canonical form.
+    const last = alphabet.indexOf(token.at(-1) as string);
+    assert.equal(last % 4, 0);
+    const variants = [`${token}=`, `${token}==`, `${token.slice(0, -1)}${alphabet[last + 1]}`];
+    for (const variant of variants) {
+      assert.deepEqual(
+        Buffer.from(variant.split('.')[2] as string, 'base64url'),
+        Buffer.from(token.split('.')[2] as string, 'base64url'),
+        'the same bytes',
+      );
+      const res = await h.call('get-project-detail', { headers: bearer(variant) });
+      assert.equal(res.status, 401, variant);
+      assert.equal(res.body.code, 'INVALID_ACCESS_TOKEN');
+    }
+  });
+
   it('rejects a token signed with another key, and one whose user was deleted', async () => {
     const { project } = await h.project();
     const member = await h.member(project.id, 'admin');

@@ -1,6 +1,9 @@
 // The configuration of rate limits, CORS origins, fee caps and the worker's shares: defaults, accepted forms, and
 // a message naming every wrong value.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseGwei } from 'viem';
 import { ConfigError, loadConfig } from '#api/config/config.ts';
@@ -96,5 +99,43 @@ describe('configuration of limits and origins', () => {
             'WORKER_CONCURRENCY_SCANNING must be an integer from 1 to 1000 (got "0")',
           ].join('\n'),
     );
+  });
+});
+
+describe('secrets given as files (<NAME>_FILE, as compose.yaml mounts them)', () => {
+  it('reads MASTER_KEY_FILE and TOKEN_SIGNING_KEY_FILE, without their trailing newline', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'mountain-secret-files-'));
+    try {
+      const master = Buffer.alloc(32, 7);
+      const signing = Buffer.alloc(32, 8);
+      writeFileSync(path.join(dir, 'master_key'), `${master.toString('base64')}\n`);
+      writeFileSync(path.join(dir, 'token_signing_key'), `${signing.toString('base64')}\n`);
+      const config = loadConfig({
+        NODE_ENV: 'production',
+        DATABASE_URL: 'postgres://localhost/mountain',
+        DEPLOYMENT_NAME: 'files',
+        MASTER_KEY_FILE: path.join(dir, 'master_key'),
+        TOKEN_SIGNING_KEY_FILE: path.join(dir, 'token_signing_key'),
+      });
+      assert.deepEqual(config.masterKey, master);
+      assert.deepEqual(config.tokenSigningKey, signing);
+
+      const refused = (env: Record<string, string>) => {
+        try {
+          loadConfig({ NODE_ENV: 'test', TOKEN_SIGNING_KEY: signing.toString('base64'), ...env });
+        } catch (error) {
+          assert.ok(error instanceof ConfigError);
+          return error.message;
+        }
+        assert.fail('accepted');
+      };
+      const both = refused({ MASTER_KEY: master.toString('base64'), MASTER_KEY_FILE: path.join(dir, 'master_key') });
+      assert.match(both, /set MASTER_KEY or MASTER_KEY_FILE, not both/);
+      const missing = refused({ MASTER_KEY_FILE: path.join(dir, 'nowhere') });
+      assert.match(missing, /MASTER_KEY_FILE: cannot read .*nowhere \(ENOENT\)/);
+      assert.doesNotMatch(both + missing, new RegExp(master.toString('base64').slice(0, 12)), 'never the value');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { decodeCanonical } from '#api/crypto/canonicalBase64.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 
 /** Claims of a Mountain access token (a JWT signed with HS256). */
@@ -83,7 +84,11 @@ export function verifyAccessToken(
   if (candidates.length === 0) {
     throw new AccessTokenError('signature', 'not a Mountain access token, or its key id is not a listed key');
   }
-  const presented = Buffer.from(sig, 'base64url');
+  // Only the canonical encoding of the signature: a `=` appended or the last character's unused bits set would
+  // otherwise decode to the same bytes, and a changed token would verify. The header is compared as text and the
+  // payload is signed as text, so neither has another form.
+  const presented = decodeCanonical(sig, 'base64url');
+  if (!presented) throw new AccessTokenError('malformed', 'the signature is not canonical base64url');
   const verifies = candidates.some((key) => {
     const expected = signature(key, `${header}.${payload}`);
     return presented.length === expected.length && timingSafeEqual(presented, expected);

@@ -37,11 +37,12 @@ export async function createConsoleLink(
   return { code, expiresAt: (rows[0] as { expires_at: Date }).expires_at };
 }
 
-export type ConsoleLinkRefusal = 'unknown' | 'used' | 'expired';
+export type ConsoleLinkRefusal = 'unknown' | 'used' | 'revoked' | 'expired';
 
 /**
- * Takes a link's code and, when it is known, unused and unexpired, marks it used and issues an access token for its
- * user: one statement decides, so two exchanges of the same code at once get one token between them.
+ * Takes a link's code and, when it is known, unused, unexpired and made after its user's tokens were last revoked
+ * (`users.tokens_revoked_before`: revoke-user-tokens, remove-member), marks it used and issues an access token for
+ * its user: one statement decides, so two exchanges of the same code at once get one token between them.
  */
 export async function exchangeConsoleLink(
   db: Db,
@@ -53,20 +54,24 @@ export async function exchangeConsoleLink(
 > {
   const hash = hashOf(code);
   const { rows } = await db.query<{ user_id: number; project_id: number | null }>(
-    `UPDATE console_links SET used_at = now()
-      WHERE code_hash = $1 AND used_at IS NULL AND expires_at > now()
-      RETURNING user_id, project_id`,
+    `UPDATE console_links l SET used_at = now()
+       FROM users u
+      WHERE l.code_hash = $1 AND l.used_at IS NULL AND l.expires_at > now() AND u.id = l.user_id
+        AND (u.tokens_revoked_before IS NULL OR l.created_at > u.tokens_revoked_before)
+      RETURNING l.user_id, l.project_id`,
     [hash],
     'console-link-exchange',
   );
   const row = rows[0];
   if (!row) {
-    const { rows: found } = await db.query<{ used: boolean }>(
-      'SELECT used_at IS NOT NULL AS used FROM console_links WHERE code_hash = $1',
+    const { rows: found } = await db.query<{ used: boolean; revoked: boolean }>(
+      `SELECT l.used_at IS NOT NULL AS used, coalesce(l.created_at <= u.tokens_revoked_before, false) AS revoked
+         FROM console_links l JOIN users u ON u.id = l.user_id WHERE l.code_hash = $1`,
       [hash],
       'console-link-refusal',
     );
-    return { ok: false, reason: found[0] ? (found[0].used ? 'used' : 'expired') : 'unknown' };
+    const link = found[0];
+    return { ok: false, reason: link ? (link.used ? 'used' : link.revoked ? 'revoked' : 'expired') : 'unknown' };
   }
   const { token, claims } = await issueAccessToken(db, key, {
     userId: row.user_id,

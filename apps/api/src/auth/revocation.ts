@@ -53,8 +53,9 @@ export async function revokeAccessToken(db: Db, jti: string): Promise<TokenRecor
 }
 
 /**
- * Refuses every token of the user issued until now (`client` may be the caller's transaction). Tokens carry their
- * issue time in whole seconds, so one issued in the same second as the revocation is refused too.
+ * Refuses every token of the user issued until now, and ends every sign-in link of theirs not used yet (`client`
+ * may be the caller's transaction): a link lying in a chat or a scrollback would otherwise sign in again. Tokens
+ * carry their issue time in whole seconds, so one issued in the same second as the revocation is refused too.
  * Returns the time tokens must be issued after, or `undefined` when the user does not exist.
  */
 export async function revokeUserTokens(client: Queryable, userId: number): Promise<Date | undefined> {
@@ -66,6 +67,12 @@ export async function revokeUserTokens(client: Queryable, userId: number): Promi
   if (!rows[0]) return undefined;
   await client.query(
     'UPDATE access_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()',
+    [userId],
+  );
+  // The exchange also refuses a link made before tokens_revoked_before; ending the links here keeps them from
+  // reading as unused in the table.
+  await client.query(
+    'UPDATE console_links SET expires_at = now() WHERE user_id = $1 AND used_at IS NULL AND expires_at > now()',
     [userId],
   );
   return rows[0].at;

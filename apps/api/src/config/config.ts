@@ -18,6 +18,7 @@ import { devFireblocksEnv } from '#api/wallets/fireblocks/devSimulator.ts';
 import { type FireblocksSettings, parseFireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import type { NetworkId } from './networks.ts';
 import { type Env, parseInteger, parsePort } from './parse.ts';
+import { readSecretFiles } from './secretFiles.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -82,10 +83,12 @@ export class ConfigError extends BaseError {
 /**
  * Reads the configuration from the environment once, validates every variable and returns a frozen object.
  * All problems are reported together. In production the secrets must be given; elsewhere they are generated
- * once into `<dataDir>/secrets.json` so a fresh clone starts with no setup.
+ * once into `<dataDir>/secrets.json` so a fresh clone starts with no setup. A secret may be given as a file
+ * (`<NAME>_FILE`, secretFiles.ts).
  */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(environment: Env = process.env): Config {
   const problems: string[] = [];
+  const env = readSecretFiles(environment, problems);
   const nodeEnv = env.NODE_ENV ?? 'development';
   if (nodeEnv !== 'development' && nodeEnv !== 'test' && nodeEnv !== 'production') {
     problems.push(`NODE_ENV must be development, test or production (got "${nodeEnv}")`);

@@ -55,11 +55,18 @@ export const ERROR_CATALOGUE = {
     description:
       'Only on `POST /webhooks/fireblocks`: the body was not signed by Fireblocks (the key of `FIREBLOCKS_WEBHOOK_PUBLIC_KEY_PATH`). Nothing was changed.',
   },
+  WEBHOOK_TIMESTAMP_REFUSED: {
+    status: 400,
+    message:
+      'The Fireblocks webhook’s timestamp {reason}: events are applied within 6 hours of their timestamp (the transaction’s status is polled regardless)',
+    description:
+      'Only on `POST /webhooks/fireblocks`: a signed transaction event whose `timestamp` is missing, more than 6 hours old (past Fireblocks’ last retry: a replayed or very late delivery) or more than 5 minutes ahead of the server’s clock. Nothing was changed; Fireblocks does not retry a 400.',
+  },
   CONSOLE_LINK_REFUSED: {
     status: 401,
     message: 'The sign-in link {reason}: ask for a new one (mountain-admin console-link)',
     description:
-      'Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), or has expired.',
+      'Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), was revoked (its user’s tokens were revoked after it was made: `revoke-user-tokens`, `remove-member`), or has expired.',
   },
   ACCESS_TOKEN_EXPIRED: {
     status: 401,

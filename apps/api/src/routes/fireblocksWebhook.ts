@@ -5,6 +5,12 @@ import type { AppDeps } from '#api/http/appDeps.ts';
 import { createViewApplier } from '#api/transactions/custodyStatus.ts';
 import { wakeMonitor } from '#api/transactions/jobs.ts';
 import { viewOf } from '#api/wallets/fireblocks/fireblocksSubmitter.ts';
+import {
+  recordWebhookEvent,
+  webhookEventKey,
+  webhookEventSeen,
+  webhookTimestampRefusal,
+} from '#api/wallets/fireblocks/webhookEvents.ts';
 import { verifyFireblocksSignature } from '#api/wallets/fireblocks/webhookSignature.ts';
 
 export const FIREBLOCKS_WEBHOOK_PATH = '/webhooks/fireblocks';
@@ -18,8 +24,11 @@ const TRANSACTION_EVENTS = new Set(['TRANSACTION_CREATED', 'TRANSACTION_STATUS_U
  * without it, or wrong, 401 and nothing changes. A transaction event whose `externalTxId` is one of our rows moves
  * the row at once, as a poll's answer would (applyCustodianView; a burst of events for one row is applied as one,
  * see createViewApplier), and wakes its wallet's monitor (wakeMonitor) when the row has a new status or hash, or the
- * custodian calls it failed; anything else is answered 200 `ignored` (Fireblocks retries what is not 2xx). Webhooks
- * are a hint: polling goes on regardless.
+ * custodian calls it failed; anything else is answered 200 `ignored` (Fireblocks retries what is not 2xx). A
+ * transaction event whose `timestamp` is outside the window (webhookEvents.ts: 6 hours old, 5 minutes ahead) is
+ * refused with 400, which Fireblocks does not retry; one already applied (the same transaction id, update time and
+ * status) is answered 200 `duplicate` and changes nothing, so a replayed body within the window is harmless too.
+ * Webhooks are a hint: polling goes on regardless.
  */
 export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): void {
   const fireblocks = deps.custodians?.fireblocks;
@@ -43,7 +52,7 @@ export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): 
       if (!verifyFireblocksSignature(raw, typeof signature === 'string' ? signature : undefined, publicKey)) {
         throw new ApiError('WEBHOOK_SIGNATURE_INVALID');
       }
-      let event: { type?: unknown; data?: Record<string, unknown> };
+      let event: { type?: unknown; timestamp?: unknown; data?: Record<string, unknown> };
       try {
         event = JSON.parse(raw.toString('utf8'));
       } catch {
@@ -54,8 +63,13 @@ export function registerFireblocksWebhook(app: FastifyInstance, deps: AppDeps): 
       if (!TRANSACTION_EVENTS.has(String(event?.type)) || !UUID.test(rowId) || typeof data?.id !== 'string') {
         return reply.code(200).send({ status: 'ignored' });
       }
+      const refusal = webhookTimestampRefusal(event.timestamp);
+      if (refusal) throw new ApiError('WEBHOOK_TIMESTAMP_REFUSED', { reason: refusal });
+      const key = webhookEventKey(data);
+      if (await webhookEventSeen(deps.db, key)) return reply.code(200).send({ status: 'duplicate' });
       const { applied: moved, view } = await applyView(rowId, viewOf(data));
       if (moved === undefined) return reply.code(200).send({ status: 'ignored' });
+      await recordWebhookEvent(deps.db, key);
       // A custodian's steps before a hash (QUEUED, PENDING_SIGNATURE…) are only shown: waking the monitor for each
       // would cost more than it saves.
       if (moved.moved || view.failed)

@@ -1,5 +1,5 @@
 // Console sign-in links: printed by the admin CLI, exchanged once for an access token that works, refused when used,
-// expired or unknown, and never stored in clear.
+// expired, unknown or made before the user's tokens were revoked, and never stored in clear.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -71,6 +71,45 @@ describe('console sign-in links', () => {
     const unknown = await exchange('A'.repeat(43));
     assert.equal(unknown.status, 401);
     assert.match(unknown.body.message, /is not known/);
+  });
+
+  it('revoking the user’s tokens, or removing them from the project, ends their unused links', async () => {
+    const member = await h.member(projectId, 'editor');
+    const { rows } = await h.db.query<{ email: string }>('SELECT email FROM users WHERE id = $1', [member.userId]);
+    const email = rows[0]?.email as string;
+    const linkCode = () => {
+      const printed = admin('console-link', '--user', email, '--project', String(projectId), '--json');
+      assert.equal(printed.code, 0, printed.err);
+      return (JSON.parse(printed.out).link as string).split('#code=')[1] as string;
+    };
+
+    const beforeRevocation = linkCode();
+    const revoked = admin('revoke-user-tokens', '--user', email);
+    assert.equal(revoked.code, 0, revoked.err);
+    const refused = await exchange(beforeRevocation);
+    assert.equal(refused.status, 401, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'CONSOLE_LINK_REFUSED');
+    assert.match(refused.body.message, /was revoked/);
+
+    // A link made after the revocation signs in (a second later: tokens issued in the revocation's second are
+    // refused too).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const afterRevocation = await exchange(linkCode());
+    assert.equal(afterRevocation.status, 200, JSON.stringify(afterRevocation.body));
+    const detail = await h.call('get-project-detail', { headers: bearer(afterRevocation.body.accessToken) });
+    assert.equal(detail.status, 200);
+
+    const beforeRemoval = linkCode();
+    const removed = admin('remove-member', '--project', String(projectId), '--user', email);
+    assert.equal(removed.code, 0, removed.err);
+    const unused = await h.db.query(
+      'SELECT 1 FROM console_links WHERE user_id = $1 AND used_at IS NULL AND expires_at > now()',
+      [member.userId],
+    );
+    assert.equal(unused.rowCount, 0, 'no link of the user is left unexpired');
+    const refusedAfterRemoval = await exchange(beforeRemoval);
+    assert.equal(refusedAfterRemoval.status, 401);
+    assert.match(refusedAfterRemoval.body.message, /was revoked/);
   });
 
   it('refuses a malformed code with a field error, and a link longer than an hour or for a non-member', async () => {

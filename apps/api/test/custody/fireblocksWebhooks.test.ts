@@ -77,7 +77,7 @@ describe('POST /webhooks/fireblocks: signatures, bounds, and what it ignores', (
     return { id, custodian };
   }
 
-  it('refuses an unsigned, a wrongly signed and a tampered body with 401, changing nothing', async () => {
+  it('refuses an unsigned, a wrongly signed, a non-canonically encoded signature and a tampered body with 401, changing nothing', async () => {
     const { id, custodian } = await pendingAuthorization();
     const body = event(custodian);
     const before = await custodyOf(id);
@@ -88,6 +88,22 @@ describe('POST /webhooks/fireblocks: signatures, bounds, and what it ignores', (
     ]) {
       const res = await post(body, headers);
       assert.equal(res.statusCode, 401);
+      assert.equal(res.json().code, 'WEBHOOK_SIGNATURE_INVALID');
+    }
+    // The same signature's bytes written another way: without its padding, with the last character's unused bits
+    // set, or with a space in it.
+    const canonical = signed(body)['fireblocks-signature'];
+    const last = canonical.replace(/=+$/, '');
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const sibling = alphabet[alphabet.indexOf(last.at(-1) as string) + 1] as string;
+    for (const variant of [
+      last,
+      `${last.slice(0, -1)}${sibling}${canonical.slice(last.length)}`,
+      `${canonical.slice(0, 64)} ${canonical.slice(64)}`,
+    ]) {
+      assert.deepEqual(Buffer.from(variant, 'base64'), Buffer.from(canonical, 'base64'), 'the same bytes');
+      const res = await post(body, { ...signed(body), 'fireblocks-signature': variant });
+      assert.equal(res.statusCode, 401, variant);
       assert.equal(res.json().code, 'WEBHOOK_SIGNATURE_INVALID');
     }
     const tampered = await post(body.replace('PENDING_AUTHORIZATION', 'COMPLETED'), signed(body));
@@ -131,6 +147,49 @@ describe('POST /webhooks/fireblocks: signatures, bounds, and what it ignores', (
       assert.equal(answer.statusCode, 200);
       assert.equal(answer.json().status, 'applied');
     }
+    assert.equal((await custodyOf(id)).status, 'PENDING_SIGNATURE');
+  });
+
+  it('refuses an event outside its time window with 400, and one applied already changes nothing', async () => {
+    const { id, custodian } = await pendingAuthorization();
+    const at = Number(custodian.lastUpdated);
+    const queued = { ...custodian, status: 'QUEUED', lastUpdated: at + 1 };
+    const stamped = (timestamp: unknown, data: unknown) =>
+      JSON.stringify({ type: 'TRANSACTION_STATUS_UPDATED', tenantId: 'tenant', timestamp, data });
+    const before = await custodyOf(id);
+    const hour = 60 * 60 * 1000;
+    for (const [timestamp, reason] of [
+      [Date.now() - 7 * hour, /is 420 minutes old/],
+      [Date.now() + hour, /is 60 minutes ahead of this server/],
+      [undefined, /is missing/],
+    ] as const) {
+      const body = stamped(timestamp, queued);
+      const res = await post(body, signed(body));
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().code, 'WEBHOOK_TIMESTAMP_REFUSED');
+      assert.match(res.json().message, reason);
+      assert.match(res.json().message, /within 6 hours/);
+    }
+    assert.deepEqual(await custodyOf(id), before, 'nothing changed');
+    // Just inside the window: applied (Fireblocks retries for about 4 h 16 min).
+    const late = stamped(Date.now() - 5 * hour, queued);
+    assert.equal((await post(late, signed(late))).json().status, 'applied');
+    assert.equal((await custodyOf(id)).status, 'QUEUED');
+
+    const next = event({ ...custodian, status: 'PENDING_SIGNATURE', lastUpdated: at + 2 });
+    assert.equal((await post(next, signed(next))).json().status, 'applied');
+    const row = () =>
+      f.h.db.query('SELECT status, custody_status, updated_at, custody_checked_at FROM transactions WHERE id = $1', [
+        id,
+      ]);
+    const applied = (await row()).rows[0];
+    // The same events again (Fireblocks' retry, or a replay of a captured body): answered 200, changing nothing.
+    for (const body of [late, next, late]) {
+      const again = await post(body, signed(body));
+      assert.equal(again.statusCode, 200);
+      assert.equal(again.json().status, 'duplicate');
+    }
+    assert.deepEqual((await row()).rows[0], applied);
     assert.equal((await custodyOf(id)).status, 'PENDING_SIGNATURE');
   });
 

@@ -1,8 +1,11 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { session } from '../session/session.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Field } from '../ui/Field.tsx';
-import { useApiKeySignIn, useLinkSignIn } from './useSignIn.ts';
+import { Modal } from '../ui/Modal.tsx';
+import { type LinkToConfirm, useApiKeySignIn, useLinkSignIn } from './useSignIn.ts';
 
 /** The code of a sign-in link, from the address's fragment (`#code=…`), which no server ever sees. */
 function takeCodeFromAddress(): string | undefined {
@@ -18,13 +21,15 @@ export function SignInView() {
   const [keyError, setKeyError] = useState<string | undefined>();
   const byKey = useApiKeySignIn();
   const byLink = useLinkSignIn();
+  const queryClient = useQueryClient();
+  const [toConfirm, setToConfirm] = useState<LinkToConfirm | undefined>();
   const started = useRef(false);
   useEffect(() => {
     const signInWithLink = () => {
       const code = takeCodeFromAddress();
       if (code)
         byLink.mutateAsync(code).then(
-          () => navigate({ to: '/' }),
+          (ask) => (ask ? setToConfirm(ask) : navigate({ to: '/' })),
           () => {},
         );
     };
@@ -48,9 +53,35 @@ export function SignInView() {
     await byKey.mutateAsync(apiKey);
     await navigate({ to: '/' });
   };
+  const switchSession = () => {
+    if (!toConfirm) return;
+    // Nothing read with the other session's credentials is shown with these.
+    queryClient.clear();
+    session.signIn(toConfirm.credentials);
+    setToConfirm(undefined);
+    navigate({ to: '/' }).catch(() => {});
+  };
+  const keepSession = () => {
+    setToConfirm(undefined);
+    navigate({ to: '/' }).catch(() => {});
+  };
   return (
     <main className="signin">
       <h1>Sign in to the Mountain console</h1>
+      <Modal title={`Sign in as ${toConfirm?.linkAs ?? ''}?`} isOpen={toConfirm !== undefined} onClose={keepSession}>
+        <p>
+          You are signed in as {toConfirm?.signedInAs}. Signing in with this link ends that session in this tab. If you
+          did not ask for this link, cancel.
+        </p>
+        <div className="row">
+          <button type="button" className="primary" onClick={switchSession}>
+            Sign in
+          </button>
+          <button type="button" onClick={keepSession}>
+            Cancel
+          </button>
+        </div>
+      </Modal>
       {byLink.isPending && (
         <p aria-live="polite" className="notice">
           Signing you in with your link…

@@ -1,7 +1,7 @@
 import { MountainClient } from '@mountain/public-api-client';
 import { useMutation } from '@tanstack/react-query';
 import { apiBaseUrl, createClient } from '../api/client.ts';
-import { session } from '../session/session.ts';
+import { type Credentials, session } from '../session/session.ts';
 
 /** Signs in with a project API key: checked by reading the project before it is kept. */
 export function useApiKeySignIn() {
@@ -14,17 +14,47 @@ export function useApiKeySignIn() {
   });
 }
 
-/** Exchanges a one-time link's code for an access token (exchange-console-link) and keeps it. */
+/** Who a session is, in words: "reader of “Acme”, as a user" (the project and role its credentials read). */
+export async function describeSession(credentials: Credentials): Promise<string> {
+  const how = credentials.kind === 'apiKey' ? 'with the project API key' : 'as a user';
+  try {
+    const detail = await createClient(credentials).getProjectDetail({ maxRetries: 0 });
+    return `${detail.caller.role} of “${detail.data.project.projectName}”, ${how}`;
+  } catch {
+    return `someone ${how}`;
+  }
+}
+
+/** A link exchanged while another session is signed in: kept aside until the person says which to keep. */
+export interface LinkToConfirm {
+  credentials: Credentials;
+  /** Who the link signs in as, and who is signed in now (describeSession). */
+  linkAs: string;
+  signedInAs: string;
+}
+
+/**
+ * Exchanges a one-time link's code for an access token (exchange-console-link) and keeps it. When a session is
+ * signed in already, the new one is not kept but answered, with both described, for the person to confirm: a link
+ * someone else sent must not silently replace their session (they would then work in the sender's project).
+ */
 export function useLinkSignIn() {
   return useMutation({
-    mutationFn: async (code: string) => {
+    mutationFn: async (code: string): Promise<LinkToConfirm | undefined> => {
       const answer = await MountainClient.exchangeConsoleLink({ code }, { baseUrl: apiBaseUrl(), maxRetries: 0 });
-      session.signIn({
+      const credentials: Credentials = {
         kind: 'accessToken',
         accessToken: answer.accessToken,
         projectId: answer.projectId,
         expiresAt: answer.expiresAt,
-      });
+      };
+      const current = session.get();
+      if (!current) {
+        session.signIn(credentials);
+        return undefined;
+      }
+      const [linkAs, signedInAs] = await Promise.all([describeSession(credentials), describeSession(current)]);
+      return { credentials, linkAs, signedInAs };
     },
   });
 }

@@ -133,7 +133,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a console sign-in link for an access token
-         * @description Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in once, within its lifetime (15 minutes unless the command says otherwise). Needs no credentials: each call counts against the caller’s address like a refused authentication.
+         * @description Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in once, within its lifetime (15 minutes unless the command says otherwise), and not after its user’s tokens were revoked (`revoke-user-tokens`, `remove-member`). Needs no credentials: each call counts against the caller’s address like a refused authentication.
          */
         post: operations["exchange-console-link"];
         delete?: never;
@@ -1144,7 +1144,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -2856,7 +2856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `CONSOLE_LINK_REFUSED`: Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), or has expired. */
+            /** @description `CONSOLE_LINK_REFUSED`: Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), was revoked (its user’s tokens were revoked after it was made: `revoke-user-tokens`, `remove-member`), or has expired. */
             401: {
                 headers: {
                     [name: string]: unknown;

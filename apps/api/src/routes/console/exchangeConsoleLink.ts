@@ -3,7 +3,12 @@ import { CONSOLE_LINK_CODE, exchangeConsoleLink } from '#api/auth/consoleLinks.t
 import { ApiError } from '#api/errors/ApiError.ts';
 import { defineRoute } from '#api/http/route.ts';
 
-const REASONS = { unknown: 'is not known', used: 'was already used', expired: 'has expired' } as const;
+const REASONS = {
+  unknown: 'is not known',
+  used: 'was already used',
+  revoked: 'was revoked (its user’s tokens were revoked after it was made)',
+  expired: 'has expired',
+} as const;
 
 export default defineRoute({
   method: 'POST',
@@ -14,7 +19,8 @@ export default defineRoute({
   description:
     'Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers ' +
     'an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in ' +
-    'once, within its lifetime (15 minutes unless the command says otherwise). Needs no credentials: each call counts ' +
+    'once, within its lifetime (15 minutes unless the command says otherwise), and not after its user’s tokens were ' +
+    'revoked (`revoke-user-tokens`, `remove-member`). Needs no credentials: each call counts ' +
     'against the caller’s address like a refused authentication.',
   auth: { roles: [], anonymous: true },
   body: Type.Object(

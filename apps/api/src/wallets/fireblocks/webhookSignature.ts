@@ -1,4 +1,5 @@
 import { createVerify, type KeyObject } from 'node:crypto';
+import { decodeCanonical } from '#api/crypto/canonicalBase64.ts';
 
 /**
  * Whether `signature` (the `Fireblocks-Signature` header: base64 of an RSA-SHA512 signature) signs exactly
@@ -10,11 +11,14 @@ export function verifyFireblocksSignature(
   signature: string | undefined,
   publicKey: KeyObject,
 ): boolean {
-  if (!signature || signature.length > 2048 || !/^[A-Za-z0-9+/=\s]+$/.test(signature)) return false;
+  if (!signature || signature.length > 2048) return false;
+  // Only the canonical form (padded base64, nothing else in it): one signature, one way to write it.
+  const presented = decodeCanonical(signature, 'base64');
+  if (!presented) return false;
   try {
     const verify = createVerify('RSA-SHA512');
     verify.update(rawBody);
-    return verify.verify(publicKey, Buffer.from(signature, 'base64'));
+    return verify.verify(publicKey, presented);
   } catch {
     return false;
   }
