@@ -10,6 +10,7 @@ import path from 'node:path';
 import { AnvilNotFound, anvilBinary, startAnvil } from '@mountain/testkit/anvil.ts';
 import { bundledEntry } from '@mountain/testkit/devBundle.js';
 import { consoleSignInLink } from '../apps/api/src/auth/consoleLinks.ts';
+import type { RunningPlatform } from '../apps/api/src/cli/runningPlatform.ts';
 import { ConfigError, loadConfig, REPO_ROOT } from '../apps/api/src/config/config.ts';
 import { parsePort } from '../apps/api/src/config/parse.ts';
 import { ensureDemoProject } from '../apps/api/src/projects/demo.ts';
@@ -31,6 +32,8 @@ const shutdown = createShutdown((message) => console.error(message));
 // SIGHUP on its own; the shutdown here stops everything, in order, instead.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
 exitOnSignals(shutdown);
+// Registered first, so it runs last: the line that says everything npm start started is stopped.
+shutdown.add('log', () => log('npm start stopped: everything it started is stopped.'));
 for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
   process.on(event, (error: unknown) => {
     console.error(`npm start: ${event}, stopping everything it started:`, error);
@@ -143,6 +146,18 @@ async function start(): Promise<void> {
 
   const docs = `http://127.0.0.1:${docsPort}`;
   const base = `http://${config.host}:${config.port}/public-api/v3`;
+  const platform: RunningPlatform = {
+    pid: process.pid,
+    apiUrl: base,
+    consoleUrl: config.consoleUrl,
+    docsUrl: docs,
+    env: {
+      API_PORT: String(config.port),
+      CONSOLE_URL: config.consoleUrl,
+      ...(ownDatabase ? { EMBEDDED_PG_PORT: String(pgPort) } : {}),
+    },
+  };
+  state.describe({ ...platform });
   log(`
 Mountain is running.
 

@@ -79,6 +79,8 @@ export async function stopRecorded(record: ProcessRecord, graceMs = 10_000): Pro
 /** The state file of one data directory: the processes the running `npm start` started, in start order. */
 export class StateFile {
   private records: ProcessRecord[];
+  /** Where the running platform listens (`RunningPlatform` of apps/api/src/cli/runningPlatform.ts), once it does. */
+  private platform: Record<string, unknown> | undefined;
 
   constructor(readonly file: string) {
     this.records = StateFile.load(file);
@@ -96,6 +98,12 @@ export class StateFile {
   /** The recorded processes, in start order. */
   list(): readonly ProcessRecord[] {
     return this.records;
+  }
+
+  /** Records where the platform listens, for the admin CLI run beside it. */
+  describe(platform: Record<string, unknown>): void {
+    this.platform = platform;
+    this.save();
   }
 
   /** Records a process under `name`, in place of an earlier one of that name. */
@@ -124,7 +132,7 @@ export class StateFile {
 
   private save(): void {
     const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify({ processes: this.records }, null, 2)}\n`);
+    writeFileSync(temporary, `${JSON.stringify({ processes: this.records, platform: this.platform }, null, 2)}\n`);
     renameSync(temporary, this.file);
   }
 }

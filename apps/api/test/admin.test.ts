@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
@@ -10,11 +13,12 @@ describe('admin CLI', () => {
   let database: TestDatabase;
   const masterKey = randomBytes(32).toString('base64');
   const tokenSigningKey = randomBytes(32);
-  const admin = adminCli(() => ({
+  const settings = () => ({
     DATABASE_URL: database.url,
     MASTER_KEY: masterKey,
     TOKEN_SIGNING_KEY: tokenSigningKey.toString('base64'),
-  }));
+  });
+  const admin = adminCli(settings);
   let app: ReturnType<typeof buildApp>;
   const get = async (url: string, headers: Record<string, string>) => {
     const res = await app.inject({ method: 'GET', url: `/public-api/v3${url}`, headers });
@@ -34,6 +38,31 @@ describe('admin CLI', () => {
   after(async () => {
     await app.close();
     await database.drop();
+  });
+
+  it('beside a running npm start, prints console links to its port (from DATA_DIR/npm-start.json)', () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'mountain-admin-data-'));
+    try {
+      const described = (pid: number) =>
+        writeFileSync(
+          path.join(dataDir, 'npm-start.json'),
+          JSON.stringify({
+            processes: [],
+            platform: { pid, apiUrl: '', consoleUrl: '', docsUrl: '', env: { API_PORT: '18181' } },
+          }),
+        );
+      assert.equal(admin('create-user', '--email', 'beside@example.com').code, 0);
+      described(process.pid); // a running process stands for npm start
+      const beside = adminCli(() => ({ ...settings(), DATA_DIR: dataDir }));
+      const link = beside('console-link', '--user', 'beside@example.com');
+      assert.equal(link.code, 0, link.err);
+      assert.match(link.out, /http:\/\/127\.0\.0\.1:18181\/console\/sign-in#code=/);
+      described(2 ** 22 + 1); // no such process: npm start is gone, the defaults apply
+      const stale = beside('console-link', '--user', 'beside@example.com');
+      assert.match(stale.out, /http:\/\/127\.0\.0\.1:8080\/console\/sign-in#code=/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('creates a project and prints its key once; the key works', async () => {

@@ -1,8 +1,9 @@
 import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CONSOLE_LINK_MAX_SECONDS } from '#api/auth/consoleLinks.ts';
-import { loadConfig } from '#api/config/config.ts';
+import { loadConfig, REPO_ROOT } from '#api/config/config.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 import { CustodyProvisioningError, SHARED_WALLET_RISK } from '#api/projects/projectRows.ts';
 import { ROLES } from '#api/projects/users.ts';
@@ -10,6 +11,7 @@ import { WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
 import { CUSTODIANS, WALLET_TYPES } from '#api/wallets/custodians.ts';
 import type { CommandInput } from './commands.ts';
 import { parseDuration } from './duration.ts';
+import { withRunningPlatform } from './runningPlatform.ts';
 import { UsageError } from './usageError.ts';
 
 export { UsageError };
@@ -152,7 +154,9 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
 
-  const config = loadConfig();
+  // Beside a running `npm start`, its ports (and database) rather than the defaults.
+  const env = withRunningPlatform(process.env, path.resolve(REPO_ROOT, process.env.DATA_DIR ?? '.data'));
+  const config = loadConfig(env);
   // Validate every option before touching the database.
   const input: CommandInput = {
     ...(command === 'create-project' ? { name: required(values, 'name') } : {}),
@@ -214,7 +218,7 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     import('./commands.ts'),
     import('#api/db/db.ts'),
   ]);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, { embeddedPort: Number(env.EMBEDDED_PG_PORT ?? 54320) });
   try {
     const output = await runCommand(command, input, database.db, config);
     if (values.json) print(JSON.stringify(output.json, null, 2));
