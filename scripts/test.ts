@@ -43,6 +43,7 @@ const SLOWEST = [
   'apps/api/test/eventNotifier/backfill.test.ts',
   'apps/console/test/console.test.ts',
   'scripts/start.test.ts',
+  'scripts/packSdks.test.ts',
   'apps/docs/test/samples.test.ts',
   'apps/api/test/eventNotifier/reorgsLive.test.ts',
   'apps/api/test/fuzz.test.ts',

@@ -3,9 +3,9 @@
 // not start is refused with a message that names it, never adopted.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { STATE_FILE } from '../../apps/api/src/cli/runningPlatform.ts';
 import { commandLine, isRunning, listenerOf, portInUse, StateFile, stopRecorded } from './ownedProcesses.ts';
 
-export const STATE_FILE = 'npm-start.json';
 export const SUPERVISOR = 'npm start';
 
 /** `npm start` cannot go on; the message says why and what to do. */
