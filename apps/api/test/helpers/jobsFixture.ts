@@ -1,6 +1,7 @@
 // What the jobs layer's tests share: a fresh database with the worker's dependencies on it, the jobs queued under a
 // name, a job's graphile-worker task to call directly, and small jobs that count or hold their runs.
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
 import Type from 'typebox';
 import { createChains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
@@ -12,7 +13,7 @@ import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
 
 /** A fresh database and the worker's dependencies on it (no chain), stopped by `signal`. */
-export async function openJobsDatabase(signal: AbortSignal): Promise<{ database: TestDatabase; deps: WorkerDeps }> {
+async function openJobsDatabase(signal: AbortSignal): Promise<{ database: TestDatabase; deps: WorkerDeps }> {
   const database = await createTestDatabase();
   const masterKey = randomBytes(32);
   const deps: WorkerDeps = {
@@ -23,6 +24,23 @@ export async function openJobsDatabase(signal: AbortSignal): Promise<{ database:
     signal,
   };
   return { database, deps };
+}
+
+/**
+ * A fresh jobs database for the enclosing `describe`: opened before its tests, stopped and dropped after them. Read
+ * `database` and `deps` inside the tests (they are set once `before` has run).
+ */
+export function jobsDatabaseForSuite(): { readonly database: TestDatabase; readonly deps: WorkerDeps } {
+  const stop = new AbortController();
+  const suite = {} as { database: TestDatabase; deps: WorkerDeps };
+  before(async () => {
+    Object.assign(suite, await openJobsDatabase(stop.signal));
+  });
+  after(async () => {
+    stop.abort();
+    await suite.database?.drop();
+  });
+  return suite;
 }
 
 /** The jobs queued under the task `name`, by key. */

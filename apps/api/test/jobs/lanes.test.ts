@@ -1,26 +1,16 @@
 // The worker's lanes: each lane's runner has its own concurrency, asks the database for jobs once a second, and
 // hands back what it took while its slots were busy.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import Type from 'typebox';
 import { defineJob } from '#api/jobs/defineJob.ts';
-import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { createWorker, type Worker } from '#api/worker/worker.ts';
-import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
-import { held, opened, openJobsDatabase } from '../helpers/jobsFixture.ts';
+import { createTestDatabase } from '#api-testing/testDatabase.ts';
+import { held, jobsDatabaseForSuite, opened } from '../helpers/jobsFixture.ts';
 
 describe('the jobs layer: lanes and their runners', () => {
-  let database: TestDatabase;
-  let deps: WorkerDeps;
-  const stop = new AbortController();
-  before(async () => {
-    ({ database, deps } = await openJobsDatabase(stop.signal));
-  });
-  after(async () => {
-    stop.abort();
-    await database?.drop();
-  });
+  const suite = jobsDatabaseForSuite();
 
   it("each lane has its own concurrency: jobs filling one lane neither exceed it nor hold up another lane's", async () => {
     const started: unknown[] = [];
@@ -37,13 +27,13 @@ describe('the jobs layer: lanes and their runners', () => {
         sent.push(payload.id);
       },
     });
-    const worker = createWorker({ deps, jobs: [slow, quick], concurrency: { delivering: 2, sending: 1 } });
+    const worker = createWorker({ deps: suite.deps, jobs: [slow, quick], concurrency: { delivering: 2, sending: 1 } });
     await worker.start();
     try {
-      for (const id of [11, 12, 13]) await slow.enqueue(database.db.pool, { id });
+      for (const id of [11, 12, 13]) await slow.enqueue(suite.database.db.pool, { id });
       const deadline = Date.now() + 15_000;
       while (started.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      for (const id of [21, 22, 23]) await quick.enqueue(database.db.pool, { id });
+      for (const id of [21, 22, 23]) await quick.enqueue(suite.database.db.pool, { id });
       while (sent.length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       assert.deepEqual([...sent].sort(), [21, 22, 23], 'the sending lane runs while the delivering lane is full');
       assert.equal(started.length, 2, 'the delivering lane runs two at a time');
@@ -73,7 +63,7 @@ describe('the jobs layer: lanes and their runners', () => {
     // A database of its own: nothing queued but what the worker queues itself.
     const idle = await createTestDatabase();
     idle.db.pool.on('acquire', onAcquire);
-    const worker = createWorker({ deps: { ...deps, db: idle.db } });
+    const worker = createWorker({ deps: { ...suite.deps, db: idle.db } });
     await worker.start();
     try {
       await new Promise((resolve) => setTimeout(resolve, 1_500)); // the first sweep, queued at start, done
@@ -93,22 +83,22 @@ describe('the jobs layer: lanes and their runners', () => {
     const { gate, release } = opened();
     const job = held('test:handed-on', 'delivering', started, gate);
     const lockedJob = async (id: number) => {
-      const { rows } = await database.db.query(
+      const { rows } = await suite.database.db.query(
         `SELECT 1 FROM graphile_worker._private_jobs WHERE key = $1 AND locked_at IS NOT NULL`,
         [`test:handed-on:${id}`],
       );
       return rows[0] ? true : undefined;
     };
-    const first = createWorker({ deps, jobs: [job], concurrency: { delivering: 1 } });
+    const first = createWorker({ deps: suite.deps, jobs: [job], concurrency: { delivering: 1 } });
     await first.start();
     let second: Worker | undefined;
     try {
-      await job.enqueue(database.db.pool, { id: 31 });
+      await job.enqueue(suite.database.db.pool, { id: 31 });
       await waitFor(async () => (started.includes(31) ? true : undefined), 10_000, 'job 31 to start');
-      await job.enqueue(database.db.pool, { id: 32 });
+      await job.enqueue(suite.database.db.pool, { id: 32 });
       // The first worker's one slot is busy with 31; its runner takes 32 all the same, and holds it.
       await waitFor(() => lockedJob(32), 10_000, 'job 32 taken by the first worker');
-      second = createWorker({ deps, jobs: [job], concurrency: { delivering: 1 } });
+      second = createWorker({ deps: suite.deps, jobs: [job], concurrency: { delivering: 1 } });
       await second.start();
       await waitFor(
         async () => (started.includes(32) ? true : undefined),

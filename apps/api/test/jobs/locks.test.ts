@@ -1,7 +1,7 @@
 // A job's advisory lock: a run under it, the run queued again when another session holds it, the holder waking
 // that run when it lets go (wakeOnRelease), the look after letting go (afterRelease), and how a lock is seen as held.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import Type from 'typebox';
 import { advisoryLockHeld, tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
@@ -9,22 +9,13 @@ import { type AnyJob, defineJob } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { createLogger } from '#api/runtime/logger.ts';
 import { captureLogs } from '#api-testing/logCapture.ts';
-import { createTestDatabase, type TestDatabase } from '#api-testing/testDatabase.ts';
-import { counted, openJobsDatabase, queuedJobs, taskFor } from '../helpers/jobsFixture.ts';
+import { createTestDatabase } from '#api-testing/testDatabase.ts';
+import { counted, jobsDatabaseForSuite, queuedJobs, taskFor } from '../helpers/jobsFixture.ts';
 
 describe('the jobs layer: locks', () => {
-  let database: TestDatabase;
-  let deps: WorkerDeps;
-  const stop = new AbortController();
-  before(async () => {
-    ({ database, deps } = await openJobsDatabase(stop.signal));
-  });
-  after(async () => {
-    stop.abort();
-    await database?.drop();
-  });
-  const queued = (name: string) => queuedJobs(database.db, name);
-  const taskOf = (job: AnyJob, taskDeps: WorkerDeps = deps) => taskFor(taskDeps, job);
+  const suite = jobsDatabaseForSuite();
+  const queued = (name: string) => queuedJobs(suite.database.db, name);
+  const taskOf = (job: AnyJob, taskDeps: WorkerDeps = suite.deps) => taskFor(taskDeps, job);
 
   it('runs a job under its lock, and queues it again later when another session holds the lock', async () => {
     const runs: unknown[] = [];
@@ -32,12 +23,12 @@ describe('the jobs layer: locks', () => {
     const task = taskOf(job);
     await task({ id: 7 }, {} as never);
     assert.deepEqual(runs, [{ id: 7 }]);
-    assert.equal(await advisoryLockHeld(database.db, [727_099, 7]), false, 'released after the run');
+    assert.equal(await advisoryLockHeld(suite.database.db, [727_099, 7]), false, 'released after the run');
 
-    const holder = await tryAdvisoryLock(database.db, [727_099, 7]);
+    const holder = await tryAdvisoryLock(suite.database.db, [727_099, 7]);
     assert.ok(holder);
     try {
-      assert.equal(await advisoryLockHeld(database.db, [727_099, 7]), true);
+      assert.equal(await advisoryLockHeld(suite.database.db, [727_099, 7]), true);
       const before = Date.now();
       await task({ id: 7 }, {} as never);
       assert.deepEqual(runs, [{ id: 7 }], 'not run while the lock is held');
@@ -82,7 +73,7 @@ describe('the jobs layer: locks', () => {
     assert.equal(now?.key, 'test:wake:3');
     assert.ok((now?.runAt.getTime() ?? Number.POSITIVE_INFINITY) <= Date.now(), 'moved to now when the holder let go');
 
-    await database.db.query(
+    await suite.database.db.query(
       `DELETE FROM graphile_worker._private_jobs WHERE task_id = (SELECT id FROM graphile_worker._private_tasks WHERE identifier = 'test:wake')`,
     );
     await task({ id: 4 }, {} as never);
@@ -105,7 +96,7 @@ describe('the jobs layer: locks', () => {
         retryInMs: () => 60_000,
         wakeOnRelease: true,
         afterRelease: async (_deps, { id }) => {
-          assert.equal(await advisoryLockHeld(database.db, [727_099, id]), false, 'called once the lock is free');
+          assert.equal(await advisoryLockHeld(suite.database.db, [727_099, id]), false, 'called once the lock is free');
           looked.push(id);
         },
       },
@@ -114,11 +105,11 @@ describe('the jobs layer: locks', () => {
         await new Promise<void>((resolve) => gates.set(payload.id, resolve));
         if (payload.id === 6) throw new Error('a failed run');
         // A back-off of its own (a fee cap below the base fee, a custodian's rate limit).
-        await requeue(database.db.pool, { runAt: new Date(Date.now() + 60_000) });
+        await requeue(suite.database.db.pool, { runAt: new Date(Date.now() + 60_000) });
       },
     });
     const logs = captureLogs();
-    const task = taskOf(job, { ...deps, log: createLogger(logs.logger) });
+    const task = taskOf(job, { ...suite.deps, log: createLogger(logs.logger) });
     const runAt = async (id: number) =>
       (await queued('test:wake-later')).find((j) => j.key === `test:wake-later:${id}`)?.runAt.getTime() ?? Number.NaN;
 
@@ -137,12 +128,12 @@ describe('the jobs layer: locks', () => {
   });
 
   it('a string lock object is hashed, and seen as held', async () => {
-    const lock = await tryAdvisoryLock(database.db, [727_098, 'a-subscription-id']);
+    const lock = await tryAdvisoryLock(suite.database.db, [727_098, 'a-subscription-id']);
     assert.ok(lock);
     try {
-      assert.equal(await advisoryLockHeld(database.db, [727_098, 'a-subscription-id']), true);
-      assert.equal(await advisoryLockHeld(database.db, [727_098, 'another-id']), false);
-      assert.equal(await tryAdvisoryLock(database.db, [727_098, 'a-subscription-id']), undefined);
+      assert.equal(await advisoryLockHeld(suite.database.db, [727_098, 'a-subscription-id']), true);
+      assert.equal(await advisoryLockHeld(suite.database.db, [727_098, 'another-id']), false);
+      assert.equal(await tryAdvisoryLock(suite.database.db, [727_098, 'a-subscription-id']), undefined);
     } finally {
       await lock.release();
     }
@@ -155,7 +146,7 @@ describe('the jobs layer: locks', () => {
       assert.ok(lock);
       try {
         assert.equal(await advisoryLockHeld(other.db, [727_100, 1]), true);
-        assert.equal(await advisoryLockHeld(database.db, [727_100, 1]), false, 'pg_locks shows the whole server');
+        assert.equal(await advisoryLockHeld(suite.database.db, [727_100, 1]), false, 'pg_locks shows the whole server');
       } finally {
         await lock.release();
       }

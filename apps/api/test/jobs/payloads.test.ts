@@ -1,31 +1,21 @@
 // A job's payload is checked against its schema once, before anything runs.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { AnyJob } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { createLogger } from '#api/runtime/logger.ts';
 import { captureLogs } from '#api-testing/logCapture.ts';
-import type { TestDatabase } from '#api-testing/testDatabase.ts';
-import { counted, openJobsDatabase, taskFor } from '../helpers/jobsFixture.ts';
+import { counted, jobsDatabaseForSuite, taskFor } from '../helpers/jobsFixture.ts';
 
 describe('the jobs layer: payloads', () => {
-  let database: TestDatabase;
-  let deps: WorkerDeps;
-  const stop = new AbortController();
-  before(async () => {
-    ({ database, deps } = await openJobsDatabase(stop.signal));
-  });
-  after(async () => {
-    stop.abort();
-    await database?.drop();
-  });
-  const taskOf = (job: AnyJob, taskDeps: WorkerDeps = deps) => taskFor(taskDeps, job);
+  const suite = jobsDatabaseForSuite();
+  const taskOf = (job: AnyJob, taskDeps: WorkerDeps = suite.deps) => taskFor(taskDeps, job);
 
   it('drops a job whose payload does not match its schema, saying so once', async () => {
     const runs: unknown[] = [];
     const job = counted('test:checked', runs);
     const logs = captureLogs();
-    const task = taskOf(job, { ...deps, log: createLogger(logs.logger) });
+    const task = taskOf(job, { ...suite.deps, log: createLogger(logs.logger) });
     await task({ id: 'seven' }, { job: { id: '41', attempts: 1, max_attempts: 3 } } as never);
     assert.deepEqual(runs, []);
     const said = logs.entries().filter((e) => e.msg?.includes('test:checked: invalid payload'));

@@ -1,24 +1,14 @@
 // A job's cap per project (perProject): at most `limit` of its kind run at once for one project, across workers.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { AnyJob } from '#api/jobs/defineJob.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
-import type { TestDatabase } from '#api-testing/testDatabase.ts';
-import { held, opened, openJobsDatabase, queuedJobs, taskFor } from '../helpers/jobsFixture.ts';
+import { held, jobsDatabaseForSuite, opened, queuedJobs, taskFor } from '../helpers/jobsFixture.ts';
 
 describe('the jobs layer: project slots', () => {
-  let database: TestDatabase;
-  let deps: WorkerDeps;
-  const stop = new AbortController();
-  before(async () => {
-    ({ database, deps } = await openJobsDatabase(stop.signal));
-  });
-  after(async () => {
-    stop.abort();
-    await database?.drop();
-  });
-  const queued = (name: string) => queuedJobs(database.db, name);
-  const taskOf = (job: AnyJob, taskDeps: WorkerDeps = deps) => taskFor(taskDeps, job);
+  const suite = jobsDatabaseForSuite();
+  const queued = (name: string) => queuedJobs(suite.database.db, name);
+  const taskOf = (job: AnyJob, taskDeps: WorkerDeps = suite.deps) => taskFor(taskDeps, job);
 
   it('runs at most `limit` jobs of a kind at once for one project; the next waits, other projects run', async () => {
     const started: unknown[] = [];
