@@ -11,6 +11,7 @@ import { BaseError } from '#api/errors/BaseError.ts';
 import { ERROR_CATALOGUE } from '#api/errors/catalogue.ts';
 import { AbiEventError } from '#api/eventNotifier/abiEvent.ts';
 import { CustodyNotConfiguredError } from '#api/wallets/custody.ts';
+import { FireblocksCallError } from '#api/wallets/fireblocks/fireblocksApi.ts';
 
 describe('BaseError', () => {
   it('is what the platform’s errors extend, each with its name and a code of the catalogue', () => {
@@ -22,6 +23,7 @@ describe('BaseError', () => {
       new AccessTokenError('expired', 'the token expired'),
       new RateLimitedError('https://rpc.example', undefined, 'HTTP 429'),
       new UniqueViolationError('duplicate', { cause: new Error('23505') }),
+      new FireblocksCallError('Fireblocks answered 400 (code 1438): duplicate', 'refused', 400, 1438, undefined),
     ];
     const expected = [
       ['ApiError', 'NOT_FOUND'],
@@ -31,6 +33,7 @@ describe('BaseError', () => {
       ['AccessTokenError', 'INVALID_ACCESS_TOKEN'],
       ['RateLimitedError', 'CHAIN_UNAVAILABLE'],
       ['UniqueViolationError', 'INTERNAL_ERROR'],
+      ['FireblocksCallError', 'INTERNAL_ERROR'],
     ];
     assert.deepEqual(
       errors.map((e) => [e.name, e.code]),
@@ -41,6 +44,7 @@ describe('BaseError', () => {
       assert.ok(error.code in ERROR_CATALOGUE, error.code);
     }
     assert.ok(errors[6] instanceof DatabaseError, 'a subclass is its parent too');
+    assert.equal((errors[7] as FireblocksCallError).fireblocksCode, 1438, "Fireblocks' own code is kept beside it");
   });
 });
 

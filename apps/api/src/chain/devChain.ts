@@ -4,7 +4,8 @@ import { type Address, type PublicClient, parseEther } from 'viem';
  * What the platform may ask of a network's node beyond JSON-RPC: the remedies of the local development chain
  * (1337, anvil), so that `npm start` and the tests need no faucet and survive anvil's automine stalls. On every
  * other network it is NO_DEV_CHAIN, which does nothing: its operator funds the wallets and its miners mine.
- * `devChainOf` is the one place that tells the development chain from a real network.
+ * `devChainOf` is the one place that tells the development chain from a real network, and it is asked once per
+ * (wallet, network): by walletChain (transactions/senders.ts), whose answer the sender and the monitor carry.
  */
 export interface DevChain {
   /** Tops up a system wallet that runs low (`anvil_setBalance`); a node without that method is left alone. */

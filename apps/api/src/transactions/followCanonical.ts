@@ -1,11 +1,10 @@
 import { type Address, type Hex, type PublicClient, parseTransaction } from 'viem';
 import { canonicalHashes } from '#api/chain/canonicalBlocks.ts';
-import { devChainOf } from '#api/chain/devChain.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
 import type { ChainView } from './canonical.ts';
 import { markFinal, markReorged } from './lifecycle.ts';
-import type { WalletNetwork } from './senders.ts';
+import type { WalletChain, WalletNetwork } from './senders.ts';
 
 /** A block holding mined transactions of the wallet that are still watched. */
 interface WatchedBlock {
@@ -42,7 +41,7 @@ const TAKEN_BACK_PER_LOOK = 5_000;
 export async function followCanonical(
   db: Db,
   client: PublicClient,
-  target: WalletNetwork,
+  target: WalletNetwork & Pick<WalletChain, 'devChain'>,
   view: ChainView,
   minedCount: number,
   address: Address,
@@ -85,7 +84,7 @@ export async function followCanonical(
   }
   if (gone.length > 0) {
     // On the development chain, a reorg can undo the wallet's top-up too.
-    await devChainOf(client, target.networkId).ensureFunds(address);
+    await target.devChain.ensureFunds(address);
     report.takenBack = await takeBack(db, client, target, gone, minedCount);
   }
   report.watched -= report.finalized + report.takenBack;

@@ -8,7 +8,7 @@ import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { observeChain } from './canonical.ts';
 import { monitorTransactions } from './monitorTransactions.ts';
 import { inFlightRoom } from './prepareRound.ts';
-import { WAKE_STALE_AFTER, type WalletNetwork } from './senders.ts';
+import { WAKE_STALE_AFTER, type WalletNetwork, walletChain } from './senders.ts';
 import { sendTransactions } from './sendTransactions.ts';
 import { DEFAULT_TRANSACTION_SETTINGS, type TransactionSettings } from './settings.ts';
 
@@ -126,8 +126,8 @@ export async function wakeMonitor(db: Db, target: WalletNetwork): Promise<void> 
  * of it.
  */
 async function senderWanted(deps: WorkerDeps, target: WalletNetwork): Promise<boolean> {
-  const client = deps.chains.client(target.networkId as NetworkId);
-  const room = await inFlightRoom({ db: deps.db, settings: settingsOf(deps), target, client });
+  const { devChain } = walletChain(deps.chains, target);
+  const room = await inFlightRoom({ db: deps.db, settings: settingsOf(deps), target, devChain });
   // With no limit (anvil's automine) a run never stops for room, and this look has nothing to find: no statement.
   if (room <= 0 || room === Number.POSITIVE_INFINITY) return false;
   const { rows } = await deps.db.query<{ waiting: boolean }>(

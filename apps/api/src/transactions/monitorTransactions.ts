@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Address, Hex, PublicClient, TransactionReceipt } from 'viem';
 import { describeRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
-import { DEV_STALL_MS, devChainOf } from '#api/chain/devChain.ts';
+import { DEV_STALL_MS } from '#api/chain/devChain.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
-import type { NetworkId } from '#api/config/networks.ts';
 import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
@@ -23,7 +22,7 @@ import {
 import { receiptOf } from './receipts.ts';
 import { repairDropped } from './repairDropped.ts';
 import { replaceWithHigherFees, repriceWaiting, type WaitingRow } from './replaceWithHigherFees.ts';
-import type { WalletNetwork } from './senders.ts';
+import { type WalletChain, type WalletNetwork, walletChain } from './senders.ts';
 import type { TransactionSettings } from './settings.ts';
 import { walletRecord } from './signing.ts';
 
@@ -59,9 +58,9 @@ export async function monitorTransactions(
   target: WalletNetwork,
   queue: MonitorQueue,
 ): Promise<void> {
-  let client: PublicClient;
+  let chain: WalletChain;
   try {
-    client = deps.chains.client(target.networkId as NetworkId);
+    chain = walletChain(deps.chains, target);
   } catch (error) {
     await failBroadcastOfWallet(deps.db, target, (error as Error).message);
     return;
@@ -81,8 +80,8 @@ export async function monitorTransactions(
     const { waiting, watched, custodianPending } = await checkOnce(
       deps,
       settings,
-      { ...target, address },
-      client,
+      { ...target, address, devChain: chain.devChain },
+      chain.client,
       queue,
       submitter,
     );
@@ -107,7 +106,7 @@ export async function monitorTransactions(
 async function checkOnce(
   deps: WorkerDeps,
   settings: TransactionSettings,
-  target: WalletNetwork & { address: Address },
+  target: WalletNetwork & Pick<WalletChain, 'devChain'> & { address: Address },
   client: PublicClient,
   queue: MonitorQueue,
   submitter: Submitter | undefined,
@@ -180,7 +179,7 @@ async function timeOutUnreachable(
 async function settleBroadcast(
   deps: WorkerDeps,
   settings: TransactionSettings,
-  target: WalletNetwork,
+  target: WalletNetwork & Pick<WalletChain, 'devChain'>,
   client: PublicClient,
   minedCount: number,
   resends: boolean,
@@ -209,7 +208,7 @@ async function settleBroadcast(
     row.nonce === null || Number(row.nonce) < minedCount ? receiptOf(client, row.hashes) : undefined,
   );
   const stalled = resends && rows.find((row, i) => !receipts[i] && row.sinceBroadcastMs > DEV_STALL_MS);
-  if (stalled && (await devChainOf(client, target.networkId).unstick()) && stalled.feeBumps < settings.maxFeeBumps) {
+  if (stalled && (await target.devChain.unstick()) && stalled.feeBumps < settings.maxFeeBumps) {
     await replaceWithHigherFees(deps, settings, target, client, [stalled], await networkFees(client));
   }
   // Successes are recorded in one statement (one commit for the whole pass, not one per transaction).

@@ -1,12 +1,11 @@
-import type { Address, Hex, PublicClient } from 'viem';
+import type { Address, Hex } from 'viem';
 import { describeRevert, isRevert, isUnreachable, nodeAnswer } from '#api/chain/chainErrors.ts';
-import { devChainOf } from '#api/chain/devChain.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
 import { markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
-import type { WalletNetwork } from './senders.ts';
+import type { WalletChain, WalletNetwork } from './senders.ts';
 import { DEFAULT_MAX_IN_FLIGHT, feeCapOf, type TransactionSettings } from './settings.ts';
 
 export interface Prepared {
@@ -22,12 +21,11 @@ const ESTIMATE_BATCHES_IN_FLIGHT = 4;
 /** The network's base fee is above the fee cap: nothing sent now could be mined. */
 export const PRICED_OUT = Symbol('priced out');
 
-/** What a round is prepared with: one (wallet, network), its address and the node. */
-export interface RoundContext {
+/** What a round is prepared with: one (wallet, network), its address, the node and its remedies (walletChain). */
+export interface RoundContext extends WalletChain {
   db: Db;
   settings: TransactionSettings;
   target: WalletNetwork;
-  client: PublicClient;
   address: Address;
 }
 
@@ -40,7 +38,7 @@ export async function prepareRound(
   sender: RoundContext,
   room: number,
 ): Promise<Prepared | typeof PRICED_OUT | undefined> {
-  const { db, target, settings, client, address } = sender;
+  const { db, target, settings, client, devChain, address } = sender;
   if (room <= 0) return undefined;
   const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; contractId: number }>(
     `SELECT t.id, t.to_address AS "to", t.data, c.id AS "contractId"
@@ -52,7 +50,7 @@ export async function prepareRound(
     [target.walletId, target.networkId, Math.min(settings.batchSize, room)],
   );
   if (waiting.length === 0) return undefined;
-  await devChainOf(client, target.networkId).ensureFunds(address);
+  await devChain.ensureFunds(address);
   // Estimated against the latest block: a call that reverts now is not sent (its state changed since acceptance).
   // In full JSON-RPC batches, a few at once: one request per call would cost the node more than the estimates.
   // Asked while the fees are: the answers are used only when the fees allow sending.
@@ -120,11 +118,11 @@ export async function prepareRound(
  * refuses a sender's transactions past its per-account limit ("txpool is full"). When there is no room, the sender
  * stops; the monitor wakes it as transactions are mined (or the sender's look after letting go: see senderWanted).
  */
-export async function inFlightRoom(sender: Omit<RoundContext, 'address'>): Promise<number> {
-  const { db, target, settings, client } = sender;
+export async function inFlightRoom(sender: Omit<RoundContext, 'address' | 'client'>): Promise<number> {
+  const { db, target, settings, devChain } = sender;
   let limit = settings.maxInFlight[target.networkId];
   if (limit === undefined) {
-    if (await devChainOf(client, target.networkId).automineOn()) return Number.POSITIVE_INFINITY;
+    if (await devChain.automineOn()) return Number.POSITIVE_INFINITY;
     limit = DEFAULT_MAX_IN_FLIGHT;
   }
   const { rows } = await db.query<{ n: number }>(

@@ -1,9 +1,8 @@
 import type { Address, Hex, PublicClient } from 'viem';
-import { devChainOf } from '#api/chain/devChain.ts';
 import type { Db } from '#api/db/db.ts';
 import { rebroadcast } from './followCanonical.ts';
 import { invalidateNonce } from './nonces.ts';
-import type { WalletNetwork } from './senders.ts';
+import type { WalletChain, WalletNetwork } from './senders.ts';
 
 /**
  * Nonce truth from the chain. The node's pending nonce is the wallet's mined count plus the transactions its pool
@@ -15,7 +14,7 @@ import type { WalletNetwork } from './senders.ts';
 export async function repairDropped(
   db: Db,
   client: PublicClient,
-  target: WalletNetwork,
+  target: WalletNetwork & Pick<WalletChain, 'devChain'>,
   address: Address,
   options: { resendDroppedAfterMs: number; fillHoles: () => Promise<void> },
 ): Promise<number> {
@@ -47,7 +46,7 @@ export async function repairDropped(
     }
   }
   const resent = rows.filter((row) => row.raw !== null);
-  if (resent.length > 0) await devChainOf(client, target.networkId).ensureFunds(address);
+  if (resent.length > 0) await target.devChain.ensureFunds(address);
   for (const row of resent) await rebroadcast(client, row.raw as Hex);
   if (resent.length > 0) {
     await db.query(

@@ -1,6 +1,5 @@
 import type { Address, LocalAccount } from 'viem';
 import { isRateLimited, isUnreachable, rateLimitRetryAfterMs, shortError } from '#api/chain/chainErrors.ts';
-import type { NetworkId } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { SignerUnavailableError } from '#api/wallets/custody.ts';
@@ -9,7 +8,7 @@ import { feesWithHeadroom, networkFees } from './fees.ts';
 import { failWaitingOfWallet, markNonceAllocated } from './lifecycle.ts';
 import { allocateNonces, invalidateNonce, resync } from './nonces.ts';
 import { inFlightRoom, PRICED_OUT, type Prepared, prepareRound, type RoundContext } from './prepareRound.ts';
-import { clearWakeRequest, type SenderQueue, type WalletNetwork } from './senders.ts';
+import { clearWakeRequest, type SenderQueue, type WalletNetwork, walletChain } from './senders.ts';
 import { feeCapOf, type TransactionSettings } from './settings.ts';
 import { signEip1559, walletRecord } from './signing.ts';
 import { submitTransactions } from './submitTransactions.ts';
@@ -42,14 +41,14 @@ async function sendWhileWaiting(
   let sender: Sender | undefined;
   let submitting: ((signal: AbortSignal) => Promise<void>) | undefined;
   try {
-    const client = deps.chains.client(target.networkId as NetworkId);
+    const chain = walletChain(deps.chains, target);
     const submitter = deps.signers.submitterFor(wallet);
     if (submitter) {
-      const context = { db: deps.db, settings, target, client, address: wallet.address as Address };
+      const context = { db: deps.db, settings, target, ...chain, address: wallet.address as Address };
       submitting = (signal) => submitTransactions(context, submitter, wallet, queue, signal);
     } else {
       const account = deps.signers.signerFor(wallet);
-      sender = { db: deps.db, settings, target, client, account, address: account.address, queue };
+      sender = { db: deps.db, settings, target, ...chain, account, address: account.address, queue };
     }
   } catch (error) {
     // No signer, no custodian or no RPC endpoint: retrying cannot help.

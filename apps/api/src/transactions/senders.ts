@@ -1,9 +1,30 @@
+import type { PublicClient } from 'viem';
+import type { Chains } from '#api/chain/chains.ts';
+import { type DevChain, devChainOf } from '#api/chain/devChain.ts';
+import type { NetworkId } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
 
 /** The subject of the transaction jobs: one system wallet on one network. */
 export interface WalletNetwork {
   walletId: number;
   networkId: number;
+}
+
+/** The node a (wallet, network) sends to and is watched on, with that network's development-chain remedies. */
+export interface WalletChain {
+  client: PublicClient;
+  /** anvil's remedies on the development chain, NO_DEV_CHAIN on a real network. */
+  devChain: DevChain;
+}
+
+/**
+ * The chain of a sender's, a monitor's or a look at the in-flight room's (wallet, network): the one place the
+ * transaction jobs tell the development chain from a real network (devChainOf). Throws when the network has no RPC
+ * endpoint.
+ */
+export function walletChain(chains: Chains, target: WalletNetwork): WalletChain {
+  const client = chains.client(target.networkId as NetworkId);
+  return { client, devChain: devChainOf(client, target.networkId) };
 }
 
 /** What the sender queues: itself again (to go on, or after a pause), and the wallet's receipt monitor. */

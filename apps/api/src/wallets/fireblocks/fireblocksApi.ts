@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Fireblocks, FireblocksResponse } from '@fireblocks/ts-sdk';
+import { BaseError } from '#api/errors/BaseError.ts';
 import { createPacer } from '#api/lib/pacer.ts';
 import type { FireblocksSettings } from './settings.ts';
 
@@ -13,14 +14,19 @@ export type FireblocksFailure =
   /** 5xx, a timeout or no answer: Fireblocks may or may not have done it. */
   | 'unavailable';
 
-/** A call to Fireblocks that failed, with Fireblocks' own status, code and message (never the request's secrets). */
-export class FireblocksCallError extends Error {
+/**
+ * A call to Fireblocks that failed, with Fireblocks' own status, code and message (never the request's secrets).
+ * Never meant for a client: its catalogue code is INTERNAL_ERROR (the callers turn it into a refusal or a retry).
+ */
+export class FireblocksCallError extends BaseError {
   override name = 'FireblocksCallError';
+  readonly code = 'INTERNAL_ERROR';
   constructor(
     message: string,
     readonly failure: FireblocksFailure,
     readonly status: number | undefined,
-    readonly code: number | undefined,
+    /** Fireblocks' own numeric code from its answer's body (1438: a duplicate externalTxId…), when it gave one. */
+    readonly fireblocksCode: number | undefined,
     readonly retryAfterMs: number | undefined,
   ) {
     super(message);
@@ -117,7 +123,7 @@ export function classify(error: unknown): FireblocksCallError {
   };
   const status = e?.response?.statusCode;
   const body = e?.response?.data;
-  const code =
+  const fireblocksCode =
     typeof body?.code === 'number' ? body.code : Number.isInteger(Number(body?.code)) ? Number(body?.code) : undefined;
   const said =
     typeof body?.message === 'string' ? body.message : typeof e?.message === 'string' ? e.message : 'no answer';
@@ -133,6 +139,6 @@ export function classify(error: unknown): FireblocksCallError {
     );
   }
   const failure: FireblocksFailure = status === 429 ? 'rate-limited' : status >= 500 ? 'unavailable' : 'refused';
-  const message = `Fireblocks answered ${status}${code !== undefined ? ` (code ${code})` : ''}: ${said}`;
-  return new FireblocksCallError(message, failure, status, code, retryAfterMs);
+  const message = `Fireblocks answered ${status}${fireblocksCode !== undefined ? ` (code ${fireblocksCode})` : ''}: ${said}`;
+  return new FireblocksCallError(message, failure, status, fireblocksCode, retryAfterMs);
 }

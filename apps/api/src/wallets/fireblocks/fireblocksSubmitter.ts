@@ -110,7 +110,7 @@ export function createFireblocksSubmitter(api: FireblocksApi, settings: Firebloc
         if (error instanceof CustodyNotConfiguredError) return { kind: 'refused', message: error.message };
         if (!(error instanceof FireblocksCallError)) throw error;
         if (error.failure === 'refused') {
-          if (error.code === DUPLICATE_EXTERNAL_TX_ID) {
+          if (error.fireblocksCode === DUPLICATE_EXTERNAL_TX_ID) {
             const found = await lookUp(call.rowId).catch(() => undefined);
             if (found) return { kind: 'submitted', view: found };
             return { kind: 'retry', message: error.message, afterMs: 1_000, newKey: false };
