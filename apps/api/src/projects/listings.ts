@@ -42,7 +42,7 @@ export interface MemberListing {
 }
 
 const walletListing = (w: string) =>
-  `json_build_object('address', ${w}.address, 'type', ${w}.type, 'ownerType', ${w}.owner_type,, ${listingRefsSql(w)})`;
+  `json_build_object('address', ${w}.address, 'type', ${w}.type, 'ownerType', ${w}.owner_type, ${listingRefsSql(w)})`;
 
 /** Every project, oldest first (the admin CLI's list-projects). */
 export async function listProjects(db: Db): Promise<ProjectListing[]> {
