@@ -61,7 +61,7 @@ function mentions(text: string, names: string[]): string[] {
     .split('\n')
     .filter((line) => !/^import type /.test(line))
     .join('\n');
-  return names.filter((name) => new RegExp(`(?<![\\w/])${name.replace(/[./]/g, '\\$&')}\\b`).test(code));
+  return names.filter((name) => new RegExp(`(?<!\\w)${name.replace(/[./]/g, '\\$&')}\\b`).test(code));
 }
 
 function sourceFiles(dir: string): string[] {
