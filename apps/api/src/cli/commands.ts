@@ -75,7 +75,7 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
           ...(input.walletType ? { walletType: input.walletType } : {}),
           ...(input.kmsKeyId ? { kmsKeyId: input.kmsKeyId } : {}),
         },
-        remoteCustodians(config),
+        await remoteCustodians(config),
       );
       const { id, projectName } = created.project;
       return {

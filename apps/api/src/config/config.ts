@@ -12,17 +12,16 @@ import { parseRateLimitSettings, type RateLimitSettings } from '#api/http/rateLi
 import { type LaneConcurrency, parseLaneConcurrency } from '#api/jobs/lanes.ts';
 import { type MetricsSettings, parseMetricsSettings } from '#api/metrics/settings.ts';
 import { parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
-import { devAwsKms, hasOwnAwsKms } from '#api/wallets/awsKms/devSimulator.ts';
-import { type AwsKmsSettings, parseAwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
-import { devFireblocksEnv } from '#api/wallets/fireblocks/devSimulator.ts';
-import { type FireblocksSettings, parseFireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
+import type { RemoteCustodianSettings } from '#api/wallets/custodian.ts';
+import { custodianOf, WALLET_TYPES } from '#api/wallets/custodians.ts';
 import type { NetworkId } from './networks.ts';
 import { type Env, parseInteger, parsePort } from './parse.ts';
 import { readSecretFiles } from './secretFiles.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
-export interface Config {
+/** A custodian's settings are its fields by the name of its entry's `configuration` (RemoteCustodianSettings). */
+export interface Config extends RemoteCustodianSettings {
   readonly env: 'development' | 'test' | 'production';
   /** Where development state lives: embedded Postgres data, generated secrets. */
   readonly dataDir: string;
@@ -62,14 +61,10 @@ export interface Config {
   readonly metrics: MetricsSettings;
   /** FAULT_INJECTION=1 (development and test only): the API serves the fault routes of runtime/faultInjection.ts. */
   readonly faultInjection: boolean;
-  /** Fireblocks custody (FIREBLOCKS_*), when FIREBLOCKS_API_KEY is set. */
-  readonly fireblocks: FireblocksSettings | undefined;
   /** Where people open the developer console (CONSOLE_URL): what `console-link` prints links to. */
   readonly consoleUrl: string;
   /** The built developer console the API serves at /console/ (CONSOLE_DIR, default apps/console/dist). */
   readonly consoleDir: string;
-  /** AWS KMS custody (AWS_REGION, AWS_KMS_ENDPOINT, credentials from the SDK's chain), when AWS_REGION is set. */
-  readonly awsKms: AwsKmsSettings | undefined;
 }
 
 export class ConfigError extends BaseError {
@@ -134,18 +129,14 @@ export function loadConfig(environment: Env = process.env): Config {
     problems.push(`FAULT_INJECTION must be 1 or 0 (got "${env.FAULT_INJECTION}")`);
   }
 
-  // In development without a workspace of its own, the simulated one `npm start` runs (if it runs).
-  const fireblocksEnv =
-    nodeEnv === 'development' && !env.FIREBLOCKS_API_KEY ? { ...env, ...devFireblocksEnv(dataDir) } : env;
-  const fireblocks = parseFireblocksSettings(fireblocksEnv, production, problems);
-  // Likewise the simulated KMS, when the environment names no AWS credentials or endpoint of its own.
-  const devKms = nodeEnv === 'development' && !hasOwnAwsKms(env) ? devAwsKms(dataDir) : undefined;
-  const awsKms = parseAwsKmsSettings(
-    devKms ? { ...env, ...devKms.env } : env,
-    production,
-    problems,
-    devKms?.credentials,
-  );
+  // Each custodian's settings, read by its registry entry, in the registry's order.
+  const custody = Object.fromEntries(
+    WALLET_TYPES.flatMap((type) => {
+      const configuration = custodianOf(type).configuration;
+      if (!configuration) return [];
+      return [[configuration.name, configuration.settings({ env, nodeEnv, production, dataDir }, problems)]];
+    }),
+  ) as unknown as RemoteCustodianSettings;
 
   const consoleUrl = env.CONSOLE_URL || `http://${env.API_HOST ?? '127.0.0.1'}:${port}/console/`;
   if (!/^https?:\/\/[^/]/.test(consoleUrl)) problems.push('CONSOLE_URL must be an http(s) URL');
@@ -174,10 +165,9 @@ export function loadConfig(environment: Env = process.env): Config {
     maxFeePerGas,
     metrics,
     faultInjection,
-    fireblocks,
+    ...custody,
     consoleUrl,
     consoleDir: path.resolve(REPO_ROOT, env.CONSOLE_DIR || 'apps/console/dist'),
-    awsKms,
   });
 }
 

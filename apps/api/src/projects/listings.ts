@@ -1,4 +1,5 @@
 import type { Db } from '#api/db/db.ts';
+import { listingRefsSql } from '#api/wallets/custodians.ts';
 import type { Role } from './users.ts';
 
 /** `T` as the database answers it: `K` a Date, written out as ISO 8601 in the listings. */
@@ -41,8 +42,7 @@ export interface MemberListing {
 }
 
 const walletListing = (w: string) =>
-  `json_build_object('address', ${w}.address, 'type', ${w}.type, 'ownerType', ${w}.owner_type,
-     'vaultAccountId', ${w}.fireblocks_vault_id, 'kmsKeyArn', ${w}.kms_key_arn)`;
+  `json_build_object('address', ${w}.address, 'type', ${w}.type, 'ownerType', ${w}.owner_type, ${listingRefsSql(w)})`;
 
 /** Every project, oldest first (the admin CLI's list-projects). */
 export async function listProjects(db: Db): Promise<ProjectListing[]> {

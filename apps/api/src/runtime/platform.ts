@@ -23,7 +23,7 @@ export async function startRoles(
   options: { logger?: LogOptions } = {},
 ): Promise<{ apiUrl?: string; metricsUrl?: string }> {
   const chains = createChains(config.rpcUrls, { maxRps: config.rpcMaxRps });
-  const custodians = remoteCustodians(config);
+  const custodians = await remoteCustodians(config);
   let metricsUrl: string | undefined;
   if (config.metrics.port !== undefined) {
     const server = await startMetricsServer(

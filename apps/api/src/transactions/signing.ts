@@ -1,12 +1,13 @@
 import type { Address, Hex, LocalAccount } from 'viem';
 import type { Db } from '#api/db/db.ts';
+import { custodyRefSql } from '#api/wallets/custodians.ts';
 import type { SystemWalletRecord } from '#api/wallets/signer.ts';
 
 /** The system wallet a signer is made for (`signers.signerFor`). */
 export async function walletRecord(db: Pick<Db, 'query'>, walletId: number): Promise<SystemWalletRecord> {
   const { rows } = await db.query<SystemWalletRecord>(
     `SELECT id, address, type, derivation_index AS "derivationIndex",
-            coalesce(fireblocks_vault_id, kms_key_arn) AS "custodyRef"
+            ${custodyRefSql()} AS "custodyRef"
        FROM system_wallets WHERE id = $1`,
     [walletId],
   );

@@ -1,10 +1,13 @@
 import type { TSchema } from 'typebox';
 import type { LocalAccount } from 'viem';
+import type { NetworkId } from '#api/config/networks.ts';
 import type { Db } from '#api/db/db.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 import type { AwsKmsCustody } from './awsKms/awsKmsCustody.ts';
+import type { AwsKmsSettings } from './awsKms/settings.ts';
 import type { Submitter } from './custody.ts';
 import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
+import type { FireblocksSettings } from './fireblocks/settings.ts';
 import type { WalletKeys } from './fromMnemonic/walletKeys.ts';
 
 export type NetworkType = 'mainnet' | 'testnet';
@@ -14,6 +17,26 @@ export type OwnerType = 'shared' | 'dedicated';
 export interface RemoteCustodians {
   fireblocks?: FireblocksCustody;
   awsKms?: AwsKmsCustody;
+}
+
+/**
+ * The settings of the custodians a deployment may have credentials for (a `Config`'s fields, by the name of the
+ * custodian's client in `RemoteCustodians`): each is read by its entry's `configuration.settings`.
+ */
+export interface RemoteCustodianSettings {
+  /** Fireblocks custody (FIREBLOCKS_*), when FIREBLOCKS_API_KEY is set. */
+  readonly fireblocks: FireblocksSettings | undefined;
+  /** AWS KMS custody (AWS_REGION, AWS_KMS_ENDPOINT, credentials from the SDK's chain), when AWS_REGION is set. */
+  readonly awsKms: AwsKmsSettings | undefined;
+}
+
+/** What a custodian's settings are read from: the environment, and where the configuration is loaded. */
+export interface SettingsContext {
+  readonly env: Record<string, string | undefined>;
+  /** NODE_ENV: a development install may use the simulator `npm start` runs, when it has no credentials of its own. */
+  readonly nodeEnv: string;
+  readonly production: boolean;
+  readonly dataDir: string;
 }
 
 /** What keeps this deployment's keys: its mnemonic, and the custodians it has credentials for. */
@@ -85,7 +108,21 @@ export interface Custodian {
      * a deployment without them: the variable to set, and where the docs say more.
      */
     notConfigured: string;
+    /** The name of its settings (a `Config` field) and of its client (a `RemoteCustodians` field). */
+    name: keyof RemoteCustodians & keyof RemoteCustodianSettings;
+    /**
+     * Its settings from the environment (config.ts, in the registry's order), or undefined when the deployment has
+     * none. Problems go to `problems`, reported together with the configuration's others.
+     */
+    settings(context: SettingsContext, problems: string[]): object | undefined;
+    /** Its client, shared by the process, from its settings (loaded lazily: the admin CLI starts without it). */
+    client(
+      settings: object,
+      networks: readonly NetworkId[],
+    ): Promise<NonNullable<RemoteCustodians[keyof RemoteCustodians]>>;
   } | null;
+  /** The key its wallets' reference (`refColumn`) has in list-projects' wallets (`vaultAccountId`), or null. */
+  readonly listingKey: string | null;
   /** Whether a new project's wallets may take an existing key (`kmsKeyId`, `--kms-key-id`) instead of new ones. */
   readonly adoptsKey: boolean;
   /** Makes (or finds again, under the same reserved id) a new project's two wallets. */

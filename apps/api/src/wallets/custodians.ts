@@ -39,3 +39,23 @@ export function custodyViewSql(alias: string): string {
   });
   return `CASE ${arms.join(' ')} END`;
 }
+
+/** The custodians whose wallets have a reference at the custodian (a vault account, a key): those with a view. */
+const REFERENCED_TYPES = WALLET_TYPES.filter((type) => custodianOf(type).view !== null);
+
+/** A wallet row's reference at its custodian (a `CustodyWallet`'s `custodyRef`), as SQL: null for from-mnemonic. */
+export function custodyRefSql(alias?: string): string {
+  const column = (type: WalletType) => (alias ? `${alias}.` : '') + custodianOf(type).refColumn;
+  return `coalesce(${REFERENCED_TYPES.map(column).join(', ')})`;
+}
+
+/**
+ * A wallet row's references in list-projects' wallets, as the arguments of a `json_build_object(…)`: each custodian's
+ * `listingKey` and its column, in the registry's order.
+ */
+export function listingRefsSql(alias: string): string {
+  return WALLET_TYPES.flatMap((type) => {
+    const { listingKey, refColumn } = custodianOf(type);
+    return listingKey ? [`'${listingKey}', ${alias}.${refColumn}`] : [];
+  }).join(', ');
+}

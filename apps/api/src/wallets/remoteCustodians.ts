@@ -1,14 +1,22 @@
 import type { Config } from '#api/config/config.ts';
 import type { NetworkId } from '#api/config/networks.ts';
-import { createAwsKmsCustody } from './awsKms/awsKmsCustody.ts';
-import type { RemoteCustodians } from './custodian.ts';
-import { createFireblocksCustody } from './fireblocks/fireblocksCustody.ts';
+import type { RemoteCustodianSettings, RemoteCustodians } from './custodian.ts';
+import { custodianOf, WALLET_TYPES } from './custodians.ts';
 
-/** The custodians the configuration has credentials for (one client each, shared by the process). */
-export function remoteCustodians(config: Pick<Config, 'fireblocks' | 'awsKms' | 'rpcUrls'>): RemoteCustodians {
+/**
+ * The custodians the configuration has credentials for (one client each, shared by the process): the client of each
+ * registry entry whose settings the configuration has.
+ */
+export async function remoteCustodians(
+  config: Pick<Config, keyof RemoteCustodianSettings | 'rpcUrls'>,
+): Promise<RemoteCustodians> {
   const networks = Object.keys(config.rpcUrls).map(Number) as NetworkId[];
-  return {
-    ...(config.fireblocks ? { fireblocks: createFireblocksCustody(config.fireblocks, networks) } : {}),
-    ...(config.awsKms ? { awsKms: createAwsKmsCustody(config.awsKms) } : {}),
-  };
+  const clients = await Promise.all(
+    WALLET_TYPES.map(async (type) => {
+      const configuration = custodianOf(type).configuration;
+      const settings = configuration && config[configuration.name];
+      return configuration && settings ? [[configuration.name, await configuration.client(settings, networks)]] : [];
+    }),
+  );
+  return Object.fromEntries(clients.flat()) as RemoteCustodians;
 }

@@ -7,7 +7,7 @@ import { Compile } from 'typebox/compile';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
-import { CUSTODIANS, custodianOf, WALLET_TYPES } from '#api/wallets/custodians.ts';
+import { CUSTODIANS, custodianOf, WALLET_TYPES, type WalletType } from '#api/wallets/custodians.ts';
 import { createSignerProvider, type SystemWalletRecord } from '#api/wallets/signer.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { adminCli } from '../helpers/adminCli.ts';
@@ -24,6 +24,44 @@ const WALLETS = path.join(SOURCE, 'wallets');
 function namesCustodian(text: string): string[] {
   const names = WALLET_TYPES.map((type) => type.replace(/[-]/g, '\\-')).join('|');
   return [...text.matchAll(new RegExp(`(['"\`])(${names})\\1`, 'g'))].map((match) => match[0]);
+}
+
+/** The custody columns of `system_wallets` (a custodian's `refColumn`, for a custodian with a reference there). */
+const CUSTODY_COLUMNS = WALLET_TYPES.filter((type) => custodianOf(type).view !== null).map(
+  (type) => custodianOf(type).refColumn,
+);
+
+/** Where a text names a custody column (only the registry's entries and the migrations may). */
+function namesCustodyColumn(text: string): string[] {
+  return [...text.matchAll(new RegExp(`\\b(${CUSTODY_COLUMNS.join('|')})\\b`, 'g'))].map((match) => match[0]);
+}
+
+/** The modules of a custodian's folder that its entry alone reads: its settings, development simulator, client. */
+const ENTRY_MODULES = /^(settings|devSimulator|\w+Custody)\.ts$/;
+
+/**
+ * What only a custodian's folder and the registry may name: the folder's paths of its settings, simulator and
+ * client modules (`fireblocks/settings.ts`), and the functions they export (its settings parser, client factory).
+ */
+function entryNames(folder: string): string[] {
+  const dir = path.join(WALLETS, folder);
+  return readdirSync(dir)
+    .filter((name) => ENTRY_MODULES.test(name))
+    .flatMap((name) => [
+      `${folder}/${name}`,
+      ...[...readFileSync(path.join(dir, name), 'utf8').matchAll(/export (?:async )?function (\w+)/g)].map(
+        (match) => match[1] as string,
+      ),
+    ]);
+}
+
+/** Where a text names one of `names` (a whole word, or a module path); `import type` lines are not read. */
+function mentions(text: string, names: string[]): string[] {
+  const code = text
+    .split('\n')
+    .filter((line) => !/^import type /.test(line))
+    .join('\n');
+  return names.filter((name) => new RegExp(`(?<!\\w)${name.replace(/[./]/g, '\\$&')}\\b`).test(code));
 }
 
 function sourceFiles(dir: string): string[] {
@@ -46,6 +84,51 @@ describe('the custodian registry', () => {
       namesCustodian(readFileSync(file, 'utf8')).map((name) => `${path.relative(SOURCE, file)}: ${name}`),
     );
     assert.deepEqual(found, [], 'ask the registry (wallets/custodians.ts) instead');
+  });
+
+  it('no code outside apps/api/src/wallets/ names a custody column (the migrations excepted)', () => {
+    assert.deepEqual(CUSTODY_COLUMNS.length, WALLET_TYPES.length - 1, 'every custodian but from-mnemonic');
+    assert.deepEqual(namesCustodyColumn(`coalesce(${CUSTODY_COLUMNS.join(', ')})`), CUSTODY_COLUMNS, 'the rule bites');
+    assert.deepEqual(namesCustodyColumn(`w.${CUSTODY_COLUMNS[0]} IS NOT NULL`), [CUSTODY_COLUMNS[0]]);
+    assert.deepEqual(namesCustodyColumn(`${custodianOf(WALLET_TYPES[1] as WalletType).refColumn}s`), []);
+    const files = sourceFiles(SOURCE).filter(
+      (file) => !file.startsWith(`${WALLETS}${path.sep}`) && !file.split(path.sep).includes('migrations'),
+    );
+    const found = files.flatMap((file) =>
+      namesCustodyColumn(readFileSync(file, 'utf8')).map((name) => `${path.relative(SOURCE, file)}: ${name}`),
+    );
+    assert.deepEqual(found, [], 'ask the registry (custodyRefSql, listingRefsSql, custodyViewSql) instead');
+  });
+
+  it('a custodian is its folder and one line of the registry: no other code names its settings or client', () => {
+    const folders = readdirSync(WALLETS).filter((name) => statSync(path.join(WALLETS, name)).isDirectory());
+    assert.equal(folders.length, WALLET_TYPES.length, 'one folder per wallet type');
+    const registry = readFileSync(path.join(WALLETS, 'custodians.ts'), 'utf8');
+    for (const folder of folders) {
+      assert.ok(registry.includes(`from './${folder}/custodian.ts'`), `${folder}: imported by the registry`);
+    }
+    // The rule bites: a configuration that reads a custodian's settings itself, a caller that makes its client.
+    const names = folders.flatMap(entryNames);
+    const [parser] = names.filter((name) => /^parse\w+Settings$/.test(name));
+    assert.ok(parser, names.join(', '));
+    const settingsPath = names.find((name) => name.endsWith('/settings.ts')) as string;
+    assert.deepEqual(
+      mentions(`import { ${parser} } from '#api/wallets/${settingsPath}';\nconst s = ${parser}(env);`, names),
+      [settingsPath, parser].sort((a, b) => names.indexOf(a) - names.indexOf(b)),
+    );
+    assert.deepEqual(mentions(`import type { X } from './${settingsPath}';`, names), [], 'types may be named');
+    assert.deepEqual(mentions(`const ${parser}Like = 1; // my${parser}`, names), []);
+    const files = sourceFiles(SOURCE).filter((file) => {
+      const inside = path.relative(WALLETS, file).split(path.sep);
+      return !(inside.length > 1 && inside[0] !== '..') && file !== path.join(WALLETS, 'custodians.ts');
+    });
+    assert.ok(files.length > 100, `${files.length} source files outside the custodians' folders`);
+    const found = files.flatMap((file) => {
+      const own = path.relative(WALLETS, file).split(path.sep)[0];
+      const others = folders.filter((folder) => folder !== own).flatMap(entryNames);
+      return mentions(readFileSync(file, 'utf8'), others).map((name) => `${path.relative(SOURCE, file)}: ${name}`);
+    });
+    assert.deepEqual(found, [], "a custodian's settings and client are read through its registry entry");
   });
 
   it('has one entry per wallet type, named by its key, and the from-mnemonic default first', () => {

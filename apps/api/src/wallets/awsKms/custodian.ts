@@ -1,8 +1,10 @@
 import Type from 'typebox';
 import { component } from '#api/schemas/components.ts';
 import { type Custodian, configured, type NetworkType } from '../custodian.ts';
+import { devAwsKms, hasOwnAwsKms } from './devSimulator.ts';
 import { KmsCallError, KmsKeyRefusedError } from './kmsApi.ts';
 import type { WalletKey } from './kmsKeys.ts';
+import { type AwsKmsSettings, parseAwsKmsSettings } from './settings.ts';
 
 const NOT_CONFIGURED =
   'AWS KMS custody is not configured for this deployment: set AWS_REGION (and credentials the AWS SDK finds; see the KMS wallets page of the docs), or use from-mnemonic wallets';
@@ -18,7 +20,21 @@ const NETWORK_TYPES = ['mainnet', 'testnet'] as const;
 export const awsKmsCustodian: Custodian = {
   type: 'aws-kms',
   refColumn: 'kms_key_arn',
-  configuration: { has: (remote) => remote.awsKms !== undefined, notConfigured: NOT_CONFIGURED },
+  configuration: {
+    has: (remote) => remote.awsKms !== undefined,
+    notConfigured: NOT_CONFIGURED,
+    name: 'awsKms',
+    settings({ env, nodeEnv, production, dataDir }, problems) {
+      // In development, the simulated KMS, when the environment names no AWS credentials or endpoint of its own.
+      const devKms = nodeEnv === 'development' && !hasOwnAwsKms(env) ? devAwsKms(dataDir) : undefined;
+      return parseAwsKmsSettings(devKms ? { ...env, ...devKms.env } : env, production, problems, devKms?.credentials);
+    },
+    async client(settings) {
+      const { createAwsKmsCustody } = await import('./awsKmsCustody.ts');
+      return createAwsKmsCustody(settings as AwsKmsSettings);
+    },
+  },
+  listingKey: 'kmsKeyArn',
   adoptsKey: true,
   async provision(request, { remote }) {
     const kms = configured(remote.awsKms, NOT_CONFIGURED);

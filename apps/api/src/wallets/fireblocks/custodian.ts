@@ -1,7 +1,9 @@
 import Type from 'typebox';
 import { component } from '#api/schemas/components.ts';
 import { type Custodian, configured } from '../custodian.ts';
+import { devFireblocksEnv } from './devSimulator.ts';
 import { FireblocksCallError } from './fireblocksApi.ts';
+import { type FireblocksSettings, parseFireblocksSettings } from './settings.ts';
 
 const NOT_CONFIGURED =
   'Fireblocks custody is not configured for this deployment: set FIREBLOCKS_API_KEY and FIREBLOCKS_SECRET_KEY_PATH (see the Fireblocks wallets page of the docs), or use from-mnemonic wallets';
@@ -14,7 +16,22 @@ const NOT_CONFIGURED =
 export const fireblocksCustodian: Custodian = {
   type: 'fireblocks',
   refColumn: 'fireblocks_vault_id',
-  configuration: { has: (remote) => remote.fireblocks !== undefined, notConfigured: NOT_CONFIGURED },
+  configuration: {
+    has: (remote) => remote.fireblocks !== undefined,
+    notConfigured: NOT_CONFIGURED,
+    name: 'fireblocks',
+    settings({ env, nodeEnv, production, dataDir }, problems) {
+      // In development without a workspace of its own, the simulated one `npm start` runs (if it runs).
+      const fireblocksEnv =
+        nodeEnv === 'development' && !env.FIREBLOCKS_API_KEY ? { ...env, ...devFireblocksEnv(dataDir) } : env;
+      return parseFireblocksSettings(fireblocksEnv, production, problems);
+    },
+    async client(settings, networks) {
+      const { createFireblocksCustody } = await import('./fireblocksCustody.ts');
+      return createFireblocksCustody(settings as FireblocksSettings, networks);
+    },
+  },
+  listingKey: 'vaultAccountId',
   adoptsKey: false,
   async provision(request, { remote }) {
     const fireblocks = configured(remote.fireblocks, NOT_CONFIGURED);

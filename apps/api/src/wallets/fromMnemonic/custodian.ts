@@ -11,6 +11,7 @@ export const fromMnemonicCustodian: Custodian = {
   type: 'from-mnemonic',
   refColumn: 'derivation_index',
   configuration: null,
+  listingKey: null,
   adoptsKey: false,
   async provision(request, { keys }) {
     const wallet = async (networkType: NetworkType): Promise<NewWallet> => {
