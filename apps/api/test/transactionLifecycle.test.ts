@@ -13,7 +13,6 @@ import { REPO_ROOT } from '#api/config/config.ts';
 import type { Db } from '#api/db/db.ts';
 import { TRANSACTION_STATUSES } from '#api/schemas/entities.ts';
 import {
-  type Cause,
   failBroadcastOfWallet,
   failWaitingOfWallet,
   markCustodianClaimed,
@@ -30,12 +29,10 @@ import {
   markSendLater,
   markSent,
   recordCustodianView,
-  TRANSITIONS,
-  type TransactionStatus,
-  transitionOf,
 } from '#api/transactions/lifecycle.ts';
 import { lifecycleEdges } from '#api/transactions/lifecycleDiagram.ts';
 import type { WalletNetwork } from '#api/transactions/senders.ts';
+import { type Cause, TRANSITIONS, type TransactionStatus, transitionOf } from '#api/transactions/transitionTable.ts';
 import { TRANSACTION_EVENT_TYPES } from '#api/webhooks/eventTypes.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject } from '#api-testing/transactionFlow.ts';

@@ -1,4 +1,4 @@
-import { TRANSITIONS, type TransactionStatus } from './lifecycle.ts';
+import { TRANSITIONS, type TransactionStatus } from './transitionTable.ts';
 
 /**
  * The docs' lifecycle diagram and table of transitions (apps/docs, `<Diagram>`), drawn from TRANSITIONS: one arrow
