@@ -12,8 +12,7 @@ import { parseRateLimitSettings, type RateLimitSettings } from '#api/http/rateLi
 import { type LaneConcurrency, parseLaneConcurrency } from '#api/jobs/lanes.ts';
 import { type MetricsSettings, parseMetricsSettings } from '#api/metrics/settings.ts';
 import { parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
-import type { RemoteCustodianSettings } from '#api/wallets/custodian.ts';
-import { custodianOf, WALLET_TYPES } from '#api/wallets/custodians.ts';
+import { custodianOf, type RemoteCustodianSettings, WALLET_TYPES } from '#api/wallets/custodians.ts';
 import type { NetworkId } from './networks.ts';
 import { type Env, parseInteger, parsePort } from './parse.ts';
 import { readSecretFiles } from './secretFiles.ts';

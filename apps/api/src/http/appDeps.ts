@@ -2,7 +2,7 @@ import type { Chains } from '#api/chain/chains.ts';
 import type { Db } from '#api/db/db.ts';
 import type { DeliverySettings } from '#api/delivery/settings.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import type { RemoteCustodians } from '#api/wallets/custodian.ts';
+import type { RemoteCustodians } from '#api/wallets/custodians.ts';
 import type { CorsSettings } from './cors.ts';
 import type { RateLimitSettings } from './rateLimitSettings.ts';
 
