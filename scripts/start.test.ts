@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
+import pg from 'pg';
 import { STATE_FILE } from '../apps/api/src/cli/runningPlatform.ts';
 import { isRunning, type ProcessRecord } from './lib/ownedProcesses.ts';
 
@@ -154,6 +155,35 @@ describe('npm start', () => {
       'postgres keeper',
       'worker',
     ]);
+  });
+
+  it('gives PostgreSQL a random password kept in DATA_DIR/secrets.json (0600) and a socket only its owner can use', async () => {
+    const secretsFile = path.join(ROOT, dataDir, 'secrets.json');
+    assert.equal(statSync(secretsFile).mode & 0o777, 0o600);
+    const { postgresPassword } = JSON.parse(readFileSync(secretsFile, 'utf8')) as { postgresPassword: string };
+    assert.match(postgresPassword, /^[A-Za-z0-9_-]{32}$/);
+    const connect = async (password: string) => {
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port: ports.pg,
+        user: 'postgres',
+        password,
+        database: 'postgres',
+      });
+      try {
+        await client.connect();
+        return 'ok';
+      } catch (error) {
+        return (error as { code?: string }).code;
+      } finally {
+        await client.end().catch(() => {});
+      }
+    };
+    assert.equal(await connect(postgresPassword), 'ok');
+    assert.equal(await connect('mountain-dev'), '28P01', 'the former fixed password is refused');
+    const socketDir = path.join(ROOT, dataDir, 'postgres.socket');
+    assert.equal(statSync(socketDir).mode & 0o777, 0o700);
+    assert.equal(statSync(path.join(socketDir, `.s.PGSQL.${ports.pg}`)).mode & 0o777, 0o700);
   });
 
   it('runs a simulated Fireblocks workspace: a Fireblocks project made with the admin CLI executes through it', async () => {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRpcMaxRps, parseRpcUrls } from '#api/chain/settings.ts';
@@ -14,6 +13,7 @@ import { type MetricsSettings, parseMetricsSettings } from '#api/metrics/setting
 import { parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
 import type { RemoteCustodianSettings } from '#api/wallets/custodian.ts';
 import { custodianOf, WALLET_TYPES } from '#api/wallets/custodians.ts';
+import { keepDevSecrets } from './devSecrets.ts';
 import type { NetworkId } from './networks.ts';
 import { type Env, parseInteger, parsePort } from './parse.ts';
 import { readSecretFiles } from './secretFiles.ts';
@@ -211,19 +211,10 @@ function parseKey(name: string, value: string | undefined, problems: string[], r
 
 /** Development and test secrets: taken from the environment when set, otherwise generated once and kept. */
 function devSecrets(dataDir: string, env: Env): { masterKey?: string; tokenSigningKey?: string } {
-  const file = path.join(dataDir, 'secrets.json');
-  let stored: { masterKey?: string; tokenSigningKey?: string } = {};
-  if (existsSync(file)) {
-    stored = JSON.parse(readFileSync(file, 'utf8'));
-  } else {
-    stored = {
-      masterKey: randomBytes(32).toString('base64'),
-      tokenSigningKey: randomBytes(32).toString('base64'),
-    };
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
+  const stored = keepDevSecrets(dataDir, {
+    masterKey: () => randomBytes(32).toString('base64'),
+    tokenSigningKey: () => randomBytes(32).toString('base64'),
+  });
   return {
     masterKey: env.MASTER_KEY ?? stored.masterKey,
     tokenSigningKey: env.TOKEN_SIGNING_KEY ?? stored.tokenSigningKey,
