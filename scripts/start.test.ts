@@ -50,6 +50,8 @@ async function npmStart(dataDir: string, ports: Ports, env: Record<string, strin
       EMBEDDED_PG_PORT: String(ports.pg),
       RPC_URL_1337: '',
       DATABASE_URL: '',
+      // npm start turns loopback webhooks on itself; whatever this test's environment has is not inherited.
+      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: '',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -146,6 +148,13 @@ describe('npm start', () => {
     const home = await fetch(`${docs}/`);
     assert.equal(home.status, 200);
     assert.match(await home.text(), /<html/);
+    // A webhook endpoint on this machine (loopback), which every other deployment refuses by default.
+    const endpoint = await fetch(`${api}/public-api/v3/webhook/create-webhook-endpoint`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${ports.docs}/hook`, eventTypes: ['transaction.succeeded'] }),
+    });
+    assert.equal(endpoint.status, 201, await endpoint.clone().text());
     assert.deepEqual(Object.keys(recorded(dataDir)).sort(), [
       'anvil',
       'api',

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRpcMaxRps, parseRpcUrls } from '#api/chain/settings.ts';
+import { classifyAddress } from '#api/delivery/addressClass.ts';
 import { type DeliverySettings, parseDeliverySettings } from '#api/delivery/settings.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 import { type EventNotifierSettings, parseEventNotifierSettings } from '#api/eventNotifier/settings.ts';
@@ -115,7 +117,7 @@ export function loadConfig(environment: Env = process.env): Config {
   const [tokenSigningKey, ...previousTokenSigningKeys] = parseTokenSigningKeys(env, secrets.tokenSigningKey, problems);
 
   const eventNotifier = parseEventNotifierSettings(env, problems);
-  const delivery = parseDeliverySettings(env, production, problems);
+  const delivery = parseDeliverySettings(env, problems);
   const rateLimit = parseRateLimitSettings(env, problems);
   const cors = parseCorsSettings(env, problems);
   const metrics = parseMetricsSettings(env, problems);
@@ -138,7 +140,17 @@ export function loadConfig(environment: Env = process.env): Config {
     }),
   ) as unknown as RemoteCustodianSettings;
 
-  const consoleUrl = env.CONSOLE_URL || `http://${env.API_HOST ?? '127.0.0.1'}:${port}/console/`;
+  // Development's defaults (secrets generated into DATA_DIR, test keys) are for this machine: an API that others can
+  // reach must be told what it is.
+  const host = env.API_HOST ?? '127.0.0.1';
+  if (env.NODE_ENV === undefined && !isLoopback(host)) {
+    problems.push(
+      `API_HOST ${host} is not a loopback address and NODE_ENV is unset: set NODE_ENV=production for a deployment ` +
+        '(or NODE_ENV=development to serve development’s defaults on that address anyway)',
+    );
+  }
+
+  const consoleUrl = env.CONSOLE_URL || `http://${host}:${port}/console/`;
   if (!/^https?:\/\/[^/]/.test(consoleUrl)) problems.push('CONSOLE_URL must be an http(s) URL');
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -146,7 +158,7 @@ export function loadConfig(environment: Env = process.env): Config {
     env: nodeEnv as Config['env'],
     dataDir,
     databaseUrl,
-    host: env.API_HOST ?? '127.0.0.1',
+    host,
     port,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
     masterKey,
@@ -169,6 +181,12 @@ export function loadConfig(environment: Env = process.env): Config {
     consoleUrl,
     consoleDir: path.resolve(REPO_ROOT, env.CONSOLE_DIR || 'apps/console/dist'),
   });
+}
+
+/** `localhost`, or an address of the loopback range (127.0.0.0/8, ::1, and their IPv6 forms). */
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  return isIP(host) !== 0 && classifyAddress(host).kind === 'loopback';
 }
 
 /**

@@ -24,7 +24,7 @@ export interface AppDeps {
   bodyLimit: number;
   /** Event notifier settings; the development defaults when absent. */
   eventNotifier?: EventNotifierSettings;
-  /** Webhook delivery and endpoint settings (the URL policy, the endpoint limit); the development defaults when absent. */
+  /** Webhook delivery and endpoint settings (the URL policy, the endpoint limit); the defaults when absent. */
   delivery?: DeliverySettings;
   /** Per-credential and failed-authentication limits; `DEFAULT_RATE_LIMIT` when absent. */
   rateLimit?: RateLimitSettings;
