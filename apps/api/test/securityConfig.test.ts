@@ -56,6 +56,27 @@ describe('configuration of limits and origins', () => {
     );
   });
 
+  it('reads TRUSTED_PROXIES (none by default), and names what is neither an address nor a range', () => {
+    assert.deepEqual(loadConfig(secrets).trustedProxies, []);
+    assert.deepEqual(
+      loadConfig({ ...secrets, TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.1 ,fd00::/8,::1' }).trustedProxies,
+      ['10.0.0.0/8', '192.0.2.1', 'fd00::/8', '::1'],
+    );
+    assert.throws(
+      () => loadConfig({ ...secrets, TRUSTED_PROXIES: '10.0.0.0/33,lb.internal,10.0.0.1/8/1,,fd00::/129,10.0.0/8' }),
+      (error) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(
+          error.problems,
+          ['10.0.0.0/33', 'lb.internal', '10.0.0.1/8/1', '', 'fd00::/129', '10.0.0/8'].map(
+            (item) => `TRUSTED_PROXIES: "${item}" is not an IP address nor a range of them such as 10.0.0.0/8`,
+          ),
+        );
+        return true;
+      },
+    );
+  });
+
   it('refuses an API_HOST other than loopback while NODE_ENV is unset', () => {
     const { NODE_ENV: _, ...unset } = secrets;
     for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) {

@@ -10,6 +10,7 @@ import { type EventNotifierSettings, parseEventNotifierSettings } from '#api/eve
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { type CorsSettings, parseCorsSettings } from '#api/http/cors.ts';
 import { parseRateLimitSettings, type RateLimitSettings } from '#api/http/rateLimitSettings.ts';
+import { parseTrustedProxies } from '#api/http/trustedProxies.ts';
 import { type LaneConcurrency, parseLaneConcurrency } from '#api/jobs/lanes.ts';
 import { type MetricsSettings, parseMetricsSettings } from '#api/metrics/settings.ts';
 import { parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
@@ -53,6 +54,8 @@ export interface Config extends RemoteCustodianSettings {
   readonly rateLimit: RateLimitSettings;
   /** Origins browsers may call the API from. */
   readonly cors: CorsSettings;
+  /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); none by default. */
+  readonly trustedProxies: readonly string[];
   /** Per network, the most transactions of one wallet sent and not yet mined (MAX_IN_FLIGHT_<id>). */
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
@@ -120,6 +123,7 @@ export function loadConfig(environment: Env = process.env): Config {
   const delivery = parseDeliverySettings(env, problems);
   const rateLimit = parseRateLimitSettings(env, problems);
   const cors = parseCorsSettings(env, problems);
+  const trustedProxies = parseTrustedProxies(env, problems);
   const metrics = parseMetricsSettings(env, problems);
   const maxInFlight = parseMaxInFlight(env, problems);
   const rpcMaxRps = parseRpcMaxRps(env, problems);
@@ -172,6 +176,7 @@ export function loadConfig(environment: Env = process.env): Config {
     delivery,
     rateLimit,
     cors,
+    trustedProxies,
     maxInFlight,
     workerConcurrency,
     maxFeePerGas,

@@ -30,6 +30,8 @@ export interface AppDeps {
   rateLimit?: RateLimitSettings;
   /** Which origins browsers may call the API from; any when absent. */
   cors?: CorsSettings;
+  /** TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client (trustedProxies.ts); none when absent. */
+  trustedProxies?: readonly string[];
   /** How long a client has to send a whole request, headers and body (REQUEST_TIMEOUT_MS); 30 s when absent. */
   requestTimeoutMs?: number;
   /** METRICS_TOKEN: with it, `GET /metrics` answers on the API's port to `Authorization: Bearer <token>`. */
