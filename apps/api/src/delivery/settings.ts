@@ -47,9 +47,15 @@ export function deliveryLeaseMs(settings: Pick<DeliverySettings, 'webhookTimeout
   return settings.webhookTimeoutMs + 30_000;
 }
 
-export function defaultDeliverySettings(env: 'development' | 'test' | 'production' = 'development'): DeliverySettings {
+/**
+ * The defaults of every deployment, development's too: no webhook URL may resolve to a non-public address. What calls
+ * receivers on this machine says so (`npm start`, the tests): `defaultDeliverySettings('loopback')`.
+ */
+export function defaultDeliverySettings(
+  allowPrivateWebhookAddresses: PrivateAddressAllowance = 'none',
+): DeliverySettings {
   return Object.freeze({
-    allowPrivateWebhookAddresses: env === 'production' ? 'none' : 'loopback',
+    allowPrivateWebhookAddresses,
     webhookAllowedPorts: DEFAULT_WEBHOOK_PORTS,
     webhookTimeoutMs: 10_000,
     webhookBackoffBaseMs: 2_000,
@@ -62,13 +68,13 @@ export function defaultDeliverySettings(env: 'development' | 'test' | 'productio
   });
 }
 
-/** The delivery settings of a worker or an API: the configuration's, or the development defaults. */
+/** The delivery settings of a worker or an API: the configuration's, or the defaults (no private address). */
 export const deliverySettingsOf = (deps: { delivery?: DeliverySettings | undefined }): DeliverySettings =>
   deps.delivery ?? defaultDeliverySettings();
 
 /** The WEBHOOK_* variables and MAX_WEBHOOK_ENDPOINTS_PER_PROJECT; problems go to `problems`. */
-export function parseDeliverySettings(env: Env, production: boolean, problems: string[]): DeliverySettings {
-  const defaults = defaultDeliverySettings(production ? 'production' : 'development');
+export function parseDeliverySettings(env: Env, problems: string[]): DeliverySettings {
+  const defaults = defaultDeliverySettings();
   const allowance = env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES ?? defaults.allowPrivateWebhookAddresses;
   if (!['none', 'loopback', 'all'].includes(allowance)) {
     problems.push(`WEBHOOK_ALLOW_PRIVATE_ADDRESSES must be none, loopback or all (got "${allowance}")`);

@@ -10,7 +10,7 @@ export interface RouteAuth {
   roles: readonly Role[];
   /** Only a user access token is accepted (get-projects); the caller need not pick a project. */
   accessTokenOnly?: boolean;
-  /** No credentials at all (exchange-console-link: the link is the credential); each call counts as a sign-in attempt. */
+  /** No credentials at all (exchange-console-link: the link is the credential); each call counts as a link exchange. */
   anonymous?: boolean;
 }
 
@@ -28,17 +28,32 @@ export interface AuthDeps {
 }
 
 /**
+ * What the rate limiter says around a look-up of a credential in the database (an API key): `before` may refuse it
+ * unread (it throws), `verified` hears of one found valid. An access token is looked up only once its signature
+ * verified, which no guess passes, so it is not asked.
+ */
+export interface LookupGate {
+  before(credential: string): void;
+  verified(credential: string): void;
+}
+
+/**
  * Authenticates a request and checks the route's roles. An `X-API-Key` acts with its project's admin role;
  * a bearer access token acts with its user's role in the chosen project (token claim, else `X-Project-Id`,
  * else the user's only project).
  */
-export async function authenticate(request: FastifyRequest, auth: RouteAuth, deps: AuthDeps): Promise<Principal> {
+export async function authenticate(
+  request: FastifyRequest,
+  auth: RouteAuth,
+  deps: AuthDeps,
+  gate?: LookupGate,
+): Promise<Principal> {
   if (auth.anonymous) return { kind: 'anonymous' };
   const apiKey = header(request, 'x-api-key');
   const authorization = header(request, 'authorization');
   let principal: Principal;
   if (apiKey !== undefined) {
-    principal = await byApiKey(apiKey, deps.db);
+    principal = await byApiKey(apiKey, deps.db, gate);
     if (auth.accessTokenOnly) throw new ApiError('ACCESS_TOKEN_REQUIRED');
   } else if (authorization !== undefined) {
     principal = await byAccessToken(request, authorization, auth, deps);
@@ -56,9 +71,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-async function byApiKey(key: string, db: Db): Promise<Principal> {
+async function byApiKey(key: string, db: Db, gate: LookupGate | undefined): Promise<Principal> {
   const parsed = parseApiKey(key.trim());
   if (!parsed) throw new ApiError('INVALID_API_KEY');
+  gate?.before(key.trim());
   const { rows } = await db.query<{ id: number; project_id: number; secret_hash: Buffer }>(
     'SELECT id, project_id, secret_hash FROM api_keys WHERE lookup_id = $1 AND revoked_at IS NULL',
     [parsed.lookupId],
@@ -66,6 +82,7 @@ async function byApiKey(key: string, db: Db): Promise<Principal> {
   );
   const row = rows[0];
   if (!row || !keyMatches(key.trim(), row.secret_hash)) throw new ApiError('INVALID_API_KEY');
+  gate?.verified(key.trim());
   return { kind: 'apiKey', apiKeyId: row.id, projectId: row.project_id, role: 'admin' };
 }
 

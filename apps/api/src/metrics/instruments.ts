@@ -46,7 +46,7 @@ export const webhookDuration = new Histogram({
 
 export const rateLimitRefusals = new Counter({
   name: 'mountain_rate_limit_refusals_total',
-  help: 'Requests answered 429 RATE_LIMITED: by a credential over its limit (credential), or by a client address over its refused-authentication limit (auth_failures).',
+  help: 'Requests answered 429 RATE_LIMITED: by a credential over its limit (credential), by a client address over its refused-authentication limit (auth_failures), or over its limit of sign-in link exchanges (link_exchanges).',
   labelNames: ['limit'] as const,
   registers: [registry],
 });
