@@ -56,7 +56,7 @@ export async function signedInTab(origin: string, apiKey: string): Promise<Signe
       signedInWith: 'apiKey',
       accessToken: token.accessToken,
       projectId: token.projectId,
-      // A bench run is shorter than a token's 15 minutes: this tab neither renews it nor lets it lapse.
+      // Not renewed: a bench run is shorter than the token's 15 minutes, and the tab need not forget it before.
       expiresAt: token.sessionEndsAt,
       sessionEndsAt: token.sessionEndsAt,
       renewable: false,
