@@ -1,5 +1,10 @@
 import type { FastifyRequest } from 'fastify';
-import { AccessTokenError, verifyAccessToken } from '#api/auth/accessTokens.ts';
+import {
+  type AccessTokenClaims,
+  AccessTokenError,
+  type ApiKeyTokenClaims,
+  verifyAccessToken,
+} from '#api/auth/accessTokens.ts';
 import { keyMatches, parseApiKey } from '#api/auth/apiKeys.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
@@ -12,6 +17,13 @@ export interface RouteAuth {
   accessTokenOnly?: boolean;
   /** No credentials at all (exchange-console-link: the link is the credential); each call counts as a link exchange. */
   anonymous?: boolean;
+  /** Only the project API key itself (exchange-api-key): a token, even one made from a key, cannot make another. */
+  apiKeyOnly?: boolean;
+  /**
+   * The operation acts on the caller's own access token, in no project: any valid token (revoke-access-token), or
+   * only one exchanged for an API key (`'apiKey'`: renew-access-token). An API key is refused.
+   */
+  ownToken?: 'any' | 'apiKey';
 }
 
 /** Who is calling, and in which project with which role. */
@@ -19,6 +31,8 @@ export type Principal =
   | { kind: 'apiKey'; apiKeyId: number; projectId: number; role: Role }
   | { kind: 'accessToken'; userId: number; projectId: number; role: Role }
   | { kind: 'user'; userId: number }
+  /** The caller's own token, verified and not revoked (RouteAuth.ownToken). */
+  | { kind: 'ownToken'; claims: AccessTokenClaims }
   | { kind: 'anonymous' };
 
 export interface AuthDeps {
@@ -40,7 +54,7 @@ export interface LookupGate {
 /**
  * Authenticates a request and checks the route's roles. An `X-API-Key` acts with its project's admin role;
  * a bearer access token acts with its user's role in the chosen project (token claim, else `X-Project-Id`,
- * else the user's only project).
+ * else the user's only project), and a token exchanged for an API key as that key, in its project only.
  */
 export async function authenticate(
   request: FastifyRequest,
@@ -54,13 +68,13 @@ export async function authenticate(
   let principal: Principal;
   if (apiKey !== undefined) {
     principal = await byApiKey(apiKey, deps.db, gate);
-    if (auth.accessTokenOnly) throw new ApiError('ACCESS_TOKEN_REQUIRED');
+    if (auth.accessTokenOnly || auth.ownToken) throw new ApiError('ACCESS_TOKEN_REQUIRED');
   } else if (authorization !== undefined) {
     principal = await byAccessToken(request, authorization, auth, deps);
   } else {
     throw new ApiError('UNAUTHENTICATED');
   }
-  if (principal.kind !== 'user' && principal.kind !== 'anonymous' && !auth.roles.includes(principal.role)) {
+  if ((principal.kind === 'apiKey' || principal.kind === 'accessToken') && !auth.roles.includes(principal.role)) {
     throw new ApiError('FORBIDDEN', { roles: auth.roles.join(', ') }, { requiredRoles: [...auth.roles] });
   }
   return principal;
@@ -94,7 +108,7 @@ async function byAccessToken(
 ): Promise<Principal> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw new ApiError('INVALID_ACCESS_TOKEN');
-  let claims: ReturnType<typeof verifyAccessToken>;
+  let claims: AccessTokenClaims;
   try {
     const keys = [deps.tokenSigningKey, ...(deps.previousTokenSigningKeys ?? [])];
     claims = verifyAccessToken(keys, match[1] as string);
@@ -102,6 +116,7 @@ async function byAccessToken(
     if (error instanceof AccessTokenError && error.reason === 'expired') throw new ApiError('ACCESS_TOKEN_EXPIRED');
     throw new ApiError('INVALID_ACCESS_TOKEN', {}, { cause: error });
   }
+  if (claims.akid !== undefined) return byApiKeyToken(request, claims, auth, deps.db);
   const userId = Number(claims.sub);
   // The user's memberships, and no row at all when the user is gone or the token revoked: by its id, or by a
   // revocation of every token the user was issued before (iat is in seconds). One statement, on every request,
@@ -115,6 +130,9 @@ async function byAccessToken(
     'auth-user-memberships',
   );
   if (rows.length === 0) throw new ApiError('INVALID_ACCESS_TOKEN');
+  if (auth.apiKeyOnly) throw new ApiError('API_KEY_REQUIRED');
+  if (auth.ownToken === 'apiKey') throw new ApiError('ACCESS_TOKEN_NOT_RENEWABLE');
+  if (auth.ownToken) return { kind: 'ownToken', claims };
   if (auth.accessTokenOnly) return { kind: 'user', userId };
 
   const memberships = rows.filter((r) => r.project_id !== null);
@@ -124,6 +142,35 @@ async function byAccessToken(
     throw new ApiError('NOT_A_MEMBER', { projectId });
   }
   return { kind: 'accessToken', userId, projectId, role: membership.role };
+}
+
+/**
+ * A token exchanged for an API key acts as the key did: admin of the key's project, and only while the key is the
+ * project's current one (a rotation ends it) and its session is not revoked. Unlike a user's token, it must be
+ * recorded: one the table does not hold (pruned, or never issued) is refused.
+ */
+async function byApiKeyToken(
+  request: FastifyRequest,
+  claims: ApiKeyTokenClaims,
+  auth: RouteAuth,
+  db: Db,
+): Promise<Principal> {
+  const { rows } = await db.query<{ project_id: number }>(
+    `SELECT k.project_id FROM access_tokens t JOIN api_keys k ON k.id = t.api_key_id
+      WHERE t.jti = $1 AND t.api_key_id = $2 AND t.revoked_at IS NULL AND k.revoked_at IS NULL AND k.project_id = $3`,
+    [claims.jti, claims.akid, claims.pid],
+    'auth-api-key-token',
+  );
+  if (rows.length === 0) throw new ApiError('INVALID_ACCESS_TOKEN');
+  if (auth.apiKeyOnly) throw new ApiError('API_KEY_REQUIRED');
+  if (auth.ownToken) return { kind: 'ownToken', claims };
+  if (auth.accessTokenOnly) throw new ApiError('ACCESS_TOKEN_REQUIRED');
+  // Like a user's token issued for one project: it cannot be pointed at another.
+  const requested = header(request, 'x-project-id');
+  if (requested !== undefined && chooseProject(request, claims.pid, []) !== claims.pid) {
+    throw new ApiError('NOT_A_MEMBER', { projectId: Number(requested) });
+  }
+  return { kind: 'apiKey', apiKeyId: claims.akid, projectId: claims.pid, role: 'admin' };
 }
 
 function chooseProject(

@@ -31,6 +31,9 @@ function credentialKey(principal: Principal): string {
       return `user:${principal.userId}:${principal.projectId}`;
     case 'user':
       return `user:${principal.userId}`;
+    case 'ownToken':
+      // The bucket of the key or the user the token acts for.
+      return principal.claims.akid !== undefined ? `key:${principal.claims.akid}` : `user:${principal.claims.sub}`;
     case 'anonymous':
       return 'anonymous';
   }
