@@ -3,7 +3,7 @@ import { component } from '#api/schemas/components.ts';
 import { type Custodian, configured } from '../custodian.ts';
 import { devFireblocksEnv } from './devSimulator.ts';
 import { FireblocksCallError } from './fireblocksApi.ts';
-import { type FireblocksSettings, parseFireblocksSettings } from './settings.ts';
+import { FIREBLOCKS_VARIABLES, type FireblocksSettings, parseFireblocksSettings } from './settings.ts';
 
 const NOT_CONFIGURED =
   'Fireblocks custody is not configured for this deployment: set FIREBLOCKS_API_KEY and FIREBLOCKS_SECRET_KEY_PATH (see the Fireblocks wallets page of the docs), or use from-mnemonic wallets';
@@ -20,6 +20,7 @@ export const fireblocksCustodian: Custodian = {
     has: (remote) => remote.fireblocks !== undefined,
     notConfigured: NOT_CONFIGURED,
     name: 'fireblocks',
+    variables: FIREBLOCKS_VARIABLES,
     settings({ env, nodeEnv, production, dataDir }, problems) {
       // In development without a workspace of its own, the simulated one `npm start` runs (if it runs).
       const fireblocksEnv =
