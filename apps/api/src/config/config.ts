@@ -19,6 +19,7 @@ import { keepDevSecrets } from './devSecrets.ts';
 import type { NetworkId } from './networks.ts';
 import { type Env, parseInteger, parsePort } from './parse.ts';
 import { readSecretFiles } from './secretFiles.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from './variables.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -94,7 +95,12 @@ export function loadConfig(environment: Env = process.env): Config {
   }
   const dataDir = path.resolve(REPO_ROOT, env.DATA_DIR ?? '.data');
   const port = parsePort('API_PORT', env.API_PORT ?? '8080', problems);
-  const bodyLimit = parseInteger('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES ?? String(64 * 1024), problems, 1024);
+  const bodyLimit = parseInteger(
+    'BODY_LIMIT_BYTES',
+    env.BODY_LIMIT_BYTES ?? String(DEFAULT_BODY_LIMIT_BYTES),
+    problems,
+    1024,
+  );
   const requestTimeoutMs = parseInteger(
     'REQUEST_TIMEOUT_MS',
     env.REQUEST_TIMEOUT_MS ?? String(DEFAULT_REQUEST_TIMEOUT_MS),

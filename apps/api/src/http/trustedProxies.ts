@@ -3,7 +3,20 @@
 // the rate limits and the request logs alike; from any other address, X-Forwarded-For is ignored, since anyone can
 // send it. Fastify's `trustProxy` (proxy-addr) walks the header that way.
 import { isIP } from 'node:net';
-import type { Env } from '#api/config/parse.ts';
+import type { Env, VariableDefinition } from '#api/config/parse.ts';
+
+/** The proxies' variable, as the configuration reference lists it. */
+export const TRUSTED_PROXY_VARIABLES: readonly VariableDefinition[] = [
+  {
+    names: ['TRUSTED_PROXIES'],
+    default: '—',
+    meaning:
+      'The load balancers and reverse proxies in front of the API: comma-separated addresses and ranges ' +
+      '(`10.0.0.0/8,2001:db8::1`). A request from one of them is the client its `X-Forwarded-For` names (the ' +
+      'nearest address in it that is not a listed proxy), for the auth-failure and link-exchange limits and the ' +
+      "request logs' `remoteAddress`; from any other address, `X-Forwarded-For` is ignored.",
+  },
+];
 
 /** Whether `item` is an IP address, or a range of them in CIDR form (`10.0.0.0/8`, `fd00::/8`). */
 function isAddressOrRange(item: string): boolean {

@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import type { LocalAccount } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
+import type { VariableDefinition } from '#api/config/parse.ts';
 import type { Db } from '#api/db/db.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 import type { Submitter } from './custody.ts';
@@ -89,6 +90,8 @@ export interface Custodian<Name extends string = string, Settings = unknown, Cli
     notConfigured: string;
     /** The name of its settings (a `Config` field) and of its client (a `RemoteCustodians` field). */
     name: Name;
+    /** The variables its settings read, as the configuration reference lists them (config/variables.ts). */
+    variables: readonly VariableDefinition[];
     /**
      * Its settings from the environment (config.ts, in the registry's order), or undefined when the deployment has
      * none. Problems go to `problems`, reported together with the configuration's others.

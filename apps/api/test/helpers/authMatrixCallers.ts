@@ -40,7 +40,7 @@ const memberOfA = (role: 'reader' | 'editor' | 'admin') => (route: RouteDefiniti
     route.auth.accessTokenOnly || route.auth.roles.includes(role) ? { actsIn: 'A' as const } : refuse(403, 'FORBIDDEN'),
   );
 
-/** Every kind of caller (SPEC §6 and the README's authentication rules), and what it gets from each operation. */
+/** Every kind of caller (SPEC §6, and docs/operations/design-decisions.md), and what it gets from each operation. */
 export const CALLERS: Caller[] = [
   { name: 'no credentials', label: 'none', headers: () => ({}), expect: () => refuse(401, 'UNAUTHENTICATED') },
   {

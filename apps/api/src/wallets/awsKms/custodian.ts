@@ -5,7 +5,7 @@ import type { AwsKmsCustody } from './awsKmsCustody.ts';
 import { devAwsKms, hasOwnAwsKms } from './devSimulator.ts';
 import { KmsCallError, KmsKeyRefusedError } from './kmsApi.ts';
 import type { WalletKey } from './kmsKeys.ts';
-import { type AwsKmsSettings, parseAwsKmsSettings } from './settings.ts';
+import { AWS_KMS_VARIABLES, type AwsKmsSettings, parseAwsKmsSettings } from './settings.ts';
 
 const NOT_CONFIGURED =
   'AWS KMS custody is not configured for this deployment: set AWS_REGION (and credentials the AWS SDK finds; see the KMS wallets page of the docs), or use from-mnemonic wallets';
@@ -24,6 +24,7 @@ export const awsKmsCustodian: Custodian<'awsKms', AwsKmsSettings, AwsKmsCustody>
   configuration: {
     notConfigured: NOT_CONFIGURED,
     name: 'awsKms',
+    variables: AWS_KMS_VARIABLES,
     settings({ env, nodeEnv, production, dataDir }, problems) {
       // In development, the simulated KMS, when the environment names no AWS credentials or endpoint of its own.
       const devKms = nodeEnv === 'development' && !hasOwnAwsKms(env) ? devAwsKms(dataDir) : undefined;

@@ -4,7 +4,7 @@ import { type Custodian, configured } from '../custodian.ts';
 import { devFireblocksEnv } from './devSimulator.ts';
 import { FireblocksCallError } from './fireblocksApi.ts';
 import type { FireblocksCustody } from './fireblocksCustody.ts';
-import { type FireblocksSettings, parseFireblocksSettings } from './settings.ts';
+import { FIREBLOCKS_VARIABLES, type FireblocksSettings, parseFireblocksSettings } from './settings.ts';
 
 const NOT_CONFIGURED =
   'Fireblocks custody is not configured for this deployment: set FIREBLOCKS_API_KEY and FIREBLOCKS_SECRET_KEY_PATH (see the Fireblocks wallets page of the docs), or use from-mnemonic wallets';
@@ -20,6 +20,7 @@ export const fireblocksCustodian: Custodian<'fireblocks', FireblocksSettings, Fi
   configuration: {
     notConfigured: NOT_CONFIGURED,
     name: 'fireblocks',
+    variables: FIREBLOCKS_VARIABLES,
     settings({ env, nodeEnv, production, dataDir }, problems) {
       // In development without a workspace of its own, the simulated one `npm start` runs (if it runs).
       const fireblocksEnv =
