@@ -55,7 +55,7 @@ const PROCESS_VARIABLES: readonly VariableDefinition[] = [
     meaning:
       'Port of the embedded PostgreSQL (loopback only). Its superuser password is random, generated at its first ' +
       'start into `DATA_DIR/secrets.json` (`postgresPassword`; a data directory made with the former fixed password ' +
-      'gets one at its first start since), and its Unix socket (`DATA_DIR/postgres.socket`, the platform\'s own ' +
+      "gets one at its first start since), and its Unix socket (`DATA_DIR/postgres.socket`, the platform's own " +
       'connections) only its owner may use (mode 0700).',
   },
   {
