@@ -157,8 +157,13 @@ export async function transactionEventsSection(): Promise<boolean> {
         `${Math.round(cpu.busyShare * 100)}% busy): ${cpus().length} cores carry about ${Math.round(most)}/s at that cost, ` +
         `so ${TX_RATE}/s takes ${Math.round((TX_RATE / most) * 100)}% of them`,
     );
+    // At-least-once: a message whose attempt timed out or failed on the way is sent again under the same webhook-id.
+    const ids = receiver.deliveries
+      .filter((d) => Date.parse((JSON.parse(d.body) as { timestamp: string }).timestamp) >= measuredFrom)
+      .map((d) => d.headers['webhook-id']);
+    const messages = new Set(ids).size;
     console.log(
-      `  A. transaction events at ${TX_RATE} executions/s for ${TX_SECONDS} s (${accepted} accepted, ${lags.length} transaction.succeeded received): status change → webhook received p50 ${ms(percentile(lags, 50))}, p95 ${ms(p95)}, p99 ${ms(percentile(lags, 99))} (target p95 ≤ 1 s) ${p95 <= 1_000 ? 'PASS' : 'short'}`,
+      `  A. transaction events at ${TX_RATE} executions/s for ${TX_SECONDS} s (${accepted} accepted, ${lags.length} transaction.succeeded received, ${messages} messages: ${lags.length - messages} received again): status change → webhook received p50 ${ms(percentile(lags, 50))}, p95 ${ms(p95)}, p99 ${ms(percentile(lags, 99))} (target p95 ≤ 1 s) ${p95 <= 1_000 ? 'PASS' : 'short'}`,
     );
     return p95 <= 1_000;
   } finally {
