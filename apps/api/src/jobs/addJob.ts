@@ -7,9 +7,10 @@ export interface JobOptions {
   maxAttempts?: number;
   /** Jobs of one queue run one at a time, in order. */
   queueName?: string;
-  priority?: number;
   /** `preserve_run_at`: when a job with the key is queued, keep its run time instead of moving it. */
   jobKeyMode?: 'replace' | 'preserve_run_at';
+  /** graphile-worker's job flags: marks a job carries (see BEHIND_HOLDER_FLAG); no worker here forbids any. */
+  flags?: readonly string[];
 }
 
 /**
@@ -23,7 +24,7 @@ export async function addJob(
   options: JobOptions = {},
 ): Promise<void> {
   await client.query(
-    `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, priority => $7, job_key_mode => $8)`,
+    `SELECT graphile_worker.add_job($1, $2::json, queue_name => $3, run_at => $4, max_attempts => $5, job_key => $6, job_key_mode => $7, flags => $8::text[])`,
     [
       task,
       JSON.stringify(payload),
@@ -31,18 +32,19 @@ export async function addJob(
       options.runAt ?? null,
       options.maxAttempts ?? null,
       options.jobKey ?? null,
-      options.priority ?? null,
       options.jobKeyMode ?? null,
+      options.flags ?? null,
     ],
   );
 }
 
 /**
- * The priority that marks a run queued for when a lock's holder lets go (a wake that found the lock held), as against
- * a run the holder queued for later itself (a back-off, a poll interval): runQueuedNow moves only the first kind.
- * Priority 1 also lets due jobs of priority 0 go first.
+ * The job flag that marks a run queued for when a lock's holder lets go (a wake that found the lock held), as against
+ * a run the holder queued for later itself (a back-off, a poll interval): runQueuedNow moves only the first kind. A
+ * flag, not a priority: it changes no job's order. Queuing the key again without it (runQueuedNow, the holder's
+ * own requeue) clears it.
  */
-export const BEHIND_HOLDER_PRIORITY = 1;
+export const BEHIND_HOLDER_FLAG = 'behind-holder';
 
 /**
  * SQL: whether a run is queued under the job key in parameter `keyParam` (`$3`) and not yet taken by a worker. A run
@@ -54,7 +56,7 @@ export const runQueuedSql = (keyParam: string) =>
 
 /**
  * Moves the job queued under `jobKey` to now, if one waits for a later time, is not running and was queued behind a
- * lock's holder (BEHIND_HOLDER_PRIORITY): add_job with the key replaces its time (and wakes the workers), and without
+ * lock's holder (BEHIND_HOLDER_FLAG): add_job with the key replaces its time (and wakes the workers), and without
  * such a job nothing is queued. A job that starts between the look and the replace gets a second run, which finds
  * its work done.
  */
@@ -68,7 +70,7 @@ export async function runQueuedNow(
   await client.query(
     `SELECT graphile_worker.add_job($1, $2::json, max_attempts => $3, job_key => $4)
        FROM graphile_worker.jobs
-      WHERE key = $4 AND locked_at IS NULL AND run_at > now() AND priority = ${BEHIND_HOLDER_PRIORITY} LIMIT 1`,
+      WHERE key = $4 AND locked_at IS NULL AND run_at > now() AND flags ? '${BEHIND_HOLDER_FLAG}' LIMIT 1`,
     [task, JSON.stringify(payload), maxAttempts, jobKey],
   );
 }

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import type { Db, Queryable } from '#api/db/db.ts';
 import type { Logger } from '#api/runtime/logger.ts';
-import { addJob, BEHIND_HOLDER_PRIORITY, runQueuedNow } from './addJob.ts';
+import { addJob, BEHIND_HOLDER_FLAG, runQueuedNow } from './addJob.ts';
 import type { LockKey } from './advisoryLock.ts';
 import type { JobLane } from './lanes.ts';
 import type { WorkerDeps } from './workerDeps.ts';
@@ -126,7 +126,7 @@ export function defineJob<S extends TSchema>(definition: JobDefinition<S>): Job<
         maxAttempts: definition.maxAttempts,
         ...(options.runAt ? { runAt: options.runAt } : {}),
         ...(options.keepQueued ? { jobKeyMode: 'preserve_run_at' as const } : {}),
-        ...(options.behindHolder ? { priority: BEHIND_HOLDER_PRIORITY } : {}),
+        ...(options.behindHolder ? { flags: [BEHIND_HOLDER_FLAG] } : {}),
       });
     },
     runQueuedNow(client, payload) {
