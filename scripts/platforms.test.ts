@@ -29,7 +29,7 @@ const PLATFORMS = [
 /**
  * The registry this lock file was resolved against serves `@foundry-rs/anvil-linux-amd64` and none of
  * `@foundry-rs/anvil-linux-arm64`, `-darwin-amd64`, `-darwin-arm64` (each answers 404), so the lock file cannot hold
- * them: there, `npm start` uses an anvil on PATH or says how to set RPC_URL_1337 (README, "Platforms").
+ * them: there, `npm start` uses an anvil on PATH or says how to set RPC_URL_1337 (apps/docs/docs/operations/deploying.md, "Platforms").
  */
 const NO_PACKAGED_ANVIL = ['linux-arm64', 'darwin-x64', 'darwin-arm64'];
 

@@ -12,7 +12,7 @@ import yaml from 'js-yaml';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-/** Files an operator creates in the repository's root (README, "Container images"), and the default DATA_DIR. */
+/** Files an operator creates in the repository's root (apps/docs/docs/operations/deploying.md, "Compose"), and the default DATA_DIR. */
 const SECRET_FILES = [
   '.env',
   '.env.production',

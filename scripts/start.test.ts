@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
+import pg from 'pg';
 import { STATE_FILE } from '../apps/api/src/cli/runningPlatform.ts';
 import { isRunning, type ProcessRecord } from './lib/ownedProcesses.ts';
 
@@ -49,6 +50,8 @@ async function npmStart(dataDir: string, ports: Ports, env: Record<string, strin
       EMBEDDED_PG_PORT: String(ports.pg),
       RPC_URL_1337: '',
       DATABASE_URL: '',
+      // npm start turns loopback webhooks on itself; whatever this test's environment has is not inherited.
+      WEBHOOK_ALLOW_PRIVATE_ADDRESSES: '',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -145,6 +148,13 @@ describe('npm start', () => {
     const home = await fetch(`${docs}/`);
     assert.equal(home.status, 200);
     assert.match(await home.text(), /<html/);
+    // A webhook endpoint on this machine (loopback), which every other deployment refuses by default.
+    const endpoint = await fetch(`${api}/public-api/v3/webhook/create-webhook-endpoint`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${ports.docs}/hook`, eventTypes: ['transaction.succeeded'] }),
+    });
+    assert.equal(endpoint.status, 201, await endpoint.clone().text());
     assert.deepEqual(Object.keys(recorded(dataDir)).sort(), [
       'anvil',
       'api',
@@ -154,6 +164,35 @@ describe('npm start', () => {
       'postgres keeper',
       'worker',
     ]);
+  });
+
+  it('gives PostgreSQL a random password kept in DATA_DIR/secrets.json (0600) and a socket only its owner can use', async () => {
+    const secretsFile = path.join(ROOT, dataDir, 'secrets.json');
+    assert.equal(statSync(secretsFile).mode & 0o777, 0o600);
+    const { postgresPassword } = JSON.parse(readFileSync(secretsFile, 'utf8')) as { postgresPassword: string };
+    assert.match(postgresPassword, /^[A-Za-z0-9_-]{32}$/);
+    const connect = async (password: string) => {
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port: ports.pg,
+        user: 'postgres',
+        password,
+        database: 'postgres',
+      });
+      try {
+        await client.connect();
+        return 'ok';
+      } catch (error) {
+        return (error as { code?: string }).code;
+      } finally {
+        await client.end().catch(() => {});
+      }
+    };
+    assert.equal(await connect(postgresPassword), 'ok');
+    assert.equal(await connect('mountain-dev'), '28P01', 'the former fixed password is refused');
+    const socketDir = path.join(ROOT, dataDir, 'postgres.socket');
+    assert.equal(statSync(socketDir).mode & 0o777, 0o700);
+    assert.equal(statSync(path.join(socketDir, `.s.PGSQL.${ports.pg}`)).mode & 0o777, 0o700);
   });
 
   it('runs a simulated Fireblocks workspace: a Fireblocks project made with the admin CLI executes through it', async () => {

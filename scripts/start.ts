@@ -49,6 +49,9 @@ async function start(): Promise<void> {
   const pgPort = parsePort('EMBEDDED_PG_PORT', process.env.EMBEDDED_PG_PORT ?? '54320', problems);
   if (problems.length) throw new ConfigError(problems);
   const dataDir = path.resolve(REPO_ROOT, process.env.DATA_DIR ?? '.data');
+  // Webhooks to this machine's own receivers, turned on here for the platform run on this machine (unless the
+  // environment says otherwise): every other deployment refuses non-public addresses by default.
+  process.env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES ||= 'loopback';
   const shownDataDir = path.relative(REPO_ROOT, dataDir);
   mkdirSync(dataDir, { recursive: true });
   const ownChain = !process.env.RPC_URL_1337;

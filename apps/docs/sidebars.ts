@@ -2,7 +2,7 @@ import type { SidebarsConfig } from '@docusaurus/plugin-content-docs';
 
 // Three sidebars, one per navbar entry (SPEC §2). Categories have no index page of their own, so the docs are
 // the 28 pages of the spec, and the pages the product added since (Fireblocks and AWS KMS wallets, webhook
-// endpoints, the developer console).
+// endpoints, the developer console, the operations guide).
 const sidebars: SidebarsConfig = {
   tutorialSidebar: [
     'intro',
@@ -13,6 +13,23 @@ const sidebars: SidebarsConfig = {
       label: 'Getting started',
       collapsed: false,
       items: ['getting-started/account-setup', 'getting-started/first-api-call'],
+    },
+    {
+      type: 'category',
+      label: 'Operations',
+      collapsed: false,
+      items: [
+        'operations/overview',
+        'operations/deploying',
+        'operations/configuration',
+        'operations/scaling',
+        'operations/metrics-and-alerts',
+        'operations/logs',
+        'operations/upgrades-and-migrations',
+        'operations/rotating-secrets',
+        'operations/design-decisions',
+        'operations/reliability-checks',
+      ],
     },
   ],
   sdksSidebar: [

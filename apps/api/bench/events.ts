@@ -101,7 +101,7 @@ try {
 
   // The notifier: a worker in this process, one subscription from firstBlock with a webhook.
   const settings = { ...defaultEventNotifierSettings('development'), maxBlockRange: BLOCK_RANGE };
-  const delivery = { ...defaultDeliverySettings('development'), deliveryConcurrency: 64 };
+  const delivery = { ...defaultDeliverySettings('loopback'), deliveryConcurrency: 64 };
   const stop = new AbortController();
   const worker = createWorker({
     deps: {

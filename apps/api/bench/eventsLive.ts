@@ -15,6 +15,7 @@ import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
 import type { Hex } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
+import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
@@ -47,6 +48,8 @@ export async function liveReorgSection(): Promise<boolean> {
         masterKey,
         signal: stop.signal,
         eventNotifier: settings,
+        // The receiver listens on loopback.
+        delivery: defaultDeliverySettings('loopback'),
       },
     });
     await worker.start();

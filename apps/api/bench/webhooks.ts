@@ -74,7 +74,7 @@ export async function transactionEventsSection(): Promise<boolean> {
     const { db, masterKey, keys, apiKey } = await startBenchDatabase('webhook-tx', stops);
     const counter = await deployCounter(anvil.url);
     const chains = createChains({ 1337: anvil.url });
-    const settings = defaultDeliverySettings('test');
+    const settings = defaultDeliverySettings('loopback');
     const app = buildApp({
       db,
       chains,
@@ -201,7 +201,7 @@ export async function attemptLogSection(): Promise<boolean> {
     // A warm-up round first (not counted): the first deliveries of a process compile its paths.
     for (const [i, log] of (['on', 'on', 'off', 'on', 'off', 'on', 'off'] as const).entries()) {
       await writeMessages(db, project.id, MESSAGES);
-      const settings = { ...defaultDeliverySettings('test'), webhookAttemptLog: log === 'on' };
+      const settings = { ...defaultDeliverySettings('loopback'), webhookAttemptLog: log === 'on' };
       const worker = startWorker(db, keys, masterKey, settings);
       const started = performance.now();
       await worker.start();
@@ -253,7 +253,7 @@ export async function endpointFanoutSection(): Promise<boolean> {
       masterKey,
     );
     const [failing] = await addEndpoints(db, project.id, [healthy.url], masterKey);
-    const settings = { ...defaultDeliverySettings('test'), webhookTimeoutMs: 5_000 };
+    const settings = { ...defaultDeliverySettings('loopback'), webhookTimeoutMs: 5_000 };
     const run = async (label: string): Promise<number> => {
       const worker = startWorker(db, keys, masterKey, settings);
       await worker.start();

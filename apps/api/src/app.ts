@@ -60,6 +60,9 @@ export function buildApp(deps: AppDeps, options: { logger?: FastifyServerOptions
       headersTimeout: Math.min(requestTimeout, 60_000),
     },
     clientErrorHandler: (error, socket) => answerClientError(error, socket, log),
+    // Behind the listed proxies, `request.ip` (the rate limits' client, the logs' remoteAddress) is the client their
+    // X-Forwarded-For names; elsewhere that header is ignored (http/trustedProxies.ts).
+    ...(deps.trustedProxies?.length ? { trustProxy: [...deps.trustedProxies] } : {}),
     // A path that cannot be decoded (`/%ZZ`) is refused by the router, before any hook or the error handler: it
     // gets the error shape and the headers of every answer here.
     frameworkErrors: answerUndecodablePath,
@@ -116,16 +119,21 @@ function registerRoute(app: FastifyInstance, route: RouteDefinition, deps: AppDe
       response: { [route.response.status]: route.response.schema },
     },
     // Credentials are checked before the body is even read: an anonymous caller learns nothing about validation.
-    // Then the request counts against its credential's rate limit, or a refused one against its address's.
+    // The auth-failure limit is asked before an API key is looked up; then the request counts against its
+    // credential's rate limit, or a refused one against its address's.
     onRequest: async (request, reply) => {
+      const gate = {
+        before: (credential: string) => limiter.beforeLookup(request, reply, credential),
+        verified: (credential: string) => limiter.verified(credential),
+      };
       try {
-        request.principal = await authenticate(request, route.auth, deps);
+        request.principal = await authenticate(request, route.auth, deps, gate);
       } catch (error) {
-        if (error instanceof ApiError) await limiter.refused(request, reply);
+        if (error instanceof ApiError && error.code !== 'RATE_LIMITED') await limiter.refused(request, reply);
         throw error;
       }
-      // A call without credentials (a sign-in link's exchange) counts against its address, like a refused one.
-      if (request.principal.kind === 'anonymous') await limiter.refused(request, reply);
+      // A call without credentials (a sign-in link's exchange) counts against its address, in a bucket of its own.
+      if (request.principal.kind === 'anonymous') await limiter.exchange(request, reply);
       else await limiter.admit(request.principal, reply);
     },
     handler: async (request, reply) => {

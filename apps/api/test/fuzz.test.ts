@@ -52,7 +52,10 @@ describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, (
       const op = env.operations.find((o) => o.operationId === operationId);
       assert.ok(op, `${operationId} is in the document`);
       // A valid rotate-api-key revokes the key every other operation is fuzzed with: it gets a project of its own.
-      const target = operationId === 'rotate-api-key' ? await ownProject(env) : env;
+      // renew-access-token and revoke-access-token act on their bearer token: a token of that project's key, so
+      // revoking it ends nothing the other operations use.
+      const ownToken = operationId === 'renew-access-token' || operationId === 'revoke-access-token';
+      const target = operationId === 'rotate-api-key' ? await ownProject(env) : ownToken ? await ownKeyToken(env) : env;
       const result = await runOperation(target, op, { seed, runs });
       results.push(result);
       assert.equal(result.cases, runs);
@@ -62,7 +65,9 @@ describe(`spec-driven fuzzing, ${runs} requests per operation (seed ${seed})`, (
       // Each rotate-api-key that succeeds revokes the key the next request carries: the first success is the proof.
       // A delete-webhook-endpoint that succeeds deletes the endpoint the next ones name, and any case made of the
       // realistic body may be the first: the proof is that the doomed endpoint is gone.
+      // A revoke-access-token that succeeds revokes the token the next request carries: the first success is the proof.
       if (operationId === 'rotate-api-key') assert.ok(result.answers['2xx'] > 0, 'a rotation succeeded');
+      else if (operationId === 'revoke-access-token') assert.ok(result.answers['2xx'] > 0, 'a sign-out succeeded');
       else if (operationId === 'delete-webhook-endpoint')
         assert.equal(await doomedEndpoints(env), 0, 'a deletion succeeded');
       else if (result.byKind.valid >= 3 && operationId !== 'exchange-console-link')
@@ -85,6 +90,14 @@ async function doomedEndpoints(env: FuzzEnvironment): Promise<number> {
 }
 
 /** The environment with the credentials of a fresh project's API key and admin. */
+/** The environment with a project of its own whose bearer token is one exchanged for its key (exchange-api-key). */
+async function ownKeyToken(env: FuzzEnvironment): Promise<FuzzEnvironment> {
+  const own = await ownProject(env);
+  const res = await env.h.call('exchange-api-key', { headers: { 'x-api-key': own.credentials.apiKey } });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return { ...own, credentials: { ...own.credentials, token: res.body.accessToken } };
+}
+
 async function ownProject(env: FuzzEnvironment): Promise<FuzzEnvironment> {
   const created = await env.h.project('Rotated by the fuzzer');
   const admin = await env.h.member(created.project.id, 'admin');

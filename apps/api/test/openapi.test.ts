@@ -34,6 +34,9 @@ const CONSOLE_OPERATIONS = {
   'get-statistics': 'GET /project/get-statistics',
   'get-wallet-balances': 'GET /project/get-wallet-balances',
   'exchange-console-link': 'POST /console/exchange-console-link',
+  'exchange-api-key': 'POST /auth/exchange-api-key',
+  'renew-access-token': 'POST /auth/renew-access-token',
+  'revoke-access-token': 'POST /auth/revoke-access-token',
   'update-subscription-scan': 'POST /event-notifier/update-subscription-scan',
 };
 
@@ -123,10 +126,17 @@ describe('OpenAPI document', () => {
       if (id === 'get-projects') assert.equal(value, '', 'get-projects is access-token only');
       else if (id === 'exchange-console-link') assert.equal(value, '', 'exchange-console-link needs no credentials');
       else if (id === 'rotate-api-key') assert.equal(value, 'admin', 'rotate-api-key is for admins');
+      else if (id === 'exchange-api-key')
+        assert.equal(value, 'admin', 'exchange-api-key: the key, which acts as admin');
+      else if (id === 'renew-access-token' || id === 'revoke-access-token') assert.equal(value, '', `${id}: its token`);
       else assert.equal(value, writers.includes(id) ? 'admin,editor' : 'admin,editor,reader', id);
     }
     const getProjects = operations.find(({ op }) => op.operationId === 'get-projects')?.op;
     assert.deepEqual(getProjects.security, [{ BearerAuth: [] }]);
+    const security = (id: string) => operations.find(({ op }) => op.operationId === id)?.op.security;
+    assert.deepEqual(security('exchange-api-key'), [{ ApiKeyAuth: [] }]);
+    assert.deepEqual(security('renew-access-token'), [{ BearerAuth: [] }]);
+    assert.deepEqual(security('revoke-access-token'), [{ BearerAuth: [] }]);
   });
 
   it('every example validates against its own schema', () => {

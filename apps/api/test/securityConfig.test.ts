@@ -56,6 +56,47 @@ describe('configuration of limits and origins', () => {
     );
   });
 
+  it('reads TRUSTED_PROXIES (none by default), and names what is neither an address nor a range', () => {
+    assert.deepEqual(loadConfig(secrets).trustedProxies, []);
+    assert.deepEqual(
+      loadConfig({ ...secrets, TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.1 ,fd00::/8,::1' }).trustedProxies,
+      ['10.0.0.0/8', '192.0.2.1', 'fd00::/8', '::1'],
+    );
+    assert.throws(
+      () => loadConfig({ ...secrets, TRUSTED_PROXIES: '10.0.0.0/33,lb.internal,10.0.0.1/8/1,,fd00::/129,10.0.0/8' }),
+      (error) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(
+          error.problems,
+          ['10.0.0.0/33', 'lb.internal', '10.0.0.1/8/1', '', 'fd00::/129', '10.0.0/8'].map(
+            (item) => `TRUSTED_PROXIES: "${item}" is not an IP address nor a range of them such as 10.0.0.0/8`,
+          ),
+        );
+        return true;
+      },
+    );
+  });
+
+  it('refuses an API_HOST other than loopback while NODE_ENV is unset', () => {
+    const { NODE_ENV: _, ...unset } = secrets;
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) {
+      assert.equal(loadConfig({ ...unset, API_HOST: host }).host, host);
+    }
+    for (const host of ['0.0.0.0', '::', '192.0.2.10', 'api.example.com']) {
+      assert.throws(
+        () => loadConfig({ ...unset, API_HOST: host }),
+        (error) =>
+          error instanceof ConfigError &&
+          error.problems.join('\n') ===
+            `API_HOST ${host} is not a loopback address and NODE_ENV is unset: set NODE_ENV=production for a ` +
+              'deployment (or NODE_ENV=development to serve development’s defaults on that address anyway)',
+        host,
+      );
+      // Said outright, it is the operator's choice.
+      assert.equal(loadConfig({ ...unset, NODE_ENV: 'development', API_HOST: host }).host, host);
+    }
+  });
+
   it('reads MAX_FEE_PER_GAS_GWEI_<networkId> in gwei, fractions too, per network', () => {
     const config = loadConfig({ ...secrets, MAX_FEE_PER_GAS_GWEI_1: '500', MAX_FEE_PER_GAS_GWEI_42161: '0.25' });
     assert.deepEqual(config.maxFeePerGas, { 1: parseGwei('500'), 42161: parseGwei('0.25') });

@@ -8,6 +8,7 @@ import { bundledEntry } from '@mountain/testkit/devBundle.js';
 import { freePort } from '@mountain/testkit/ports.ts';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '#api/app.ts';
+import { issueApiKey } from '#api/auth/apiKeys.ts';
 import { REPO_ROOT } from '#api/config/config.ts';
 import { createRateLimiter } from '#api/http/rateLimit.ts';
 import { setMembership } from '#api/projects/users.ts';
@@ -280,8 +281,10 @@ describe('requests refused by authentication, per client address', () => {
   });
   after(() => h.close());
 
-  it('answers 429 after the limit of refused requests, while valid credentials from that address still pass', async () => {
+  it('answers 429 after the limit of refused requests, while valid credentials in use from that address still pass', async () => {
     const { apiKey: key } = await h.project('Victim');
+    // In use from the address before the refusals: the limiter knows it valid.
+    assert.equal((await h.call('get-project-detail', { headers: apiKey(key) })).status, 200);
     const wrong = `${key.slice(0, -4)}XXXX`;
     const refused: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -303,6 +306,15 @@ describe('requests refused by authentication, per client address', () => {
     const ok = await h.call('get-project-detail', { headers: apiKey(key) });
     assert.equal(ok.status, 200);
     assert.equal(header(ok, 'ratelimit-limit'), '60000');
+    // An access token's signature is checked before any look-up: a valid one passes too.
+    const { project } = await h.project('Victim’s other project');
+    const { token } = await h.member(project.id, 'reader');
+    assert.equal((await h.call('get-project-detail', { headers: bearer(token) })).status, 200);
+    // A valid key the limiter has not seen waits with the address: it cannot be told from a guess unread.
+    const { apiKey: unseen } = await h.project('Not yet used');
+    const held = await h.call('get-project-detail', { headers: apiKey(unseen) });
+    assert.equal(held.status, 429);
+    assert.ok(Number(header(held, 'retry-after')) >= 1);
   });
 
   it('is kept per address: another address is refused with 401, not 429', async () => {
@@ -328,5 +340,162 @@ describe('rate limiting turned off', () => {
       assert.equal(res.headers['ratelimit-limit'], undefined);
     }
     for (let i = 0; i < 5; i++) assert.equal((await h.call('get-project-detail', {})).status, 401);
+  });
+});
+
+describe('the auth-failure limit is asked before the database, and sign-in links have their own', () => {
+  let h: Harness;
+  let app: FastifyInstance;
+  /** Every statement the app sent to the database. */
+  const statements: string[] = [];
+
+  before(async () => {
+    h = await createHarness();
+    const db = new Proxy(h.db, {
+      get(target, property) {
+        if (property === 'query') {
+          return (text: string, values?: unknown[], name?: string) => {
+            statements.push(text);
+            return target.query(text, values, name);
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    app = buildApp({ ...h.deps, db, rateLimit: { perMinute: 60_000, burst: 60_000, authFailuresPerMinute: 3 } });
+    await app.ready();
+  });
+  after(async () => {
+    await app?.close();
+    await h?.close();
+  });
+
+  const detail = (remoteAddress: string, key: string) =>
+    app.inject({ method: 'GET', url: DETAIL, remoteAddress, headers: apiKey(key) });
+  const keyLookups = () => statements.filter((text) => /\bFROM api_keys\b/.test(text)).length;
+
+  it('answers 429 to a key-shaped value from an address past its limit without looking it up', async () => {
+    const address = '198.51.100.20';
+    const guesses: number[] = [];
+    for (let i = 0; i < 4; i++) guesses.push((await detail(address, issueApiKey('test').key)).statusCode);
+    assert.deepEqual(guesses, [401, 401, 401, 429]);
+    assert.equal(keyLookups(), 4, 'each guess up to the refusal was looked up');
+
+    statements.length = 0;
+    const held = await detail(address, issueApiKey('test').key);
+    assert.equal(held.statusCode, 429);
+    assert.equal(held.json().code, 'RATE_LIMITED');
+    assert.ok(Number(held.headers['retry-after']) >= 1);
+    assert.equal(keyLookups(), 0, `no look-up of the key: ${statements.join(' | ')}`);
+    // Another address still has its look-ups.
+    assert.equal((await detail('198.51.100.21', issueApiKey('test').key)).statusCode, 401);
+    assert.equal(keyLookups(), 1);
+  });
+
+  it('lets an address past its limit of refusals still exchange a sign-in link', async () => {
+    const address = '198.51.100.30';
+    for (let i = 0; i < 4; i++) await detail(address, issueApiKey('test').key);
+    assert.equal((await detail(address, issueApiKey('test').key)).statusCode, 429);
+
+    const user = await h.user();
+    const exchange = (code: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/public-api/v3/console/exchange-console-link',
+        remoteAddress: address,
+        payload: { code },
+      });
+    const exchanged = await exchange(await h.consoleLinkCode(user.id));
+    assert.equal(exchanged.statusCode, 200, exchanged.body);
+    assert.equal(exchanged.headers['ratelimit-remaining'], '2', 'counted in the links’ own bucket');
+    // The links' bucket has its own limit: unknown codes spend it, and then exchanges from there wait.
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await exchange('A'.repeat(43))).statusCode);
+    assert.deepEqual(statuses, [401, 401, 429]);
+  });
+});
+
+describe('TRUSTED_PROXIES: the client an address of a listed proxy forwards for', () => {
+  let h: Harness;
+  let app: FastifyInstance;
+  const lines: string[] = [];
+
+  before(async () => {
+    h = await createHarness();
+    app = buildApp(
+      {
+        ...h.deps,
+        rateLimit: { perMinute: 60_000, burst: 60_000, authFailuresPerMinute: 2 },
+        trustedProxies: ['10.0.0.0/8', '2001:db8::1'],
+      },
+      { logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } } },
+    );
+    await app.ready();
+  });
+  after(async () => {
+    await app?.close();
+    await h?.close();
+  });
+
+  const refusedFrom = (remoteAddress: string, forwardedFor?: string) =>
+    app
+      .inject({
+        method: 'GET',
+        url: DETAIL,
+        remoteAddress,
+        headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+      })
+      .then((res) => res.statusCode);
+
+  it('counts refusals against the forwarded client when the request comes from a listed proxy', async () => {
+    // One client behind two of the proxies: its own limit, whichever proxy it came through.
+    assert.deepEqual(
+      [
+        await refusedFrom('10.0.0.5', '203.0.113.9'),
+        await refusedFrom('10.7.7.7', '203.0.113.9'),
+        await refusedFrom('10.0.0.5', '203.0.113.9'),
+      ],
+      [401, 401, 429],
+    );
+    // Another client behind the same proxy is not held back by it.
+    assert.equal(await refusedFrom('10.0.0.5', '203.0.113.10'), 401);
+    // Proxies in a chain: the nearest address that is no listed proxy is the client.
+    assert.equal(await refusedFrom('2001:db8::1', '203.0.113.9, 10.1.1.1'), 429);
+    assert.equal(await refusedFrom('2001:db8::1', '203.0.113.9, 192.0.2.200'), 401);
+  });
+
+  it('ignores X-Forwarded-For from any other address', async () => {
+    // Sent by the client itself: its own address is counted, whatever it claims.
+    assert.deepEqual(
+      [
+        await refusedFrom('192.0.2.50', '203.0.113.77'),
+        await refusedFrom('192.0.2.50', '203.0.113.78'),
+        await refusedFrom('192.0.2.50', '203.0.113.79'),
+      ],
+      [401, 401, 429],
+    );
+    assert.equal(await refusedFrom('10.0.0.5', '203.0.113.77'), 401, 'the claimed client was never counted');
+    // Without the setting, a proxy's forwarded header is ignored too: every client is the proxy.
+    const plain = buildApp({ ...h.deps, rateLimit: { perMinute: 60_000, burst: 60_000, authFailuresPerMinute: 2 } });
+    try {
+      const from = (client: string) =>
+        plain
+          .inject({ method: 'GET', url: DETAIL, remoteAddress: '10.9.9.9', headers: { 'x-forwarded-for': client } })
+          .then((res) => res.statusCode);
+      assert.deepEqual(
+        [await from('203.0.113.1'), await from('203.0.113.2'), await from('203.0.113.3')],
+        [401, 401, 429],
+      );
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('logs the forwarded client as the request’s remoteAddress', async () => {
+    lines.length = 0;
+    await refusedFrom('10.0.0.5', '203.0.113.42');
+    const incoming = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'incoming request');
+    assert.equal(incoming?.req?.remoteAddress, '203.0.113.42', lines.join(''));
   });
 });

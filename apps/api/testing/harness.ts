@@ -7,6 +7,7 @@ import { signAccessToken } from '#api/auth/accessTokens.ts';
 import { createConsoleLink } from '#api/auth/consoleLinks.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { NetworkId } from '#api/config/networks.ts';
+import { type DeliverySettings, defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { API_PREFIX, type AppDeps } from '#api/http/appDeps.ts';
 import type { CorsSettings } from '#api/http/cors.ts';
 import type { RateLimitSettings } from '#api/http/rateLimitSettings.ts';
@@ -17,8 +18,7 @@ import { createLogger, type LogOptions } from '#api/runtime/logger.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
 import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
 import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
-import type { RemoteCustodians } from '#api/wallets/custodian.ts';
-import type { WalletType } from '#api/wallets/custodians.ts';
+import type { RemoteCustodians, WalletType } from '#api/wallets/custodians.ts';
 import { createFireblocksCustody } from '#api/wallets/fireblocks/fireblocksCustody.ts';
 import type { FireblocksSettings } from '#api/wallets/fireblocks/settings.ts';
 import { loadWalletKeys, type WalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
@@ -70,6 +70,11 @@ export async function createHarness(
     consoleDir?: string;
     /** AWS KMS custody (against the simulator of `@mountain/testkit/awsKms`). */
     awsKms?: AwsKmsSettings;
+    /**
+     * The app's and the worker's delivery settings: when absent, the defaults with loopback allowed, turned on here
+     * as `npm start` does, since the tests' webhook receivers listen on 127.0.0.1.
+     */
+    delivery?: DeliverySettings;
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
@@ -88,6 +93,7 @@ export async function createHarness(
     tokenSigningKey,
     masterKey,
     bodyLimit: 64 * 1024,
+    delivery: options.delivery ?? defaultDeliverySettings('loopback'),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     ...(options.cors ? { cors: options.cors } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
@@ -106,6 +112,7 @@ export async function createHarness(
           signers: createSignerProvider(keys, custodians),
           masterKey,
           signal: workerStop.signal,
+          delivery: deps.delivery,
           ...(options.logger ? { log: createLogger(options.logger) } : {}),
           ...(options.transactions ? { transactions: options.transactions } : {}),
         },

@@ -45,12 +45,28 @@ export async function signedInTab(origin: string, apiKey: string): Promise<Signe
   try {
     browser = await puppeteer.connect({ browserURL: `http://127.0.0.1:${chrome.port}`, defaultViewport: null });
     handle.page = await browser.newPage();
+    // What the sign-in page keeps: a token exchanged for the key (the console never stores the key itself).
+    const exchanged = await fetch(`${origin}/public-api/v3/auth/exchange-api-key`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey },
+    });
+    if (exchanged.status !== 201) throw new Error(`exchange-api-key answered ${exchanged.status}`);
+    const token = (await exchanged.json()) as { accessToken: string; projectId: number; sessionEndsAt: string };
+    const session = {
+      signedInWith: 'apiKey',
+      accessToken: token.accessToken,
+      projectId: token.projectId,
+      // Not renewed: a bench run is shorter than the token's 15 minutes, and the tab need not forget it before.
+      expiresAt: token.sessionEndsAt,
+      sessionEndsAt: token.sessionEndsAt,
+      renewable: false,
+    };
     await handle.page.evaluateOnNewDocument(
       (key, value, signedInOrigin) => {
         if (location.origin === signedInOrigin) sessionStorage.setItem(key, value);
       },
       SESSION_KEY,
-      JSON.stringify({ kind: 'apiKey', apiKey }),
+      JSON.stringify(session),
       origin,
     );
     return handle;

@@ -4,6 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { queryClient } from './api/queryClient.ts';
 import { router } from './routes.tsx';
+import { renewWhileUsed } from './session/lifecycle.ts';
 import './styles/app.css';
 import { prepareDateFormat } from './ui/format.ts';
 
@@ -11,6 +12,7 @@ import { prepareDateFormat } from './ui/format.ts';
 // the view, rather than first a tree that waits for them (on a slow phone, 80–100 ms of script for nothing shown).
 const loaded = router.load().catch(() => {});
 prepareDateFormat();
+renewWhileUsed();
 
 loaded.then(() =>
   createRoot(document.getElementById('root') as HTMLElement).render(

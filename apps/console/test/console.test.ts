@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { bearer } from '@mountain/api/testing';
 import { axeViolations } from '@mountain/testkit/axe.ts';
 import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 import { COUNTER_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
@@ -373,10 +374,15 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await page.getByRole('cell', { name: RECORD, exact: true }).waitFor();
   });
 
-  it('signs out: the session is gone from the tab', async () => {
+  it('signs out: the session is gone from the tab, and its token is revoked', async () => {
+    const { accessToken } = await page.evaluate(() =>
+      JSON.parse(sessionStorage.getItem('mountain-console-session') ?? '{}'),
+    );
+    assert.equal((await p.h.call('get-project-detail', { headers: bearer(accessToken) })).status, 200);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in to the Mountain console');
     assert.equal(await page.evaluate(() => sessionStorage.length), 0);
+    assert.equal((await p.h.call('get-project-detail', { headers: bearer(accessToken) })).status, 401);
     await page.goto(url('/contracts'));
     await heading('Sign in to the Mountain console');
   });

@@ -158,6 +158,44 @@ export class MountainClient {
   }
 
   /**
+   * exchange-api-key: trade the client's API key for an access token that acts as the key (its project, as admin)
+   * for 15 minutes, renewable for up to 12 hours: what a browser app keeps instead of the key.
+   * @example
+   * ```ts
+   * const { accessToken, projectId, expiresAt } = await new MountainClient({ apiKey }).exchangeApiKey();
+   * const client = new MountainClient({ accessToken, projectId });
+   * ```
+   */
+  exchangeApiKey(options?: RequestOptions) {
+    return this.#call('exchangeApiKey', {}, options);
+  }
+
+  /**
+   * renew-access-token: a new token of the session of the client's token (one from exchangeApiKey), for 15 minutes
+   * more, never past the session's end (`sessionEndsAt`). The client's own token stays valid until it expires.
+   * @example
+   * ```ts
+   * const { accessToken, expiresAt } = await client.renewAccessToken();
+   * const renewed = new MountainClient({ accessToken, projectId });
+   * ```
+   */
+  renewAccessToken(options?: RequestOptions) {
+    return this.#call('renewAccessToken', {}, options);
+  }
+
+  /**
+   * revoke-access-token: sign out, revoking the client's own access token (with every renewal of its session); from
+   * then on it answers 401.
+   * @example
+   * ```ts
+   * await client.revokeAccessToken();
+   * ```
+   */
+  revokeAccessToken(options?: RequestOptions) {
+    return this.#call('revokeAccessToken', {}, options);
+  }
+
+  /**
    * create-subscription: scan one contract event and deliver it to a webhook. The answer shows `webhookSecret`.
    * @example
    * ```ts

@@ -2,17 +2,37 @@ import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto
 import { decodeCanonical } from '#api/crypto/canonicalBase64.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 
-/** Claims of a Mountain access token (a JWT signed with HS256). */
-export interface AccessTokenClaims {
-  /** The user id. */
-  sub: string;
-  /** The project the token is limited to, when it was issued for one. */
-  pid?: number;
+/**
+ * Claims of a Mountain access token (a JWT signed with HS256). A token names a user (`sub`), or the project API key
+ * it was exchanged for (`akid`, exchange-api-key: the console's sign-in with a key), never both.
+ */
+export type AccessTokenClaims = UserTokenClaims | ApiKeyTokenClaims;
+
+interface CommonClaims {
   iat: number;
   exp: number;
   /** The token's id: what `revoke-token` names. */
   jti: string;
 }
+
+export interface UserTokenClaims extends CommonClaims {
+  /** The user id. */
+  sub: string;
+  /** The project the token is limited to, when it was issued for one. */
+  pid?: number;
+  akid?: never;
+}
+
+export interface ApiKeyTokenClaims extends CommonClaims {
+  /** The id of the API key (`api_keys.id`) the token was exchanged for: it acts as that key, until it is rotated. */
+  akid: number;
+  /** The key's project, the only one the token acts in. */
+  pid: number;
+  sub?: never;
+}
+
+/** Whom a token is issued to: a user (limited to one project when given), or a project's API key. */
+export type TokenSubject = { userId: number; projectId?: number } | { apiKeyId: number; projectId: number };
 
 export class AccessTokenError extends BaseError {
   override name = 'AccessTokenError';
@@ -52,16 +72,18 @@ function signature(key: Buffer, signingInput: string): Buffer {
 
 export function signAccessToken(
   key: Buffer,
-  input: { userId: number; projectId?: number; expiresInSeconds: number; now?: number },
+  input: TokenSubject & { expiresInSeconds: number; now?: number },
 ): { token: string; claims: AccessTokenClaims } {
   const iat = Math.floor((input.now ?? Date.now()) / 1000);
-  const claims: AccessTokenClaims = {
-    sub: String(input.userId),
-    ...(input.projectId !== undefined ? { pid: input.projectId } : {}),
-    iat,
-    exp: iat + input.expiresInSeconds,
-    jti: randomUUID(),
-  };
+  const common = { iat, exp: iat + input.expiresInSeconds, jti: randomUUID() };
+  const claims: AccessTokenClaims =
+    'apiKeyId' in input
+      ? { akid: input.apiKeyId, pid: input.projectId, ...common }
+      : {
+          sub: String(input.userId),
+          ...(input.projectId !== undefined ? { pid: input.projectId } : {}),
+          ...common,
+        };
   const signingInput = `${headerFor(keyId(key))}.${encode(claims)}`;
   return { token: `${signingInput}.${signature(key, signingInput).toString('base64url')}`, claims };
 }
@@ -100,9 +122,13 @@ export function verifyAccessToken(
   } catch {
     throw new AccessTokenError('malformed', 'payload is not JSON');
   }
+  const isId = (value: unknown) => Number.isSafeInteger(value) && (value as number) > 0;
+  const names =
+    claims.akid === undefined
+      ? typeof claims.sub === 'string' && /^\d+$/.test(claims.sub)
+      : claims.sub === undefined && isId(claims.akid) && isId(claims.pid);
   if (
-    typeof claims.sub !== 'string' ||
-    !/^\d+$/.test(claims.sub) ||
+    !names ||
     typeof claims.exp !== 'number' ||
     typeof claims.iat !== 'number' ||
     typeof claims.jti !== 'string' ||

@@ -1,8 +1,31 @@
 // The chain settings of the configuration: each network's RPC endpoint and the pace of the calls sent to it.
 
 import { DEFAULT_RPC_MAX_RPS, NETWORK_IDS, type NetworkId } from '#api/config/networks.ts';
-import type { Env } from '#api/config/parse.ts';
-import { parseInteger } from '#api/config/parse.ts';
+import type { Env, VariableDefinition } from '#api/config/parse.ts';
+import { parseInteger, perNetwork } from '#api/config/parse.ts';
+
+/** The chain variables, as the configuration reference lists them. */
+export const CHAIN_VARIABLES: readonly VariableDefinition[] = [
+  {
+    names: ['RPC_URL_<networkId>'],
+    default: '`RPC_URL_1337` set by `npm start`',
+    meaning:
+      `JSON-RPC endpoint (http(s) or ws(s)) of each network: ${NETWORK_IDS.join(', ')}. A call that needs an ` +
+      "unconfigured network answers a 4xx naming the variable. A provider's rate limit (HTTP 429, or a batch " +
+      "answered in part with code 429) is waited out: each request is sent again after `Retry-After` or Infura's " +
+      "`backoff_seconds` (else backoff with jitter), up to 30 s, while the process's other requests to that endpoint " +
+      'wait with it; past that it fails as rate-limited, a transient error.',
+  },
+  {
+    names: ['RPC_MAX_RPS_<networkId>'],
+    default: `${perNetwork(DEFAULT_RPC_MAX_RPS)}; elsewhere, no limit`,
+    meaning:
+      "The most JSON-RPC calls per second one process sends to that network's RPC (HTTP endpoints; each call of a " +
+      'batch counts, as providers count them); `0` turns the limit off. Requests are paced evenly within it, in ' +
+      "order, up to 200 ms' worth at once, so that a provider's rate limit (429) is rarely met; set it to your " +
+      "plan's rate (per process: divide it among the processes sharing one key).",
+  },
+];
 
 /** RPC_URL_<id>: each configured network's http(s) or ws(s) endpoint; a network without one is not configured. */
 export function parseRpcUrls(env: Env, problems: string[]): Readonly<Partial<Record<NetworkId, string>>> {

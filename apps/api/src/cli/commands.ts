@@ -217,11 +217,12 @@ export async function runCommand(
         );
       }
       const { userId: owner, revokedAt, expiresAt } = record;
+      const of = owner === null ? 'of a project API key' : `of user ${owner}`;
       return {
         lines: [
           revokedAt
-            ? `access token ${tokenId} of user ${owner} was already revoked (${revokedAt.toISOString()})`
-            : `access token ${tokenId} of user ${owner} revoked (it expires ${expiresAt.toISOString()})`,
+            ? `access token ${tokenId} ${of} was already revoked (${revokedAt.toISOString()})`
+            : `access token ${tokenId} ${of} revoked (it expires ${expiresAt.toISOString()})`,
         ],
         json: { tokenId, userId: owner, alreadyRevoked: revokedAt !== null, expiresAt: expiresAt.toISOString() },
       };

@@ -1,23 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRpcMaxRps, parseRpcUrls } from '#api/chain/settings.ts';
 import { type MasterKeyRing, masterKeyRing } from '#api/crypto/secretBox.ts';
+import { classifyAddress } from '#api/delivery/addressClass.ts';
 import { type DeliverySettings, parseDeliverySettings } from '#api/delivery/settings.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 import { type EventNotifierSettings, parseEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '#api/http/appDeps.ts';
 import { type CorsSettings, parseCorsSettings } from '#api/http/cors.ts';
 import { parseRateLimitSettings, type RateLimitSettings } from '#api/http/rateLimitSettings.ts';
+import { parseTrustedProxies } from '#api/http/trustedProxies.ts';
 import { type LaneConcurrency, parseLaneConcurrency } from '#api/jobs/lanes.ts';
 import { type MetricsSettings, parseMetricsSettings } from '#api/metrics/settings.ts';
 import { parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
-import type { RemoteCustodianSettings } from '#api/wallets/custodian.ts';
-import { custodianOf, WALLET_TYPES } from '#api/wallets/custodians.ts';
+import { custodianOf, type RemoteCustodianSettings, WALLET_TYPES } from '#api/wallets/custodians.ts';
+import { keepDevSecrets } from './devSecrets.ts';
 import type { NetworkId } from './networks.ts';
 import { type Env, parseInteger, parsePort } from './parse.ts';
 import { readSecretFiles } from './secretFiles.ts';
+import { DEFAULT_BODY_LIMIT_BYTES } from './variables.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -55,6 +58,8 @@ export interface Config extends RemoteCustodianSettings {
   readonly rateLimit: RateLimitSettings;
   /** Origins browsers may call the API from. */
   readonly cors: CorsSettings;
+  /** Proxies whose X-Forwarded-For names the client (TRUSTED_PROXIES); none by default. */
+  readonly trustedProxies: readonly string[];
   /** Per network, the most transactions of one wallet sent and not yet mined (MAX_IN_FLIGHT_<id>). */
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
@@ -94,7 +99,12 @@ export function loadConfig(environment: Env = process.env): Config {
   }
   const dataDir = path.resolve(REPO_ROOT, env.DATA_DIR ?? '.data');
   const port = parsePort('API_PORT', env.API_PORT ?? '8080', problems);
-  const bodyLimit = parseInteger('BODY_LIMIT_BYTES', env.BODY_LIMIT_BYTES ?? String(64 * 1024), problems, 1024);
+  const bodyLimit = parseInteger(
+    'BODY_LIMIT_BYTES',
+    env.BODY_LIMIT_BYTES ?? String(DEFAULT_BODY_LIMIT_BYTES),
+    problems,
+    1024,
+  );
   const requestTimeoutMs = parseInteger(
     'REQUEST_TIMEOUT_MS',
     env.REQUEST_TIMEOUT_MS ?? String(DEFAULT_REQUEST_TIMEOUT_MS),
@@ -133,9 +143,10 @@ export function loadConfig(environment: Env = process.env): Config {
   );
 
   const eventNotifier = parseEventNotifierSettings(env, problems);
-  const delivery = parseDeliverySettings(env, production, problems);
+  const delivery = parseDeliverySettings(env, problems);
   const rateLimit = parseRateLimitSettings(env, problems);
   const cors = parseCorsSettings(env, problems);
+  const trustedProxies = parseTrustedProxies(env, problems);
   const metrics = parseMetricsSettings(env, problems);
   const maxInFlight = parseMaxInFlight(env, problems);
   const rpcMaxRps = parseRpcMaxRps(env, problems);
@@ -156,7 +167,17 @@ export function loadConfig(environment: Env = process.env): Config {
     }),
   ) as unknown as RemoteCustodianSettings;
 
-  const consoleUrl = env.CONSOLE_URL || `http://${env.API_HOST ?? '127.0.0.1'}:${port}/console/`;
+  // Development's defaults (secrets generated into DATA_DIR, test keys) are for this machine: an API that others can
+  // reach must be told what it is.
+  const host = env.API_HOST ?? '127.0.0.1';
+  if (env.NODE_ENV === undefined && !isLoopback(host)) {
+    problems.push(
+      `API_HOST ${host} is not a loopback address and NODE_ENV is unset: set NODE_ENV=production for a deployment ` +
+        '(or NODE_ENV=development to serve development’s defaults on that address anyway)',
+    );
+  }
+
+  const consoleUrl = env.CONSOLE_URL || `http://${host}:${port}/console/`;
   if (!/^https?:\/\/[^/]/.test(consoleUrl)) problems.push('CONSOLE_URL must be an http(s) URL');
 
   if (problems.length > 0) throw new ConfigError(problems);
@@ -164,7 +185,7 @@ export function loadConfig(environment: Env = process.env): Config {
     env: nodeEnv as Config['env'],
     dataDir,
     databaseUrl,
-    host: env.API_HOST ?? '127.0.0.1',
+    host,
     port,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
     masterKey: masterKeyRing(masterKeys),
@@ -178,6 +199,7 @@ export function loadConfig(environment: Env = process.env): Config {
     delivery,
     rateLimit,
     cors,
+    trustedProxies,
     maxInFlight,
     workerConcurrency,
     maxFeePerGas,
@@ -187,6 +209,12 @@ export function loadConfig(environment: Env = process.env): Config {
     consoleUrl,
     consoleDir: path.resolve(REPO_ROOT, env.CONSOLE_DIR || 'apps/console/dist'),
   });
+}
+
+/** `localhost`, or an address of the loopback range (127.0.0.0/8, ::1, and their IPv6 forms). */
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  return isIP(host) !== 0 && classifyAddress(host).kind === 'loopback';
 }
 
 /**
@@ -233,19 +261,10 @@ function parseKey(name: string, value: string | undefined, problems: string[], r
 
 /** Development and test secrets: taken from the environment when set, otherwise generated once and kept. */
 function devSecrets(dataDir: string, env: Env): { masterKey?: string; tokenSigningKey?: string } {
-  const file = path.join(dataDir, 'secrets.json');
-  let stored: { masterKey?: string; tokenSigningKey?: string } = {};
-  if (existsSync(file)) {
-    stored = JSON.parse(readFileSync(file, 'utf8'));
-  } else {
-    stored = {
-      masterKey: randomBytes(32).toString('base64'),
-      tokenSigningKey: randomBytes(32).toString('base64'),
-    };
-    mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
+  const stored = keepDevSecrets(dataDir, {
+    masterKey: () => randomBytes(32).toString('base64'),
+    tokenSigningKey: () => randomBytes(32).toString('base64'),
+  });
   return {
     masterKey: env.MASTER_KEY ?? stored.masterKey,
     tokenSigningKey: env.TOKEN_SIGNING_KEY ?? stored.tokenSigningKey,

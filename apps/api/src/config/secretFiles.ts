@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Env } from './parse.ts';
+import { code, type Env, type VariableDefinition } from './parse.ts';
 
 /**
  * The variables that may be given as a file instead: `<NAME>_FILE` names a file holding the value, as container
@@ -15,6 +15,16 @@ export const SECRET_FILE_VARIABLES = [
   'FIREBLOCKS_API_KEY',
   'FIREBLOCKS_SECRET_KEY',
 ] as const;
+
+/** The secret files' variable, as the configuration reference lists it. */
+export const SECRET_FILE_VARIABLE: VariableDefinition = {
+  names: ['<NAME>_FILE'],
+  default: '—',
+  meaning:
+    `For ${SECRET_FILE_VARIABLES.map(code).join(', ')}: a file holding the value (its trailing newline removed), ` +
+    'as container secrets are mounted (compose.yaml: `/run/secrets/…`), so the secret is in no environment. ' +
+    'Setting both `<NAME>` and `<NAME>_FILE` is refused at start.',
+};
 
 /**
  * The environment with each `<NAME>_FILE` of SECRET_FILE_VARIABLES read into `<NAME>` (trailing white space, such

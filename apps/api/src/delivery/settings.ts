@@ -1,4 +1,4 @@
-import { type Env, parseInteger } from '#api/config/parse.ts';
+import { code, type Env, parseInteger, type VariableDefinition } from '#api/config/parse.ts';
 
 /** Which non-public addresses a webhook URL may resolve to. */
 export type PrivateAddressAllowance = 'none' | 'loopback' | 'all';
@@ -15,7 +15,7 @@ export const DEFAULT_WEBHOOK_PORTS: readonly PortRange[] = Object.freeze([
 
 /**
  * Tunables of webhook delivery, for both destinations (a project's webhook endpoints and a subscription's own
- * webhook), and of the project's endpoints; read from the configuration (see the README's configuration table).
+ * webhook), and of the project's endpoints; read from the configuration (DELIVERY_VARIABLES).
  */
 export interface DeliverySettings {
   /**
@@ -47,9 +47,15 @@ export function deliveryLeaseMs(settings: Pick<DeliverySettings, 'webhookTimeout
   return settings.webhookTimeoutMs + 30_000;
 }
 
-export function defaultDeliverySettings(env: 'development' | 'test' | 'production' = 'development'): DeliverySettings {
+/**
+ * The defaults of every deployment, development's too: no webhook URL may resolve to a non-public address. What calls
+ * receivers on this machine says so (`npm start`, the tests): `defaultDeliverySettings('loopback')`.
+ */
+export function defaultDeliverySettings(
+  allowPrivateWebhookAddresses: PrivateAddressAllowance = 'none',
+): DeliverySettings {
   return Object.freeze({
-    allowPrivateWebhookAddresses: env === 'production' ? 'none' : 'loopback',
+    allowPrivateWebhookAddresses,
     webhookAllowedPorts: DEFAULT_WEBHOOK_PORTS,
     webhookTimeoutMs: 10_000,
     webhookBackoffBaseMs: 2_000,
@@ -62,13 +68,86 @@ export function defaultDeliverySettings(env: 'development' | 'test' | 'productio
   });
 }
 
-/** The delivery settings of a worker or an API: the configuration's, or the development defaults. */
+/** The delivery settings of a worker or an API: the configuration's, or the defaults (no private address). */
 export const deliverySettingsOf = (deps: { delivery?: DeliverySettings | undefined }): DeliverySettings =>
   deps.delivery ?? defaultDeliverySettings();
 
+const DEFAULTS = defaultDeliverySettings();
+const portList = (ranges: readonly PortRange[]) =>
+  ranges.map(([from, to]) => (from === to ? String(from) : `${from}-${to}`)).join(',');
+
+/** Webhook delivery's variables, as the configuration reference lists them. */
+export const DELIVERY_VARIABLES: readonly VariableDefinition[] = [
+  {
+    names: ['WEBHOOK_ALLOW_PRIVATE_ADDRESSES'],
+    default: `${code(DEFAULTS.allowPrivateWebhookAddresses)} (\`npm start\` and the tests: ${code('loopback')})`,
+    meaning:
+      'Which non-public addresses webhook URLs may resolve to: `none`, `loopback` or `all`. Non-public means any ' +
+      'range of the IANA special-purpose registries (private, loopback, link-local, CGNAT `100.64.0.0/10`, ' +
+      '`192.0.0.0/24`, documentation, benchmarking, multicast, reserved, unique-local…), also when embedded in an ' +
+      'IPv6 transition address (IPv4-mapped, IPv4-translated, IPv4-compatible, NAT64, 6to4, Teredo), and IPv6 ' +
+      'outside `2000::/3`. Others are refused with 400 `WEBHOOK_URL_REFUSED` (the reason names the kind of address, ' +
+      'not the address), and checked again when each delivery connects.',
+  },
+  {
+    names: ['WEBHOOK_ALLOWED_PORTS'],
+    default: code(portList(DEFAULT_WEBHOOK_PORTS)),
+    meaning:
+      "Ports webhook URLs may use (a URL without one uses its scheme's, 80 or 443): a comma-separated list of ports " +
+      'and ranges such as `443,8000-8999`. Others are refused with 400 `WEBHOOK_URL_REFUSED`, and a stored URL on a ' +
+      'port no longer allowed fails its deliveries.',
+  },
+  {
+    names: ['WEBHOOK_TIMEOUT_MS'],
+    default: code(DEFAULTS.webhookTimeoutMs),
+    meaning: 'Time a webhook receiver has to answer one attempt (100 to 120,000).',
+  },
+  {
+    names: ['WEBHOOK_BACKOFF_BASE_MS', 'WEBHOOK_BACKOFF_MAX_MS'],
+    default: `${code(DEFAULTS.webhookBackoffBaseMs)} / ${code(DEFAULTS.webhookBackoffMaxMs)}`,
+    meaning:
+      'First retry delay, doubling per retry with jitter, up to the maximum; a longer `Retry-After` on 429/503 is ' +
+      'honoured up to the maximum.',
+  },
+  {
+    names: ['WEBHOOK_CONCURRENCY'],
+    default: code(DEFAULTS.deliveryConcurrency),
+    meaning: 'Webhooks in flight at once per subscription and worker.',
+  },
+  {
+    names: ['MAX_WEBHOOK_ENDPOINTS_PER_PROJECT'],
+    default: code(DEFAULTS.maxWebhookEndpointsPerProject),
+    meaning:
+      'Webhook endpoints a project may have at once; one more is refused with 409 `WEBHOOK_ENDPOINT_LIMIT_REACHED`.',
+  },
+  {
+    names: ['WEBHOOK_LOG_RETENTION_DAYS'],
+    default: code(DEFAULTS.webhookLogRetentionDays),
+    meaning:
+      'Days the webhook attempt log and messages are kept (1 to 3,650); `webhook:purge-log` deletes older ones every ' +
+      'hour, 5,000 rows a statement.',
+  },
+  {
+    names: ['WEBHOOK_ATTEMPT_LOG'],
+    default: code(DEFAULTS.webhookAttemptLog ? 'on' : 'off'),
+    meaning:
+      "`off` writes no attempt to the attempt log (its list and the statistics' attempt counts stay empty); " +
+      'messages, retries, replay and auto-disable work the same. Its cost when on is measured by ' +
+      '`npm run bench:events`.',
+  },
+  {
+    names: ['WEBHOOK_DISABLE_AFTER_HOURS'],
+    default: code(DEFAULTS.webhookDisableAfterHours),
+    meaning:
+      "A webhook endpoint, or a subscription's own webhook, whose every attempt has failed for this many hours " +
+      "(1 to 8,760) is disabled, and the project's endpoints that take its notice (`endpoint.disabled` for an " +
+      "endpoint, `subscription.webhook_disabled` for a subscription's webhook) are told.",
+  },
+];
+
 /** The WEBHOOK_* variables and MAX_WEBHOOK_ENDPOINTS_PER_PROJECT; problems go to `problems`. */
-export function parseDeliverySettings(env: Env, production: boolean, problems: string[]): DeliverySettings {
-  const defaults = defaultDeliverySettings(production ? 'production' : 'development');
+export function parseDeliverySettings(env: Env, problems: string[]): DeliverySettings {
+  const defaults = defaultDeliverySettings();
   const allowance = env.WEBHOOK_ALLOW_PRIVATE_ADDRESSES ?? defaults.allowPrivateWebhookAddresses;
   if (!['none', 'loopback', 'all'].includes(allowance)) {
     problems.push(`WEBHOOK_ALLOW_PRIVATE_ADDRESSES must be none, loopback or all (got "${allowance}")`);

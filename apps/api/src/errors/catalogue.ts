@@ -47,7 +47,8 @@ export const ERROR_CATALOGUE = {
     message: 'The access token is invalid',
     description:
       'The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), ' +
-      'it was revoked, or its user no longer exists.',
+      'it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was ' +
+      'exchanged for was rotated.',
   },
   WEBHOOK_SIGNATURE_INVALID: {
     status: 401,
@@ -81,7 +82,20 @@ export const ERROR_CATALOGUE = {
   ACCESS_TOKEN_REQUIRED: {
     status: 403,
     message: 'This operation accepts only an access token (Authorization: Bearer), not an API key',
-    description: 'Project API keys cannot list projects; use a user access token.',
+    description:
+      'Project API keys cannot list projects, nor renew or revoke a token; use a user access token (a token exchanged for the API key does not list projects either).',
+  },
+  API_KEY_REQUIRED: {
+    status: 403,
+    message: 'This operation accepts only the project API key (X-API-Key), not an access token',
+    description:
+      'Only on `exchange-api-key`: a token is exchanged for the key itself, so no token, not even one made from the key, makes another.',
+  },
+  ACCESS_TOKEN_NOT_RENEWABLE: {
+    status: 403,
+    message: 'Only an access token exchanged for the project API key can be renewed',
+    description:
+      'Only on `renew-access-token`: a user’s token (issue-token, a console sign-in link) lives as long as it was issued for; ask for a new one.',
   },
   NOT_A_MEMBER: {
     status: 403,

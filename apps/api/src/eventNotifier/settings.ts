@@ -1,8 +1,8 @@
 import { DEFAULT_CONFIRMATIONS, NETWORK_IDS, type NetworkId } from '#api/config/networks.ts';
-import { type Env, parseInteger } from '#api/config/parse.ts';
+import { code, type Env, parseInteger, perNetwork, type VariableDefinition } from '#api/config/parse.ts';
 
 /**
- * Tunables of the event notifier, read from the configuration (see the README's configuration table). How its
+ * Tunables of the event notifier, read from the configuration (EVENT_NOTIFIER_VARIABLES). How its
  * webhooks are sent (timeouts, retries, the URL policy) is the delivery's: delivery/settings.ts.
  */
 export interface EventNotifierSettings {
@@ -44,6 +44,51 @@ export function defaultEventNotifierSettings(
     maxConcurrentDeliveriesPerProject: 4,
   });
 }
+
+const DEFAULTS = defaultEventNotifierSettings();
+
+/** The event notifier's variables, as the configuration reference lists them. */
+export const EVENT_NOTIFIER_VARIABLES: readonly VariableDefinition[] = [
+  {
+    names: ['CONFIRMATIONS_<networkId>'],
+    default: perNetwork(DEFAULT_CONFIRMATIONS),
+    meaning:
+      'The default `confirmations` of a new event subscription (blocks below the head an event must be before it ' +
+      'is recorded; subscriptions created before that field follow this value); and, on a node that does not ' +
+      'answer the `finalized` block tag, the blocks on top that make a transaction `finalized`.',
+  },
+  {
+    names: ['EVENT_SCAN_MAX_BLOCK_RANGE'],
+    default: code(DEFAULTS.maxBlockRange),
+    meaning:
+      "Widest `eth_getLogs` block range. A provider's refusal that names what works is followed at once (Alchemy's " +
+      "and Infura's working range, a range cap stated by QuickNode, Infura or geth, remembered per endpoint for the " +
+      'process); any other refusal halves the range; successes grow it back.',
+  },
+  {
+    names: ['WEBHOOK_BACKFILL_HOLD_MS'],
+    default: code(DEFAULTS.backfillHoldMs),
+    meaning:
+      "How long, at most, a backfilling subscription's webhooks wait for its records to be stored (a scan with more " +
+      'than one block range to read); `0` sends them while it scans.',
+  },
+  {
+    names: ['MAX_CONCURRENT_SCANS_PER_PROJECT', 'MAX_CONCURRENT_DELIVERIES_PER_PROJECT'],
+    default: `${code(DEFAULTS.maxConcurrentScansPerProject)} / ${code(DEFAULTS.maxConcurrentDeliveriesPerProject)}`,
+    meaning:
+      "Scans, and deliveries (each with up to `WEBHOOK_CONCURRENCY` webhooks in flight), of one project's " +
+      "subscriptions that run at once, across every worker process: one project's backfills or slow receivers leave " +
+      "the other projects their share. A job finding its project's share taken waits a second and tries again. A " +
+      "project's webhook endpoints are delivered by one job of the project at a time (64 batches in flight), so they " +
+      'take one runner of the delivering lane.',
+  },
+  {
+    names: ['MAX_SUBSCRIPTIONS_PER_PROJECT'],
+    default: code(DEFAULTS.maxSubscriptionsPerProject),
+    meaning:
+      'Event subscriptions a project may have at once; one more is refused with 409 `SUBSCRIPTION_LIMIT_REACHED`.',
+  },
+];
 
 /** The event notifier's variables (CONFIRMATIONS_<id>, EVENT_SCAN_MAX_BLOCK_RANGE, MAX_*_PER_PROJECT…). */
 export function parseEventNotifierSettings(env: Env, problems: string[]): EventNotifierSettings {

@@ -3,7 +3,7 @@ import type { MasterKeys } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
 import type { DeliverySettings } from '#api/delivery/settings.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
-import type { RemoteCustodians } from '#api/wallets/custodian.ts';
+import type { RemoteCustodians } from '#api/wallets/custodians.ts';
 import type { CorsSettings } from './cors.ts';
 import type { RateLimitSettings } from './rateLimitSettings.ts';
 
@@ -25,12 +25,14 @@ export interface AppDeps {
   bodyLimit: number;
   /** Event notifier settings; the development defaults when absent. */
   eventNotifier?: EventNotifierSettings;
-  /** Webhook delivery and endpoint settings (the URL policy, the endpoint limit); the development defaults when absent. */
+  /** Webhook delivery and endpoint settings (the URL policy, the endpoint limit); the defaults when absent. */
   delivery?: DeliverySettings;
   /** Per-credential and failed-authentication limits; `DEFAULT_RATE_LIMIT` when absent. */
   rateLimit?: RateLimitSettings;
   /** Which origins browsers may call the API from; any when absent. */
   cors?: CorsSettings;
+  /** TRUSTED_PROXIES: proxies whose X-Forwarded-For names the client (trustedProxies.ts); none when absent. */
+  trustedProxies?: readonly string[];
   /** How long a client has to send a whole request, headers and body (REQUEST_TIMEOUT_MS); 30 s when absent. */
   requestTimeoutMs?: number;
   /** METRICS_TOKEN: with it, `GET /metrics` answers on the API's port to `Authorization: Bearer <token>`. */

@@ -8,7 +8,11 @@ export const CONSOLE_PATH = '/console/';
 
 /**
  * The console's Content-Security-Policy: its own scripts, styles and images, calls to its own origin (the API)
- * only, no inline code of any kind, no framing, no forms posted elsewhere.
+ * only, no inline code of any kind, no framing, no forms posted elsewhere. Trusted Types (Chromium; other browsers
+ * ignore the two directives): no string ever reaches a DOM sink that parses HTML or loads script (innerHTML,
+ * script.src, …), and no policy may be made that would let one through. The build needs none: React renders
+ * through DOM calls, and Vite's module preloads are <link> elements (test/console/consoleStatic.test.ts, and the
+ * console's Chromium tests, which fail on any console error).
  */
 export const CONSOLE_CSP = [
   "default-src 'none'",
@@ -21,6 +25,8 @@ export const CONSOLE_CSP = [
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'",
 ].join('; ');
 
 const TYPES: Record<string, string> = {

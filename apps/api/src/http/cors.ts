@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Env } from '#api/config/parse.ts';
+import { code, type Env, type VariableDefinition } from '#api/config/parse.ts';
 
 export interface CorsSettings {
   /** `*` lets any origin call the API; otherwise only these origins (`https://app.example.com`). */
@@ -7,6 +7,17 @@ export interface CorsSettings {
 }
 
 export const DEFAULT_CORS: CorsSettings = Object.freeze({ allowedOrigins: '*' });
+
+/** The CORS variable, as the configuration reference lists it. */
+export const CORS_VARIABLES: readonly VariableDefinition[] = [
+  {
+    names: ['CORS_ALLOWED_ORIGINS'],
+    default: code(DEFAULT_CORS.allowedOrigins as string),
+    meaning:
+      'Origins browsers may call the API from: `*`, or a comma-separated list such as ' +
+      '`https://app.example.com,http://localhost:3000`.',
+  },
+];
 
 /** CORS_ALLOWED_ORIGINS: `*` (the default) or a comma-separated list of origins such as https://app.example.com. */
 export function parseCorsSettings(env: Env, problems: string[]): CorsSettings {

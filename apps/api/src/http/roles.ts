@@ -6,12 +6,14 @@ export const WRITERS: readonly Role[] = ['admin', 'editor'];
 
 /** The project the caller acts in (every operation but get-projects has one). */
 export function projectOf(principal: Principal): number {
-  if (principal.kind === 'user' || principal.kind === 'anonymous') throw new Error('This operation needs a project');
+  if (principal.kind !== 'apiKey' && principal.kind !== 'accessToken')
+    throw new Error('This operation needs a project');
   return principal.projectId;
 }
 
 /** The role the caller acts with in its project (an API key acts as the project's admin). */
 export function roleOf(principal: Principal): Role {
-  if (principal.kind === 'user' || principal.kind === 'anonymous') throw new Error('This operation needs a project');
+  if (principal.kind !== 'apiKey' && principal.kind !== 'accessToken')
+    throw new Error('This operation needs a project');
   return principal.role;
 }

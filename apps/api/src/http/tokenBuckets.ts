@@ -92,6 +92,15 @@ export function createTokenBuckets(db: Db, now: () => number = Date.now) {
   }
 
   return {
+    /**
+     * The refusal `key`'s bucket last answered in this process, while it holds (until its next token), without
+     * spending a token or asking the database; undefined when this process has not seen the bucket empty.
+     */
+    held(key: string, policy: BucketPolicy): BucketDecision | undefined {
+      const at = now();
+      const lease = leases.get(key);
+      return lease && at < lease.refusedUntil ? decide(lease, policy, at, false) : undefined;
+    },
     /** Spends one token of `key`'s bucket, or says when to come back. */
     async consume(key: string, policy: BucketPolicy): Promise<BucketDecision> {
       for (;;) {

@@ -18,7 +18,7 @@ export interface WorkerDeps {
   signal: AbortSignal;
   /** Event notifier settings; the development defaults when absent. */
   eventNotifier?: EventNotifierSettings;
-  /** Webhook delivery settings; the development defaults when absent. */
+  /** Webhook delivery settings; the defaults (no private webhook address) when absent. */
   delivery?: DeliverySettings;
   /** Transaction pipeline settings over the defaults (tests shorten timeouts). */
   transactions?: Partial<TransactionSettings>;

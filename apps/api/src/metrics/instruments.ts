@@ -46,7 +46,7 @@ export const webhookDuration = new Histogram({
 
 export const rateLimitRefusals = new Counter({
   name: 'mountain_rate_limit_refusals_total',
-  help: 'Requests answered 429 RATE_LIMITED: by a credential over its limit (credential), or by a client address over its refused-authentication limit (auth_failures).',
+  help: 'Requests answered 429 RATE_LIMITED: by a credential over its limit (credential), by a client address over its refused-authentication limit (auth_failures), or over its limit of sign-in link exchanges (link_exchanges).',
   labelNames: ['limit'] as const,
   registers: [registry],
 });
@@ -81,21 +81,21 @@ export const transactionOldestUnfinished = new Gauge({
 
 export const walletNonceLag = new Gauge({
   name: 'mountain_wallet_nonce_lag',
-  help: "Next nonce the platform will use for a system wallet minus the chain's pending nonce of that wallet, by network and wallet address.",
+  help: "Next nonce the platform will use for a system wallet minus the chain's pending nonce of that wallet, by network and wallet address (each wallet that has sent on the network). Above 0: nonces handed out that the node's pool does not hold (waiting to be sent, or lost); below 0: the wallet was used from elsewhere.",
   labelNames: ['network', 'wallet'] as const,
   registers: [registry],
 });
 
 export const scanLag = new Gauge({
   name: 'mountain_event_scan_lag_blocks',
-  help: "The largest scan lag of the network's enabled subscriptions: the chain's head minus lastScannedBlock.",
+  help: "The largest scan lag of the network's enabled subscriptions: the chain's head minus lastScannedBlock. A healthy subscription stays near its confirmations (it scans only blocks that deep), plus the blocks of one scanInterval.",
   labelNames: ['network'] as const,
   registers: [registry],
 });
 
 export const networkUp = new Gauge({
   name: 'mountain_network_up',
-  help: 'Whether the network answered this scrape (1) or not (0): its nonce lag and scan lag are left out when not.',
+  help: 'Whether the network answered this scrape within 3 s (1) or not (0): its nonce lag and scan lag are left out when not.',
   labelNames: ['network'] as const,
   registers: [registry],
 });

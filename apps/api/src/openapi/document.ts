@@ -115,10 +115,11 @@ export function errorCodesOf(route: RouteDefinition): ErrorCode[] {
       'UNSUPPORTED_CONTENT_ENCODING',
     ] as const)
       codes.add(c);
-  if (route.auth.accessTokenOnly) codes.add('ACCESS_TOKEN_REQUIRED');
-  else if (!route.auth.anonymous)
-    for (const c of ['PROJECT_REQUIRED', 'INVALID_PROJECT_ID', 'NOT_A_MEMBER'] as const) codes.add(c);
-  if (!route.auth.anonymous && route.auth.roles.length < ROLES.length) codes.add('FORBIDDEN');
+  // Operations of no project (get-projects, the caller's own token) or of the key only choose no project.
+  const inProject = !route.auth.anonymous && !route.auth.ownToken && !route.auth.apiKeyOnly;
+  if (route.auth.accessTokenOnly || route.auth.ownToken) codes.add('ACCESS_TOKEN_REQUIRED');
+  else if (inProject) for (const c of ['PROJECT_REQUIRED', 'INVALID_PROJECT_ID', 'NOT_A_MEMBER'] as const) codes.add(c);
+  if (inProject && route.auth.roles.length < ROLES.length) codes.add('FORBIDDEN');
   for (const c of route.errors) codes.add(c);
   codes.add('RATE_LIMITED');
   codes.add('INTERNAL_ERROR');
@@ -223,7 +224,7 @@ function operation(route: RouteDefinition): Json {
       schema: rest,
     });
   }
-  if (!route.auth.accessTokenOnly && !route.auth.anonymous) {
+  if (!route.auth.accessTokenOnly && !route.auth.anonymous && !route.auth.ownToken && !route.auth.apiKeyOnly) {
     parameters.push({
       name: 'X-Project-Id',
       in: 'header',
@@ -238,12 +239,14 @@ function operation(route: RouteDefinition): Json {
     tags: [route.tag],
     summary: route.summary,
     description: route.description,
-    'x-required-roles': route.auth.accessTokenOnly ? [] : [...route.auth.roles],
+    'x-required-roles': route.auth.accessTokenOnly || route.auth.ownToken ? [] : [...route.auth.roles],
     security: route.auth.anonymous
       ? []
-      : route.auth.accessTokenOnly
+      : route.auth.accessTokenOnly || route.auth.ownToken
         ? [{ BearerAuth: [] }]
-        : [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
+        : route.auth.apiKeyOnly
+          ? [{ ApiKeyAuth: [] }]
+          : [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
     ...(parameters.length ? { parameters } : {}),
     ...(route.body
       ? {

@@ -1,15 +1,15 @@
 import type { KeyMode } from '#api/auth/apiKeys.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { validationError } from '#api/errors/ApiError.ts';
-import type {
-  Custodian,
-  NetworkType,
-  NewWallet,
-  OwnerType,
-  ProvisionRequest,
-  RemoteCustodians,
-} from '#api/wallets/custodian.ts';
-import { custodianOf, custodyViewSql, DEFAULT_WALLET_TYPE, type WalletType } from '#api/wallets/custodians.ts';
+import type { Custodian, NetworkType, NewWallet, OwnerType, ProvisionRequest } from '#api/wallets/custodian.ts';
+import {
+  clientOf,
+  custodianOf,
+  custodyViewSql,
+  DEFAULT_WALLET_TYPE,
+  type RemoteCustodians,
+  type WalletType,
+} from '#api/wallets/custodians.ts';
 import type { WalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import { requireConfigured } from '#api/wallets/signer.ts';
 import {
@@ -69,7 +69,7 @@ export async function createProject(
   const type = input.walletType ?? DEFAULT_WALLET_TYPE;
   const custodian = custodianOf(type);
   requireConfigured(custodian, custodians);
-  const clients = { keys, remote: custodians };
+  const clients = { keys, client: clientOf(custodian, custodians) };
   const insert = async (client: Queryable, projectId: number | undefined, wallets: Record<NetworkType, NewWallet>) => {
     const mainnet = await insertWallet(client, type, custodian, 'mainnet', ownerType, wallets.mainnet);
     const testnet = await insertWallet(client, type, custodian, 'testnet', ownerType, wallets.testnet);

@@ -1,4 +1,7 @@
 import type { RouteDefinition } from '#api/http/route.ts';
+import exchangeApiKey from './auth/exchangeApiKey.ts';
+import renewAccessToken from './auth/renewAccessToken.ts';
+import revokeAccessToken from './auth/revokeAccessToken.ts';
 import exchangeConsoleLink from './console/exchangeConsoleLink.ts';
 import activateContractFunction from './contract/activateContractFunction.ts';
 import deactivateContractFunction from './contract/deactivateContractFunction.ts';
@@ -39,6 +42,9 @@ export const routes = [
   getStatistics,
   getWalletBalances,
   exchangeConsoleLink,
+  exchangeApiKey,
+  renewAccessToken,
+  revokeAccessToken,
   createSubscription,
   getSubscriptions,
   updateSubscriptionWebhook,

@@ -88,6 +88,7 @@ export async function startRoles(
         delivery: config.delivery,
         rateLimit: config.rateLimit,
         cors: config.cors,
+        trustedProxies: config.trustedProxies,
         ...(config.metrics.token ? { metricsToken: config.metrics.token } : {}),
         custodians,
         consoleDir: config.consoleDir,

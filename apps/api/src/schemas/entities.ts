@@ -77,7 +77,8 @@ export const RoleSchema = Type.Union([Type.Literal('admin'), Type.Literal('edito
 export const Caller = Type.Object(
   {
     credential: Type.Union([Type.Literal('apiKey'), Type.Literal('accessToken')], {
-      description: 'How the request was authenticated: the project API key, or a user access token.',
+      description:
+        'How the request was authenticated: the project API key (or an access token exchanged for it: exchange-api-key), or a user access token.',
     }),
     role: RoleSchema,
   },

@@ -7,8 +7,8 @@ import { activatedFunctionItem, contractAbiForErrors } from '#api/contracts/cont
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
-import { type RemoteCustodians, WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
-import type { WalletType } from '#api/wallets/custodians.ts';
+import { WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
+import type { RemoteCustodians, WalletType } from '#api/wallets/custodians.ts';
 import { CustodyNotConfiguredError } from '#api/wallets/custody.ts';
 import { submitterOf } from '#api/wallets/signer.ts';
 import { wakeSender } from './jobs.ts';

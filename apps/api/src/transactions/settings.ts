@@ -5,7 +5,7 @@ import {
   NETWORK_IDS,
   type NetworkId,
 } from '#api/config/networks.ts';
-import { type Env, parseInteger } from '#api/config/parse.ts';
+import { code, type Env, parseInteger, perNetwork, type VariableDefinition } from '#api/config/parse.ts';
 
 /** Tunables of the transaction pipeline. The defaults are what `npm start` and production use. */
 export interface TransactionSettings {
@@ -72,6 +72,26 @@ export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Objec
   resendDroppedAfterMs: 3_000,
   maxInFlight: {},
 });
+
+/** The transaction pipeline's variables, as the configuration reference lists them. */
+export const TRANSACTION_VARIABLES: readonly VariableDefinition[] = [
+  {
+    names: ['MAX_IN_FLIGHT_<networkId>'],
+    default: `${code(DEFAULT_MAX_IN_FLIGHT)}; on 1337 with anvil's automine on, no limit`,
+    meaning:
+      'The most transactions of one system wallet sent and not yet mined on that network: a geth pool keeps 16 per ' +
+      'account for sure, and hosted nodes refuse a sender past their limit ("txpool is full"). The rest wait as ' +
+      '`created` and are sent as blocks take the first ones.',
+  },
+  {
+    names: ['MAX_FEE_PER_GAS_GWEI_<networkId>'],
+    default: perNetwork(DEFAULT_MAX_FEE_PER_GAS_GWEI),
+    meaning:
+      'The most a system wallet signs per unit of gas on that network, in gwei (fractions allowed: `0.5`). Fees ' +
+      'follow a rising base fee (a waiting transaction is re-priced at once when the base fee passes its fee cap) ' +
+      'up to here; above it, transactions wait, and their `errorMessage` says so.',
+  },
+];
 
 /** The fee cap of a network in wei: the deployment's MAX_FEE_PER_GAS_GWEI_<id>, or the network's default. */
 export function feeCapOf(settings: TransactionSettings, networkId: number): bigint {

@@ -1,34 +1,14 @@
 import type { TSchema } from 'typebox';
 import type { LocalAccount } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
+import type { VariableDefinition } from '#api/config/parse.ts';
 import type { Db } from '#api/db/db.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
-import type { AwsKmsCustody } from './awsKms/awsKmsCustody.ts';
-import type { AwsKmsSettings } from './awsKms/settings.ts';
 import type { Submitter } from './custody.ts';
-import type { FireblocksCustody } from './fireblocks/fireblocksCustody.ts';
-import type { FireblocksSettings } from './fireblocks/settings.ts';
 import type { WalletKeys } from './fromMnemonic/walletKeys.ts';
 
 export type NetworkType = 'mainnet' | 'testnet';
 export type OwnerType = 'shared' | 'dedicated';
-
-/** The custodians a deployment has credentials for, besides its mnemonic (one client each, shared by the process). */
-export interface RemoteCustodians {
-  fireblocks?: FireblocksCustody;
-  awsKms?: AwsKmsCustody;
-}
-
-/**
- * The settings of the custodians a deployment may have credentials for (a `Config`'s fields, by the name of the
- * custodian's client in `RemoteCustodians`): each is read by its entry's `configuration.settings`.
- */
-export interface RemoteCustodianSettings {
-  /** Fireblocks custody (FIREBLOCKS_*), when FIREBLOCKS_API_KEY is set. */
-  readonly fireblocks: FireblocksSettings | undefined;
-  /** AWS KMS custody (AWS_REGION, AWS_KMS_ENDPOINT, credentials from the SDK's chain), when AWS_REGION is set. */
-  readonly awsKms: AwsKmsSettings | undefined;
-}
 
 /** What a custodian's settings are read from: the environment, and where the configuration is loaded. */
 export interface SettingsContext {
@@ -39,10 +19,10 @@ export interface SettingsContext {
   readonly dataDir: string;
 }
 
-/** What keeps this deployment's keys: its mnemonic, and the custodians it has credentials for. */
-export interface CustodyClients {
+/** What a custodian works with: the deployment's mnemonic, and its own client when the deployment has credentials. */
+export interface CustodyClients<Client = unknown> {
   keys: WalletKeys;
-  remote: RemoteCustodians;
+  client: Client | undefined;
 }
 
 /** Raised when a custody type is chosen that this deployment has no credentials for. */
@@ -92,41 +72,40 @@ export interface ProvisioningFailure {
 
 /**
  * One wallet type's custody (DESIGN §6): everything the platform does differently for it. The registry
- * (`custodians.ts`) holds one per wallet type; nothing outside `wallets/` asks which custodian a wallet has.
+ * (`custodians.ts`) holds one per wallet type; nothing outside `wallets/` asks which custodian a wallet has. `Name`,
+ * `Settings` and `Client` are its configuration's (`never` for a custody without one): the registry derives the
+ * deployment's settings (`Config`'s fields) and clients (`RemoteCustodians`) from them.
  */
-export interface Custodian {
+export interface Custodian<Name extends string = string, Settings = unknown, Client = unknown> {
   /** The wallet type: `system_wallets.type`, a `SystemWallet`'s `type`, `--wallet-type`. */
   readonly type: string;
   /** The `system_wallets` column that holds a wallet's reference at the custodian (`NewWallet.ref`). */
   readonly refColumn: string;
   /** The credentials it needs, or null for a custody every deployment has (its mnemonic). */
   readonly configuration: {
-    /** Whether this deployment has them. */
-    has(remote: RemoteCustodians): boolean;
     /**
      * The message of the error raised (WalletProviderNotConfiguredError) wherever a wallet of this type is used on
      * a deployment without them: the variable to set, and where the docs say more.
      */
     notConfigured: string;
     /** The name of its settings (a `Config` field) and of its client (a `RemoteCustodians` field). */
-    name: keyof RemoteCustodians & keyof RemoteCustodianSettings;
+    name: Name;
+    /** The variables its settings read, as the configuration reference lists them (config/variables.ts). */
+    variables: readonly VariableDefinition[];
     /**
      * Its settings from the environment (config.ts, in the registry's order), or undefined when the deployment has
      * none. Problems go to `problems`, reported together with the configuration's others.
      */
-    settings(context: SettingsContext, problems: string[]): object | undefined;
+    settings(context: SettingsContext, problems: string[]): Settings | undefined;
     /** Its client, shared by the process, from its settings (loaded lazily: the admin CLI starts without it). */
-    client(
-      settings: object,
-      networks: readonly NetworkId[],
-    ): Promise<NonNullable<RemoteCustodians[keyof RemoteCustodians]>>;
+    client(settings: Settings, networks: readonly NetworkId[]): Promise<Client>;
   } | null;
   /** The key its wallets' reference (`refColumn`) has in list-projects' wallets (`vaultAccountId`), or null. */
   readonly listingKey: string | null;
   /** Whether a new project's wallets may take an existing key (`kmsKeyId`, `--kms-key-id`) instead of new ones. */
   readonly adoptsKey: boolean;
   /** Makes (or finds again, under the same reserved id) a new project's two wallets. */
-  provision(request: ProvisionRequest, clients: CustodyClients): Promise<Record<NetworkType, NewWallet>>;
+  provision(request: ProvisionRequest, clients: CustodyClients<Client>): Promise<Record<NetworkType, NewWallet>>;
   /**
    * How a failed `provision` is undone, for a custodian outside the database: the project's id is then reserved
    * before it is called (so its wallets are named before anything exists, and found again by a run after a crash),
@@ -136,8 +115,8 @@ export interface Custodian {
   readonly undo: ((error: unknown) => ProvisioningFailure) | null;
   /** What sends for its wallets: a signing account (the platform signs and broadcasts), or a submitter. */
   readonly sends:
-    | { signer(wallet: CustodyWallet, clients: CustodyClients): LocalAccount }
-    | { submitter(remote: RemoteCustodians): Submitter };
+    | { signer(wallet: CustodyWallet, clients: CustodyClients<Client>): LocalAccount }
+    | { submitter(client: Client | undefined): Submitter };
   /** Its view in answers (a `SystemWallet`'s `custody`), or null (`custody: null`). */
   readonly view: {
     /** The view of the wallet row `alias`, as SQL (`json_build_object(…)`), for a row whose `refColumn` is set. */

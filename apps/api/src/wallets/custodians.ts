@@ -15,6 +15,21 @@ export const CUSTODIANS = {
 
 export type WalletType = keyof typeof CUSTODIANS;
 
+/** A registry entry, and its configuration's name, settings and client (never for a custody without one). */
+type Entry = (typeof CUSTODIANS)[WalletType];
+type NameOf<E> = E extends Custodian<infer Name, unknown, unknown> ? Name : never;
+type SettingsOf<E> = E extends Custodian<string, infer Settings, unknown> ? Settings : never;
+type ClientOf<E> = E extends Custodian<string, unknown, infer Client> ? Client : never;
+
+/** The custodians a deployment has credentials for, besides its mnemonic (one client each, shared by the process). */
+export type RemoteCustodians = { readonly [E in Entry as NameOf<E>]?: ClientOf<E> };
+
+/**
+ * The settings of the custodians a deployment may have credentials for (a `Config`'s fields, by the name of the
+ * custodian's client in `RemoteCustodians`): each is read by its entry's `configuration.settings`.
+ */
+export type RemoteCustodianSettings = { readonly [E in Entry as NameOf<E>]: SettingsOf<E> | undefined };
+
 /** Every wallet type, the default (from-mnemonic) first. */
 export const WALLET_TYPES = Object.keys(CUSTODIANS) as WalletType[];
 
@@ -23,6 +38,12 @@ export const DEFAULT_WALLET_TYPE: WalletType = 'from-mnemonic';
 
 export function custodianOf(type: WalletType): Custodian {
   return CUSTODIANS[type];
+}
+
+/** A custodian's own client among the deployment's (undefined without its credentials, or for the mnemonic). */
+export function clientOf(custodian: Custodian, remote: RemoteCustodians): unknown {
+  const name = custodian.configuration?.name;
+  return name === undefined ? undefined : (remote as Readonly<Record<string, unknown>>)[name];
 }
 
 /** The wallet types whose custodian signs and broadcasts itself (a transaction's `custody.provider`). */

@@ -1,11 +1,6 @@
 import type { LocalAccount } from 'viem';
-import {
-  type Custodian,
-  type CustodyWallet,
-  type RemoteCustodians,
-  WalletProviderNotConfiguredError,
-} from './custodian.ts';
-import { custodianOf, type WalletType } from './custodians.ts';
+import { type Custodian, type CustodyWallet, WalletProviderNotConfiguredError } from './custodian.ts';
+import { clientOf, custodianOf, type RemoteCustodians, type WalletType } from './custodians.ts';
 import type { Submitter } from './custody.ts';
 import type { WalletKeys } from './fromMnemonic/walletKeys.ts';
 
@@ -27,7 +22,7 @@ export interface SignerProvider {
 /** Throws the custodian's not-configured error when this deployment has no credentials for it. */
 export function requireConfigured(custodian: Custodian, remote: RemoteCustodians): void {
   const { configuration } = custodian;
-  if (configuration && !configuration.has(remote)) {
+  if (configuration && clientOf(custodian, remote) === undefined) {
     throw new WalletProviderNotConfiguredError(configuration.notConfigured);
   }
 }
@@ -37,7 +32,7 @@ export function submitterOf(type: WalletType, remote: RemoteCustodians): Submitt
   const custodian = custodianOf(type);
   if (!('submitter' in custodian.sends)) return undefined;
   requireConfigured(custodian, remote);
-  return custodian.sends.submitter(remote);
+  return custodian.sends.submitter(clientOf(custodian, remote));
 }
 
 export function createSignerProvider(keys: WalletKeys, remote: RemoteCustodians = {}): SignerProvider {
@@ -48,7 +43,7 @@ export function createSignerProvider(keys: WalletKeys, remote: RemoteCustodians 
         throw new WalletProviderNotConfiguredError(`A ${wallet.type} wallet has no signer: its custodian signs`);
       }
       requireConfigured(custodian, remote);
-      return custodian.sends.signer(wallet, { keys, remote });
+      return custodian.sends.signer(wallet, { keys, client: clientOf(custodian, remote) });
     },
     submitterFor: (wallet) => submitterOf(wallet.type, remote),
   };

@@ -40,6 +40,8 @@ describe('the console, served at /console/', () => {
       assert.equal(res.headers['x-frame-options'], 'DENY');
     }
     assert.doesNotMatch(CONSOLE_CSP, /unsafe-inline|unsafe-eval|\*/);
+    // Trusted Types, with no policy at all: the console needs none (apps/console/test/sessionTokens.test.ts).
+    assert.match(CONSOLE_CSP, /; require-trusted-types-for 'script'; trusted-types 'none'(;|$)/);
     const bare = await get('/console');
     assert.equal(bare.statusCode, 308);
     assert.equal(bare.headers.location, '/console/');

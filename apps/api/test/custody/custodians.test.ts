@@ -8,7 +8,7 @@ import { REPO_ROOT } from '#api/config/config.ts';
 import { createProject } from '#api/projects/projects.ts';
 import { WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
 import { CUSTODIANS, custodianOf, WALLET_TYPES, type WalletType } from '#api/wallets/custodians.ts';
-import { createSignerProvider, type SystemWalletRecord } from '#api/wallets/signer.ts';
+import { createSignerProvider, requireConfigured, type SystemWalletRecord } from '#api/wallets/signer.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { adminCli } from '../helpers/adminCli.ts';
 
@@ -129,6 +129,13 @@ describe('the custodian registry', () => {
       return mentions(readFileSync(file, 'utf8'), others).map((name) => `${path.relative(SOURCE, file)}: ${name}`);
     });
     assert.deepEqual(found, [], "a custodian's settings and client are read through its registry entry");
+    // Nor does the interface name a custodian with credentials: the deployment's settings and clients are derived
+    // from the registry's entries (the mnemonic's keys, which every deployment has, are the interface's own).
+    const contract = readFileSync(path.join(WALLETS, 'custodian.ts'), 'utf8');
+    assert.deepEqual(
+      folders.filter((folder) => folder !== 'fromMnemonic' && contract.includes(`./${folder}/`)),
+      [],
+    );
   });
 
   it('has one entry per wallet type, named by its key, and the from-mnemonic default first', () => {
@@ -216,7 +223,7 @@ describe('the custodian registry', () => {
       const configuration = custodian.configuration;
       if (!configuration) continue;
       it(`${type}: without its credentials, says so naming the variable (the CLI's usage error, exit 2)`, async () => {
-        assert.equal(configuration.has({}), false);
+        assert.throws(() => requireConfigured(custodian, {}), WalletProviderNotConfiguredError);
         assert.match(configuration.notConfigured, /set [A-Z][A-Z0-9_]+/);
         const sameError = (error: unknown) =>
           error instanceof WalletProviderNotConfiguredError && error.message === configuration.notConfigured;

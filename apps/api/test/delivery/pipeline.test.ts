@@ -11,7 +11,7 @@ import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from '../helpers/eventNotifier.ts';
 
-const settings = { ...defaultEventNotifierSettings('test'), ...defaultDeliverySettings('test') };
+const settings = { ...defaultEventNotifierSettings('test'), ...defaultDeliverySettings('loopback') };
 
 describe('delivery pipeline: outcome and attempt log together', () => {
   let h: Harness;

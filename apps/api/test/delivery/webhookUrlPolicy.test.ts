@@ -176,3 +176,40 @@ describe('WEBHOOK_ALLOWED_PORTS', () => {
     );
   });
 });
+
+describe('WEBHOOK_ALLOW_PRIVATE_ADDRESSES', () => {
+  const secrets = {
+    MASTER_KEY: Buffer.alloc(32, 1).toString('base64'),
+    TOKEN_SIGNING_KEY: Buffer.alloc(32, 2).toString('base64'),
+    DATABASE_URL: 'postgres://127.0.0.1/mountain',
+  };
+  // Loopback as the review reached it, in forms a URL parser turns into 127.0.0.1, and as names and IPv6.
+  const LOOPBACK = [
+    'http://127.0.0.1:8080/hook',
+    'http://0x7f000001:8080/',
+    'http://127.1:8080/',
+    'http://localhost:3000/hook',
+    'http://[::1]:8080/',
+  ];
+
+  it('refuses loopback webhooks by default in every NODE_ENV, development and unset included', async () => {
+    for (const nodeEnv of [undefined, 'development', 'test', 'production']) {
+      const config = loadConfig({ ...secrets, ...(nodeEnv ? { NODE_ENV: nodeEnv } : {}) });
+      assert.equal(config.delivery.allowPrivateWebhookAddresses, 'none', String(nodeEnv));
+      for (const url of LOOPBACK) {
+        assert.match(
+          (await webhookUrlRefusal(url, config.delivery)) ?? 'accepted',
+          /^its host (is|resolves to) a loopback address, which this deployment does not call$/,
+          `${url} under NODE_ENV=${nodeEnv}`,
+        );
+      }
+    }
+  });
+
+  it('accepts them under npm start’s setting (loopback), and still no other private address', async () => {
+    const config = loadConfig({ ...secrets, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'loopback' });
+    for (const url of LOOPBACK) assert.equal(await webhookUrlRefusal(url, config.delivery), undefined, url);
+    assert.ok(await webhookUrlRefusal('http://10.0.0.1:8080/', config.delivery));
+    assert.ok(await webhookUrlRefusal('http://169.254.169.254/', config.delivery));
+  });
+});

@@ -96,7 +96,7 @@ describe('event notifier calls', () => {
 
   it('refuses webhook URLs on private, loopback and link-local addresses unless allowed', async () => {
     const saved = h.deps.delivery;
-    h.deps.delivery = defaultDeliverySettings('production');
+    h.deps.delivery = defaultDeliverySettings();
     try {
       for (const url of [
         'http://127.0.0.1:8080/hook',
@@ -126,14 +126,14 @@ describe('event notifier calls', () => {
     } finally {
       h.deps.delivery = saved;
     }
-    // The development default allows loopback (a local receiver) but still not the rest of the private ranges.
+    // The tests allow loopback (a local receiver), as npm start does, but still not the rest of the private ranges.
     assert.equal((await create({ ...subscription, webhookURL: 'http://127.0.0.1:9999/hook' })).status, 201);
     assert.equal((await create({ ...subscription, webhookURL: 'http://10.0.0.1/hook' })).status, 400);
   });
 
   it('refuses IPv6 forms embedding a non-public IPv4 address, naming the kind of address and never the address', async () => {
     const saved = h.deps.delivery;
-    h.deps.delivery = defaultDeliverySettings('production');
+    h.deps.delivery = defaultDeliverySettings();
     try {
       for (const [url, kind] of [
         ['http://[64:ff9b::a9fe:a9fe]/', 'a link-local address, embedded in a NAT64 IPv6 address'],

@@ -7,7 +7,7 @@ import { getAddress } from 'viem';
 import { rotateApiKey } from '#api/projects/projects.ts';
 import { setMembership } from '#api/projects/users.ts';
 import { apiKey, type CallResult, type Harness } from '#api-testing/harness.ts';
-import { CONSOLE_MATRIX_OPERATIONS } from './authMatrixConsole.ts';
+import { CONSOLE_MATRIX_OPERATIONS, exchangeKey } from './authMatrixConsole.ts';
 
 const abiEntry = (name: string) => COUNTER_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
 export const INCREMENT = abiEntry('increment');
@@ -78,6 +78,9 @@ export async function createMatrixFixture(h: Harness, counter: string) {
     tokens,
     nonMemberToken: h.token(outsider.id, { projectId: a.project.id }),
     tokenOfB: h.token(memberOfB.id),
+    otherTokenOfB: h.token(memberOfB.id),
+    /** A token exchanged for A's key (exchange-api-key); made again when the matrix rotates the key. */
+    keyTokenA: await exchangeKey(h, keyA),
     expiredToken: h.token(expiredUser.userId, { expiresInSeconds: 60, now: Date.now() - 3_600_000 }),
     contractId,
     functionId,
@@ -99,7 +102,7 @@ export interface MatrixOperation {
   /** A valid request naming project A's objects; `n` is unique per call (fresh addresses, idempotency keys). */
   request(f: MatrixFixture, n: number): { body?: unknown; query?: Record<string, string> };
   /** Asserts the answer of a caller that passed authentication and authorization. */
-  check(res: CallResult, f: MatrixFixture, actingIn: ActingIn): void;
+  check(res: CallResult, f: MatrixFixture, actingIn: ActingIn, h: Harness): void | Promise<void>;
 }
 
 const ok = (res: CallResult, status: number) => assert.equal(res.status, status, JSON.stringify(res.body));

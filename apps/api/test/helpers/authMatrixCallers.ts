@@ -24,11 +24,23 @@ export interface Caller {
 
 const refuse = (status: number, code: ErrorCode): Refusal => ({ status, code });
 const tokenOnly = (route: RouteDefinition, otherwise: Outcome): Outcome =>
-  route.auth.accessTokenOnly ? refuse(403, 'ACCESS_TOKEN_REQUIRED') : otherwise;
+  route.auth.accessTokenOnly || route.auth.ownToken ? refuse(403, 'ACCESS_TOKEN_REQUIRED') : otherwise;
+/** A valid user token: refused by the key's exchange and its renewal, acting on itself in revoke-access-token. */
+const userToken = (route: RouteDefinition, otherwise: Outcome): Outcome =>
+  route.auth.apiKeyOnly
+    ? refuse(403, 'API_KEY_REQUIRED')
+    : route.auth.ownToken === 'apiKey'
+      ? refuse(403, 'ACCESS_TOKEN_NOT_RENEWABLE')
+      : route.auth.ownToken
+        ? { actsIn: 'no project' }
+        : otherwise;
 const memberOfA = (role: 'reader' | 'editor' | 'admin') => (route: RouteDefinition) =>
-  route.auth.accessTokenOnly || route.auth.roles.includes(role) ? { actsIn: 'A' as const } : refuse(403, 'FORBIDDEN');
+  userToken(
+    route,
+    route.auth.accessTokenOnly || route.auth.roles.includes(role) ? { actsIn: 'A' as const } : refuse(403, 'FORBIDDEN'),
+  );
 
-/** Every kind of caller (SPEC §6 and the README's authentication rules), and what it gets from each operation. */
+/** Every kind of caller (SPEC §6, and docs/operations/design-decisions.md), and what it gets from each operation. */
 export const CALLERS: Caller[] = [
   { name: 'no credentials', label: 'none', headers: () => ({}), expect: () => refuse(401, 'UNAUTHENTICATED') },
   {
@@ -71,7 +83,8 @@ export const CALLERS: Caller[] = [
     name: 'token of a user in no project',
     label: 'noMbr',
     headers: (f) => bearer(f.nonMemberToken),
-    expect: (route) => (route.auth.accessTokenOnly ? { actsIn: 'no project' } : refuse(403, 'NOT_A_MEMBER')),
+    expect: (route) =>
+      userToken(route, route.auth.accessTokenOnly ? { actsIn: 'no project' } : refuse(403, 'NOT_A_MEMBER')),
   },
   { name: 'reader token', label: 'reader', headers: (f) => bearer(f.tokens.reader), expect: memberOfA('reader') },
   { name: 'editor token', label: 'editor', headers: (f) => bearer(f.tokens.editor), expect: memberOfA('editor') },
@@ -98,13 +111,27 @@ export const CALLERS: Caller[] = [
     name: 'token of an admin of another project only',
     label: 'tokB',
     headers: (f) => bearer(f.tokenOfB),
-    expect: () => ({ actsIn: 'B' }),
+    expect: (route) => userToken(route, { actsIn: 'B' }),
   },
   {
     name: 'token of an admin of another project only, X-Project-Id of A',
     label: 'tokB+A',
-    headers: (f) => ({ ...bearer(f.tokenOfB), 'x-project-id': String(f.projectA) }),
-    expect: (route) => (route.auth.accessTokenOnly ? { actsIn: 'B' } : refuse(403, 'NOT_A_MEMBER')),
+    // A token of its own (the same user's): revoke-access-token ends the one of the caller before.
+    headers: (f) => ({ ...bearer(f.otherTokenOfB), 'x-project-id': String(f.projectA) }),
+    expect: (route) => userToken(route, route.auth.accessTokenOnly ? { actsIn: 'B' } : refuse(403, 'NOT_A_MEMBER')),
+  },
+  {
+    name: "token exchanged for A's API key",
+    label: 'keyTok',
+    headers: (f) => bearer(f.keyTokenA),
+    expect: (route) =>
+      route.auth.apiKeyOnly
+        ? refuse(403, 'API_KEY_REQUIRED')
+        : route.auth.accessTokenOnly
+          ? refuse(403, 'ACCESS_TOKEN_REQUIRED')
+          : route.auth.ownToken
+            ? { actsIn: 'no project' }
+            : { actsIn: 'A' },
   },
 ];
 

@@ -29,7 +29,7 @@ export type TestSettings = EventNotifierSettings & DeliverySettings;
 /** Test settings: short retry delays and timeouts so that retry paths finish in seconds. */
 export const FAST_SETTINGS: TestSettings = Object.freeze({
   ...defaultEventNotifierSettings('test'),
-  ...defaultDeliverySettings('test'),
+  ...defaultDeliverySettings('loopback'),
   webhookBackoffBaseMs: 200,
   webhookBackoffMaxMs: 2_000,
   webhookTimeoutMs: 2_000,

@@ -12,12 +12,13 @@ export interface WorkerProcess {
 
 /**
  * Starts `main.ts --role worker` as its own process (as in production), and resolves once it runs.
- * `env` adds to the environment (DATABASE_URL, RPC_URL_1337, MASTER_KEY, …).
+ * `env` adds to the environment (DATABASE_URL, RPC_URL_1337, MASTER_KEY, …), over `WEBHOOK_ALLOW_PRIVATE_ADDRESSES=loopback`.
  */
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [...(await bundledEntry('apps/api/src/main.ts')), '--role', 'worker'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env },
+    // Loopback webhooks turned on, as npm start does: the tests' receivers listen on 127.0.0.1.
+    env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'loopback', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

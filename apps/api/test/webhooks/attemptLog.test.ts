@@ -51,7 +51,7 @@ describe('webhook attempt log', () => {
   });
 
   const settings = {
-    ...defaultDeliverySettings('test'),
+    ...defaultDeliverySettings('loopback'),
     webhookBackoffBaseMs: 60_000,
     webhookBackoffMaxMs: 60_000,
   };

@@ -35,7 +35,7 @@ describe('auto-disable after sustained failure', () => {
     await watcher?.close();
   });
 
-  const settings = { ...defaultDeliverySettings('test'), webhookDisableAfterHours: 120 };
+  const settings = { ...defaultDeliverySettings('loopback'), webhookDisableAfterHours: 120 };
   const deliver = (id: string) =>
     deliverEndpoint({ db: h.db, masterKey: h.masterKey, settings, queue: async () => {} }, id);
   const message = () =>

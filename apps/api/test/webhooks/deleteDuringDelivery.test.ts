@@ -64,7 +64,7 @@ describe('deleting a webhook endpoint during a delivery', () => {
           return fn(paused);
         }),
     };
-    const settings = defaultDeliverySettings('test');
+    const settings = defaultDeliverySettings('loopback');
     const report = await deliverEndpoint({ db, masterKey: h.masterKey, settings, queue: async () => {} }, endpointId);
     assert.deepEqual(report, { delivered: 1, retrying: 0, failed: 0, disabled: false });
     assert.equal(receiver.deliveries.length, 1);

@@ -189,7 +189,7 @@ describe('webhook endpoints per project', () => {
   it('past MAX_WEBHOOK_ENDPOINTS_PER_PROJECT: 409 WEBHOOK_ENDPOINT_LIMIT_REACHED, nothing written', async () => {
     const app = buildApp({
       ...h.deps,
-      delivery: { ...defaultDeliverySettings('test'), maxWebhookEndpointsPerProject: 2 },
+      delivery: { ...defaultDeliverySettings('loopback'), maxWebhookEndpointsPerProject: 2 },
     });
     const create = (k: string) =>
       app.inject({

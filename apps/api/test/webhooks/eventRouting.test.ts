@@ -72,7 +72,7 @@ describe('event notifier events to webhook endpoints', () => {
       [wanted],
     );
     await deliverEndpoint(
-      { db: h.db, masterKey: h.masterKey, settings: defaultDeliverySettings('test'), queue: async () => {} },
+      { db: h.db, masterKey: h.masterKey, settings: defaultDeliverySettings('loopback'), queue: async () => {} },
       endpoint.id,
     );
     assert.equal(receiver.deliveries.length, 1);

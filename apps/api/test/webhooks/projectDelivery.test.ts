@@ -57,7 +57,7 @@ describe('delivery by project', () => {
   });
 
   it('the healthy endpoints are sent while the one that never answers waits for its timeout', async () => {
-    const settings = { ...defaultDeliverySettings('test'), webhookTimeoutMs: 3_000, webhookBackoffBaseMs: 60_000 };
+    const settings = { ...defaultDeliverySettings('loopback'), webhookTimeoutMs: 3_000, webhookBackoffBaseMs: 60_000 };
     const started = Date.now();
     const run = deliverProject({ db: h.db, masterKey: h.masterKey, settings, queueProject: async () => {} }, projectId);
     await healthy.waitFor(() => healthy.deliveries.length >= 5, 2_500, 'the five healthy endpoints');

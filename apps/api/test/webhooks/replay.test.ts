@@ -42,7 +42,7 @@ describe('replay of webhook messages', () => {
     await receiver?.close();
   });
 
-  const settings = { ...defaultDeliverySettings('test'), webhookBackoffBaseMs: 60_000 };
+  const settings = { ...defaultDeliverySettings('loopback'), webhookBackoffBaseMs: 60_000 };
   const deliver = () =>
     deliverEndpoint({ db: h.db, masterKey: h.masterKey, settings, queue: async () => {} }, endpointId);
   const dueNow = () =>

@@ -13,7 +13,7 @@ import { deliverEndpoint } from '#api/webhooks/delivery/deliverEndpoint.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { transferSubscription } from '../helpers/eventNotifier.ts';
 
-const settings = { ...defaultEventNotifierSettings('test'), ...defaultDeliverySettings('test') };
+const settings = { ...defaultEventNotifierSettings('test'), ...defaultDeliverySettings('loopback') };
 const accepts = (secret: string, d: Delivery) => {
   try {
     new Webhook(secret).verify(d.body, d.headers);

@@ -7,10 +7,10 @@ import type { Credentials } from '../session/session.ts';
 export const apiBaseUrl = () => `${window.location.origin}/public-api/v3`;
 
 export function createClient(credentials: Credentials): MountainClient {
-  const common = { baseUrl: apiBaseUrl(), maxRetries: 1, timeout: 20_000 };
-  if (credentials.kind === 'apiKey') return new MountainClient({ ...common, apiKey: credentials.apiKey });
   return new MountainClient({
-    ...common,
+    baseUrl: apiBaseUrl(),
+    maxRetries: 1,
+    timeout: 20_000,
     accessToken: credentials.accessToken,
     ...(credentials.projectId !== null ? { projectId: credentials.projectId } : {}),
   });
@@ -20,7 +20,7 @@ const clients = new WeakMap<Credentials, MountainClient>();
 
 /**
  * The client of these credentials, the same one each time: the shell hands it to the views and the routes' loaders
- * call with it (new credentials, such as a rotated key, are a new object, so a new client).
+ * call with it (new credentials, such as a renewed token, are a new object, so a new client).
  */
 export function clientFor(credentials: Credentials): MountainClient {
   let client = clients.get(credentials);

@@ -4,10 +4,13 @@ import { MountainError } from '@mountain/public-api-client';
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { session } from '../session/session.ts';
 
-/** A 401 means the credentials are gone (a rotated key, an expired or revoked token): sign out, back to sign-in. */
+/**
+ * A 401 means the credentials are gone (a rotated key's token, an expired or revoked token): forget them, back to
+ * sign-in. Nothing to revoke: the token is refused already.
+ */
 const onError = (error: unknown) => {
   if (error instanceof MountainError && error.status === 401 && session.get()) {
-    session.signOut();
+    session.forget();
     queryClient.clear();
   }
 };

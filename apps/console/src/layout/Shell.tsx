@@ -1,8 +1,9 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { Link, Outlet, useNavigate } from '@tanstack/react-router';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ClientContext, clientFor } from '../api/client.ts';
-import { type Credentials, session } from '../session/session.ts';
+import { signOut } from '../session/lifecycle.ts';
+import type { Credentials } from '../session/session.ts';
 import { Nav } from './Nav.tsx';
 import { Who } from './Who.tsx';
 
@@ -10,17 +11,22 @@ import { Who } from './Who.tsx';
 export function Shell({ credentials }: { credentials: Credentials }) {
   const client = clientFor(credentials);
   const queryClient = useQueryClient();
-  // New credentials in the same session (a rotated key): reload what is shown with them, once the views have the new
-  // client (an effect runs after they rendered with it).
-  const firstClient = useRef(client);
+  // A new session in the same tab (the key rotated, exchanged again): reload what is shown with it, once the views
+  // have the new client (an effect runs after they rendered with it).
+  // A renewed token of the same session (same end) changes nothing shown.
+  const firstSession = useRef(credentials.sessionEndsAt);
   useEffect(() => {
-    if (client !== firstClient.current) queryClient.invalidateQueries().catch(() => {});
-  }, [client, queryClient]);
+    if (credentials.sessionEndsAt !== firstSession.current) {
+      firstSession.current = credentials.sessionEndsAt;
+      queryClient.invalidateQueries().catch(() => {});
+    }
+  }, [credentials.sessionEndsAt, queryClient]);
   const navigate = useNavigate();
-  const signOut = () => {
-    session.signOut();
-    queryClient.clear();
-    navigate({ to: '/sign-in' });
+  const [signingOut, setSigningOut] = useState(false);
+  const onSignOut = async () => {
+    setSigningOut(true);
+    await signOut();
+    await navigate({ to: '/sign-in' });
   };
   return (
     <ClientContext.Provider value={client}>
@@ -35,7 +41,7 @@ export function Shell({ credentials }: { credentials: Credentials }) {
           <Nav />
           <div className="who">
             <Who credentials={credentials} />
-            <button type="button" onClick={signOut}>
+            <button type="button" onClick={() => onSignOut().catch(() => {})} disabled={signingOut}>
               Sign out
             </button>
           </div>

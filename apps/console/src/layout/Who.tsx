@@ -10,7 +10,7 @@ export function Who({ credentials }: { credentials: Credentials }) {
       {project ? project.projectName : 'Project'}
       {detail.data && ` · ${detail.data.caller.role}`}
       <br />
-      {credentials.kind === 'apiKey' ? 'with the project API key' : 'as a user'}
+      {credentials.signedInWith === 'apiKey' ? 'with the project API key' : 'as a user'}
     </p>
   );
 }

@@ -1,6 +1,7 @@
 import type { MountainClient } from '@mountain/public-api-client';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
+import { exchangeApiKey } from '../session/lifecycle.ts';
 import { session } from '../session/session.ts';
 
 export const projectKey = ['project-detail'] as const;
@@ -43,17 +44,20 @@ export function useMembers() {
 }
 
 /**
- * Rotates the project's API key. Signed in with that key, the console moves on to the new one at once (the shell then
- * reloads what it shows with it); signed in as a user, only the masked key changes.
+ * Rotates the project's API key. Signed in with that key, the console's token ended with it: the new key is
+ * exchanged for a new session at once (the shell then reloads what it shows with it), and only shown, not kept;
+ * signed in as a user, only the masked key changes.
  */
 export function useRotateApiKey() {
   const client = useClient();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => client.rotateApiKey(),
-    onSuccess: async ({ apiKey }) => {
-      if (session.get()?.kind === 'apiKey') session.signIn({ kind: 'apiKey', apiKey });
+    gcTime: 0,
+    mutationFn: async () => {
+      const rotated = await client.rotateApiKey();
+      if (session.get()?.signedInWith === 'apiKey') session.signIn(await exchangeApiKey(rotated.apiKey));
       else await queryClient.invalidateQueries({ queryKey: projectKey });
+      return rotated;
     },
   });
 }

@@ -1,10 +1,23 @@
 // The console's credentials: in memory, mirrored in sessionStorage (this tab only, gone when it closes) so a reload
-// keeps the session. Never in localStorage, a cookie or an address. Signing out forgets them.
+// keeps the session. Never in localStorage, a cookie or an address. They are always an access token: a project API
+// key is exchanged for one at sign-in (exchange-api-key) and never kept, neither here nor anywhere in memory.
 import { useSyncExternalStore } from 'react';
 
-export type Credentials =
-  | { kind: 'apiKey'; apiKey: string }
-  | { kind: 'accessToken'; accessToken: string; projectId: number | null; expiresAt: string };
+export interface Credentials {
+  /**
+   * How the session signed in: with the project API key (its token acts as the key for 15 minutes, renewed while
+   * the tab is used: session/lifecycle.ts) or a one-time link (a user's token for 12 hours).
+   */
+  signedInWith: 'apiKey' | 'link';
+  accessToken: string;
+  projectId: number | null;
+  /** When the token expires, by this browser's clock (from the answer's `expiresIn`, when it has one). */
+  expiresAt: string;
+  /** The session's end as the server says it (12 hours after a key's sign-in): it also names the session. */
+  sessionEndsAt: string;
+  /** Whether the token can be renewed (a key's, before its session's end). */
+  renewable: boolean;
+}
 
 const STORAGE_KEY = 'mountain-console-session';
 type Listener = () => void;
@@ -15,7 +28,15 @@ const listeners = new Set<Listener>();
 function read(): Credentials | null {
   try {
     const text = sessionStorage.getItem(STORAGE_KEY);
-    return text ? (JSON.parse(text) as Credentials) : null;
+    const stored = text ? (JSON.parse(text) as Partial<Credentials>) : null;
+    // A session kept by an earlier console (one holding a key) is not read: it signs in again.
+    const complete =
+      stored &&
+      typeof stored.accessToken === 'string' &&
+      stored.signedInWith &&
+      typeof stored.expiresAt === 'string' &&
+      typeof stored.renewable === 'boolean';
+    return complete ? (stored as Credentials) : null;
   } catch {
     return null;
   }
@@ -34,8 +55,10 @@ function set(next: Credentials | null): void {
 
 export const session = {
   get: (): Credentials | null => current,
+  /** Signs in, or moves on to a renewed token of the same session. */
   signIn: (credentials: Credentials): void => set(credentials),
-  signOut: (): void => set(null),
+  /** Forgets the credentials in this tab (session/lifecycle.ts's signOut also revokes the token first). */
+  forget: (): void => set(null),
   subscribe(listener: Listener): () => void {
     listeners.add(listener);
     return () => listeners.delete(listener);

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { revoke } from '../session/lifecycle.ts';
 import { session } from '../session/session.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Field } from '../ui/Field.tsx';
@@ -51,24 +52,37 @@ export function SignInView() {
     }
     setKeyError(undefined);
     await byKey.mutateAsync(apiKey);
+    // Signed in: the key is exchanged for a token, and forgotten here too.
+    setApiKey('');
+    byKey.reset();
     await navigate({ to: '/' });
   };
   const switchSession = () => {
     if (!toConfirm) return;
+    const previous = session.get();
     // Nothing read with the other session's credentials is shown with these.
     queryClient.clear();
     session.signIn(toConfirm.credentials);
     setToConfirm(undefined);
+    // The session this tab leaves ends for good: its token is revoked, not only forgotten.
+    if (previous) revoke(previous).catch(() => {});
     navigate({ to: '/' }).catch(() => {});
   };
-  const keepSession = () => {
+  const keepSession = async () => {
+    const declined = toConfirm;
     setToConfirm(undefined);
-    navigate({ to: '/' }).catch(() => {});
+    // The link was exchanged already: the token it gave, unused, is revoked rather than left valid.
+    if (declined) await revoke(declined.credentials);
+    await navigate({ to: '/' });
   };
   return (
     <main className="signin">
       <h1>Sign in to the Mountain console</h1>
-      <Modal title={`Sign in as ${toConfirm?.linkAs ?? ''}?`} isOpen={toConfirm !== undefined} onClose={keepSession}>
+      <Modal
+        title={`Sign in as ${toConfirm?.linkAs ?? ''}?`}
+        isOpen={toConfirm !== undefined}
+        onClose={() => keepSession().catch(() => {})}
+      >
         <p>
           You are signed in as {toConfirm?.signedInAs}. Signing in with this link ends that session in this tab. If you
           did not ask for this link, cancel.
@@ -77,7 +91,7 @@ export function SignInView() {
           <button type="button" className="primary" onClick={switchSession}>
             Sign in
           </button>
-          <button type="button" onClick={keepSession}>
+          <button type="button" onClick={() => keepSession().catch(() => {})}>
             Cancel
           </button>
         </div>
@@ -91,7 +105,7 @@ export function SignInView() {
       <form onSubmit={(event) => submit(event).catch(() => {})} noValidate className="card">
         <Field
           label="Project API key"
-          hint="Kept in this tab only, until you sign out or close it."
+          hint="Exchanged for a session of this tab (renewed while you use it, 12 hours at most); the key itself is not kept."
           error={keyError ?? (byKey.isError ? byKey.error.message : undefined)}
         >
           <input

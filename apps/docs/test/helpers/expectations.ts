@@ -24,6 +24,16 @@ export const TUTORIAL_DOCS = [
   doc('api-operations', 'API operations'),
   doc('getting-started/account-setup', 'Account setup'),
   doc('getting-started/first-api-call', 'First API call'),
+  doc('operations/overview', 'Operations overview', 'Operations'),
+  doc('operations/deploying', 'Deploying'),
+  doc('operations/configuration', 'Configuration'),
+  doc('operations/scaling', 'Scaling'),
+  doc('operations/metrics-and-alerts', 'Metrics and alerts'),
+  doc('operations/logs', 'Logs'),
+  doc('operations/upgrades-and-migrations', 'Upgrades and migrations'),
+  doc('operations/rotating-secrets', 'Rotating secrets'),
+  doc('operations/design-decisions', 'Design decisions'),
+  doc('operations/reliability-checks', 'Reliability checks'),
 ];
 
 export const SDK_DOCS = [

@@ -133,9 +133,69 @@ export interface paths {
         put?: never;
         /**
          * Exchange a console sign-in link for an access token
-         * @description Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in once, within its lifetime (15 minutes unless the command says otherwise), and not after its user’s tokens were revoked (`revoke-user-tokens`, `remove-member`). Needs no credentials: each call counts against the caller’s address like a refused authentication.
+         * @description Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in once, within its lifetime (15 minutes unless the command says otherwise), and not after its user’s tokens were revoked (`revoke-user-tokens`, `remove-member`). Needs no credentials: each call counts against the caller’s address, in a limit of its own (as many a minute as refused authentications), so that refused requests from an address never keep its people from signing in.
          */
         post: operations["exchange-console-link"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/exchange-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange the project API key for a short-lived access token
+         * @description Answers an access token that acts as the `X-API-Key` it was called with (admin of the key’s project, that project only) for 15 minutes, renewable with `renew-access-token` for up to 12 hours. The developer console signs in this way and keeps only the token, never the key. The token is refused once the key is rotated (`rotate-api-key`) or the token is signed out (`revoke-access-token`). Only the API key itself is accepted: a token cannot make another.
+         */
+        post: operations["exchange-api-key"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/renew-access-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew an access token exchanged for the project API key
+         * @description Called with a token from `exchange-api-key` (or a renewal of one), answers a new token of the same session for 15 minutes more, never past the session’s end, 12 hours after the key was exchanged; then the key is needed again. The token it was called with stays valid until its own expiry, so requests already sent with it still succeed; `revoke-access-token` ends both. The console renews while its tab is used. A user’s token is not renewable.
+         */
+        post: operations["renew-access-token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/revoke-access-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out: revoke the access token you call with
+         * @description Revokes the bearer token of the call, on every API process from this answer on: a user’s token (from `issue-token` or a console sign-in link), or a token exchanged for the API key together with every renewal of its session. The console’s Sign out calls it. Needs no role, and works in no project: any valid token may end itself. Calling it again with the same token answers 401 `INVALID_ACCESS_TOKEN`.
+         */
+        post: operations["revoke-access-token"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1144,7 +1204,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -1741,7 +1801,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -1753,7 +1813,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `ACCESS_TOKEN_REQUIRED`: Project API keys cannot list projects; use a user access token. */
+            /** @description `ACCESS_TOKEN_REQUIRED`: Project API keys cannot list projects, nor renew or revoke a token; use a user access token (a token exchanged for the API key does not list projects either). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1852,7 +1912,7 @@ export interface operations {
                         /** @description Who is calling: the credential, and the role it acts with (an API key acts as admin). */
                         caller: {
                             /**
-                             * @description How the request was authenticated: the project API key, or a user access token.
+                             * @description How the request was authenticated: the project API key (or an access token exchanged for it: exchange-api-key), or a user access token.
                              * @enum {string}
                              */
                             credential: "apiKey" | "accessToken";
@@ -1883,7 +1943,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2001,7 +2061,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2105,7 +2165,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2610,7 +2670,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2739,7 +2799,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -2920,6 +2980,310 @@ export interface operations {
             };
         };
     };
+    "exchange-api-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A token acting as the project API key. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6IjNmOWEuLi4ifQ…",
+                     *       "expiresAt": "2026-01-01T09:15:00.000Z",
+                     *       "expiresIn": 900,
+                     *       "projectId": 1,
+                     *       "sessionEndsAt": "2026-01-01T21:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A bearer access token (Authorization: Bearer) that acts as the project API key, for 15 minutes. */
+                        accessToken: string;
+                        /**
+                         * Format: date-time
+                         * @description When the access token expires.
+                         */
+                        expiresAt: string;
+                        /** @description Seconds until it expires (at most 900), for a client whose clock may differ from the server’s. */
+                        expiresIn: number;
+                        /** @description The key’s project, the only one the token acts in. */
+                        projectId: number;
+                        /**
+                         * Format: date-time
+                         * @description The latest a renewal can expire: 12 hours after the key was exchanged.
+                         */
+                        sessionEndsAt: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `API_KEY_REQUIRED`: Only on `exchange-api-key`: a token is exchanged for the key itself, so no token, not even one made from the key, makes another. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "renew-access-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A new token of the same session. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accessToken": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6IjNmOWEuLi4ifQ…",
+                     *       "expiresAt": "2026-01-01T09:15:00.000Z",
+                     *       "expiresIn": 900,
+                     *       "projectId": 1,
+                     *       "sessionEndsAt": "2026-01-01T21:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description A bearer access token (Authorization: Bearer) that acts as the project API key, for 15 minutes. */
+                        accessToken: string;
+                        /**
+                         * Format: date-time
+                         * @description When the access token expires.
+                         */
+                        expiresAt: string;
+                        /** @description Seconds until it expires (at most 900), for a client whose clock may differ from the server’s. */
+                        expiresIn: number;
+                        /** @description The key’s project, the only one the token acts in. */
+                        projectId: number;
+                        /**
+                         * Format: date-time
+                         * @description The latest a renewal can expire: 12 hours after the key was exchanged.
+                         */
+                        sessionEndsAt: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `ACCESS_TOKEN_REQUIRED`: Project API keys cannot list projects, nor renew or revoke a token; use a user access token (a token exchanged for the API key does not list projects either).
+             *
+             *     `ACCESS_TOKEN_NOT_RENEWABLE`: Only on `renew-access-token`: a user’s token (issue-token, a console sign-in link) lives as long as it was issued for; ask for a new one.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "revoke-access-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token is revoked. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The access token is revoked"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description What was revoked. */
+                        message: string;
+                    };
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `ACCESS_TOKEN_REQUIRED`: Project API keys cannot list projects, nor renew or revoke a token; use a user access token (a token exchanged for the API key does not list projects either). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "create-subscription": {
         parameters: {
             query?: never;
@@ -3035,7 +3399,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -3212,7 +3576,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -3369,7 +3733,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -3551,7 +3915,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -3752,7 +4116,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -3915,7 +4279,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -4066,7 +4430,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -4205,7 +4569,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -4366,7 +4730,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -4536,7 +4900,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -4709,7 +5073,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -4891,7 +5255,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -5110,7 +5474,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -5268,7 +5632,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -5423,7 +5787,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -5581,7 +5945,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -5740,7 +6104,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -5897,7 +6261,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -6075,7 +6439,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -6243,7 +6607,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -6388,7 +6752,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -6528,7 +6892,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */
@@ -6714,7 +7078,7 @@ export interface operations {
              *
              *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
              *
-             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked, or its user no longer exists.
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
              *
              *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
              */

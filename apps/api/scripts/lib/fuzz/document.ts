@@ -85,7 +85,7 @@ export function loadOperations(): Operation[] {
 
 // ─── The oracle: what the document says is valid ─────────────────────────────────────────────────────────────────
 
-/** Bodies strictly (no coercion), query strings coerced from text, as the README's validation rules say. */
+/** Bodies strictly (no coercion), query strings coerced from text (docs: operations/design-decisions.md, Errors). */
 export function createOracle(operations: Operation[]) {
   const make = (coerceTypes: boolean) => {
     const ajv = new Ajv({ strict: false, allErrors: false, coerceTypes, useDefaults: true });

@@ -20,8 +20,9 @@ export default defineRoute({
     'Takes the code of a one-time sign-in link printed by `mountain-admin console-link --user <email>` and answers ' +
     'an access token for that user (12 hours; limited to the link’s project when it names one). A link signs in ' +
     'once, within its lifetime (15 minutes unless the command says otherwise), and not after its user’s tokens were ' +
-    'revoked (`revoke-user-tokens`, `remove-member`). Needs no credentials: each call counts ' +
-    'against the caller’s address like a refused authentication.',
+    'revoked (`revoke-user-tokens`, `remove-member`). Needs no credentials: each call counts against the ' +
+    'caller’s address, in a limit of its own (as many a minute as refused authentications), so that refused ' +
+    'requests from an address never keep its people from signing in.',
   auth: { roles: [], anonymous: true },
   body: Type.Object(
     {

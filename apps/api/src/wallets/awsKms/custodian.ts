@@ -1,10 +1,11 @@
 import Type from 'typebox';
 import { component } from '#api/schemas/components.ts';
 import { type Custodian, configured, type NetworkType } from '../custodian.ts';
+import type { AwsKmsCustody } from './awsKmsCustody.ts';
 import { devAwsKms, hasOwnAwsKms } from './devSimulator.ts';
 import { KmsCallError, KmsKeyRefusedError } from './kmsApi.ts';
 import type { WalletKey } from './kmsKeys.ts';
-import { type AwsKmsSettings, parseAwsKmsSettings } from './settings.ts';
+import { AWS_KMS_VARIABLES, type AwsKmsSettings, parseAwsKmsSettings } from './settings.ts';
 
 const NOT_CONFIGURED =
   'AWS KMS custody is not configured for this deployment: set AWS_REGION (and credentials the AWS SDK finds; see the KMS wallets page of the docs), or use from-mnemonic wallets';
@@ -17,13 +18,13 @@ const NETWORK_TYPES = ['mainnet', 'testnet'] as const;
  * both (`kmsKeyId`, checked: enabled, ECC_SECG_P256K1, SIGN_VERIFY). A creation run again after a crash or a timeout
  * finds each key by its alias, or by the ARN recorded as soon as KMS made it, instead of making a second one.
  */
-export const awsKmsCustodian: Custodian = {
+export const awsKmsCustodian: Custodian<'awsKms', AwsKmsSettings, AwsKmsCustody> = {
   type: 'aws-kms',
   refColumn: 'kms_key_arn',
   configuration: {
-    has: (remote) => remote.awsKms !== undefined,
     notConfigured: NOT_CONFIGURED,
     name: 'awsKms',
+    variables: AWS_KMS_VARIABLES,
     settings({ env, nodeEnv, production, dataDir }, problems) {
       // In development, the simulated KMS, when the environment names no AWS credentials or endpoint of its own.
       const devKms = nodeEnv === 'development' && !hasOwnAwsKms(env) ? devAwsKms(dataDir) : undefined;
@@ -31,13 +32,13 @@ export const awsKmsCustodian: Custodian = {
     },
     async client(settings) {
       const { createAwsKmsCustody } = await import('./awsKmsCustody.ts');
-      return createAwsKmsCustody(settings as AwsKmsSettings);
+      return createAwsKmsCustody(settings);
     },
   },
   listingKey: 'kmsKeyArn',
   adoptsKey: true,
-  async provision(request, { remote }) {
-    const kms = configured(remote.awsKms, NOT_CONFIGURED);
+  async provision(request, { client }) {
+    const kms = configured(client, NOT_CONFIGURED);
     const wallet = (key: WalletKey) => ({ address: key.address, ref: key.arn });
     if (request.kmsKeyId) {
       const key = wallet(await kms.adopt(request.kmsKeyId));
@@ -68,8 +69,8 @@ export const awsKmsCustodian: Custodian = {
     return refused ? { refused } : { refused, resumesWith: 'the same keys' };
   },
   sends: {
-    signer(wallet, { remote }) {
-      const kms = configured(remote.awsKms, NOT_CONFIGURED);
+    signer(wallet, { client }) {
+      const kms = configured(client, NOT_CONFIGURED);
       if (!wallet.custodyRef) throw new Error(`Wallet ${wallet.id} has no KMS key`);
       return kms.account({ id: wallet.id, address: wallet.address, keyArn: wallet.custodyRef });
     },

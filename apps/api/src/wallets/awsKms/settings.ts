@@ -1,3 +1,5 @@
+import { code, type VariableDefinition } from '#api/config/parse.ts';
+
 /** What a deployment needs to keep its system wallets' keys in AWS KMS. */
 export interface AwsKmsSettings {
   /** The key's region (AWS_REGION). */
@@ -16,6 +18,46 @@ export interface AwsKmsSettings {
 }
 
 type Env = Record<string, string | undefined>;
+
+const DEFAULT_SIGN_CONCURRENCY = 16;
+
+/** AWS KMS custody's variables, as the configuration reference lists them (through its registry entry). */
+export const AWS_KMS_VARIABLES: readonly VariableDefinition[] = [
+  {
+    names: ['AWS_REGION'],
+    default: '— (under `npm start`: a simulated KMS)',
+    meaning:
+      'The region of the AWS KMS keys of `--wallet-type aws-kms` wallets: the key never leaves KMS, which signs ' +
+      'each transaction ([AWS KMS wallets](/docs/services/mountain-transactions/kms-wallets)). Unset (with no ' +
+      '`AWS_KMS_ENDPOINT`), no project can use KMS, and `npm start` runs a simulated KMS instead (its banner says so).',
+  },
+  {
+    names: [
+      'AWS_ACCESS_KEY_ID',
+      'AWS_SECRET_ACCESS_KEY',
+      'AWS_SESSION_TOKEN',
+      'AWS_PROFILE',
+      'AWS_WEB_IDENTITY_TOKEN_FILE',
+    ],
+    default: "— (the AWS SDK's chain: these, a profile, web identity, ECS and EC2 roles)",
+    meaning:
+      "KMS credentials, read by the AWS SDK's own chain, not by Mountain: keys, a profile, a web identity token, " +
+      'ECS and EC2 roles. Under `npm start`, any of `AWS_ACCESS_KEY_ID`, `AWS_PROFILE`, ' +
+      '`AWS_WEB_IDENTITY_TOKEN_FILE` (or `AWS_KMS_ENDPOINT`) set means no simulated KMS is started.',
+  },
+  {
+    names: ['AWS_KMS_ENDPOINT'],
+    default: "AWS's endpoint of the region",
+    meaning: 'A KMS-compatible endpoint (a VPC endpoint, a local one); https in production.',
+  },
+  {
+    names: ['AWS_KMS_SIGN_CONCURRENCY'],
+    default: code(DEFAULT_SIGN_CONCURRENCY),
+    meaning:
+      "Sign requests one wallet has in flight at once: KMS answers each in tens of milliseconds, so a wallet's " +
+      'transactions are signed concurrently once their nonces are fixed.',
+  },
+];
 
 /**
  * AWS KMS custody is on when AWS_REGION or AWS_KMS_ENDPOINT is set; undefined otherwise. The credentials are the
@@ -58,7 +100,7 @@ export function parseAwsKmsSettings(
   } else if (!/^[a-z0-9][a-z0-9-]{0,31}$/.test(deployment)) {
     problems.push(`DEPLOYMENT_NAME must be 1 to 32 lowercase letters, digits and dashes (got "${deployment}")`);
   }
-  let signConcurrency = 16;
+  let signConcurrency = DEFAULT_SIGN_CONCURRENCY;
   const concurrency = env.AWS_KMS_SIGN_CONCURRENCY;
   if (concurrency !== undefined && concurrency !== '') {
     signConcurrency = Number(concurrency);

@@ -3,7 +3,8 @@ import { component } from '#api/schemas/components.ts';
 import { type Custodian, configured } from '../custodian.ts';
 import { devFireblocksEnv } from './devSimulator.ts';
 import { FireblocksCallError } from './fireblocksApi.ts';
-import { type FireblocksSettings, parseFireblocksSettings } from './settings.ts';
+import type { FireblocksCustody } from './fireblocksCustody.ts';
+import { FIREBLOCKS_VARIABLES, type FireblocksSettings, parseFireblocksSettings } from './settings.ts';
 
 const NOT_CONFIGURED =
   'Fireblocks custody is not configured for this deployment: set FIREBLOCKS_API_KEY and FIREBLOCKS_SECRET_KEY_PATH (see the Fireblocks wallets page of the docs), or use from-mnemonic wallets';
@@ -13,13 +14,13 @@ const NOT_CONFIGURED =
  * the one shared vault account), named by the reserved project id, so a creation run again after a crash or a
  * timeout finds the vault by its name instead of making a second one; Fireblocks signs and broadcasts.
  */
-export const fireblocksCustodian: Custodian = {
+export const fireblocksCustodian: Custodian<'fireblocks', FireblocksSettings, FireblocksCustody> = {
   type: 'fireblocks',
   refColumn: 'fireblocks_vault_id',
   configuration: {
-    has: (remote) => remote.fireblocks !== undefined,
     notConfigured: NOT_CONFIGURED,
     name: 'fireblocks',
+    variables: FIREBLOCKS_VARIABLES,
     settings({ env, nodeEnv, production, dataDir }, problems) {
       // In development without a workspace of its own, the simulated one `npm start` runs (if it runs).
       const fireblocksEnv =
@@ -28,13 +29,13 @@ export const fireblocksCustodian: Custodian = {
     },
     async client(settings, networks) {
       const { createFireblocksCustody } = await import('./fireblocksCustody.ts');
-      return createFireblocksCustody(settings as FireblocksSettings, networks);
+      return createFireblocksCustody(settings, networks);
     },
   },
   listingKey: 'vaultAccountId',
   adoptsKey: false,
-  async provision(request, { remote }) {
-    const fireblocks = configured(remote.fireblocks, NOT_CONFIGURED);
+  async provision(request, { client }) {
+    const fireblocks = configured(client, NOT_CONFIGURED);
     const owner = request.ownerType === 'shared' ? 'shared' : (request.projectId as number);
     const vault = await fireblocks.provision(fireblocks.vaultName(owner), ['mainnet', 'testnet']);
     const wallet = { address: vault.address, ref: vault.vaultAccountId };
@@ -44,7 +45,7 @@ export const fireblocksCustodian: Custodian = {
     if (!(error instanceof FireblocksCallError)) return { refused: false };
     return error.failure === 'refused' ? { refused: true } : { refused: false, resumesWith: 'the same vault account' };
   },
-  sends: { submitter: (remote) => configured(remote.fireblocks, NOT_CONFIGURED).submitter },
+  sends: { submitter: (client) => configured(client, NOT_CONFIGURED).submitter },
   view: {
     sql: (w) => `json_build_object('provider', 'fireblocks', 'vaultAccountId', ${w}.fireblocks_vault_id)`,
     schema: component(

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { NETWORK_IDS, type NetworkId } from '#api/config/networks.ts';
+import { code, perNetwork, type VariableDefinition } from '#api/config/parse.ts';
 
 /** What a deployment needs to keep its system wallets in a Fireblocks workspace. */
 export interface FireblocksSettings {
@@ -37,6 +38,57 @@ export const DEFAULT_FIREBLOCKS_ASSET_IDS: Readonly<Partial<Record<NetworkId, st
 });
 
 type Env = Record<string, string | undefined>;
+
+const DEFAULT_MAX_RPS = 10;
+const DEFAULT_POLL_INTERVAL_MS = 5_000;
+
+/** Fireblocks custody's variables, as the configuration reference lists them (through its registry entry). */
+export const FIREBLOCKS_VARIABLES: readonly VariableDefinition[] = [
+  {
+    names: ['FIREBLOCKS_API_KEY'],
+    default: '— (under `npm start`: a simulated workspace)',
+    meaning:
+      "A Fireblocks API user's key: system wallets of `--wallet-type fireblocks` live in Fireblocks vault accounts, " +
+      'and Fireblocks signs and broadcasts their transactions ' +
+      '([Fireblocks wallets](/docs/services/mountain-transactions/fireblocks-wallets)). Unset, no project can use ' +
+      'Fireblocks, and `npm start` runs a simulated workspace on chain 1337 instead (its banner says so).',
+  },
+  {
+    names: ['FIREBLOCKS_SECRET_KEY_PATH', 'FIREBLOCKS_SECRET_KEY'],
+    default: '—',
+    meaning:
+      "The API user's RSA private key (≥ 2048 bits), as a PEM file or as the value itself; exactly one of them. A " +
+      'wrong key or both set stop the process at start, naming the variable (never its value).',
+  },
+  {
+    names: ['FIREBLOCKS_BASE_URL'],
+    default: code(DEFAULT_FIREBLOCKS_BASE_URL),
+    meaning: "The workspace's API (a sandbox has its own); https in production.",
+  },
+  {
+    names: ['FIREBLOCKS_ASSET_ID_<networkId>'],
+    default: perNetwork(DEFAULT_FIREBLOCKS_ASSET_IDS),
+    meaning:
+      "The Fireblocks asset of the network's native coin. A Fireblocks wallet used on a network without one " +
+      'answers 422 `CUSTODY_NOT_CONFIGURED` naming the variable.',
+  },
+  {
+    names: ['FIREBLOCKS_WEBHOOK_PUBLIC_KEY_PATH'],
+    default: '—',
+    meaning:
+      "Fireblocks' webhook public key (PEM). With it, `POST /webhooks/fireblocks` (on the API's port) verifies " +
+      '`Fireblocks-Signature` and moves a transaction at once; without it, that path is 404 and only polling ' +
+      'follows Fireblocks.',
+  },
+  {
+    names: ['FIREBLOCKS_MAX_RPS', 'FIREBLOCKS_POLL_INTERVAL_MS'],
+    default: `${code(DEFAULT_MAX_RPS)} / ${code(DEFAULT_POLL_INTERVAL_MS)}`,
+    meaning:
+      'Fireblocks API calls per second per process, at most (creates and status look-ups are paced under it; ' +
+      'look-ups take at most half, so a create never waits behind them); how often an unfinished Fireblocks ' +
+      "transaction's status is asked for (webhooks move it sooner).",
+  },
+];
 
 /**
  * The FIREBLOCKS_* variables, or undefined when FIREBLOCKS_API_KEY is not set (no Fireblocks custody). Problems go
@@ -84,8 +136,8 @@ export function parseFireblocksSettings(
     problems.push(`DEPLOYMENT_NAME must be 1 to 32 lowercase letters, digits and dashes (got "${deployment}")`);
   }
 
-  const maxRps = integer(env, 'FIREBLOCKS_MAX_RPS', 10, 1, 1_000, problems);
-  const pollIntervalMs = integer(env, 'FIREBLOCKS_POLL_INTERVAL_MS', 5_000, 100, 600_000, problems);
+  const maxRps = integer(env, 'FIREBLOCKS_MAX_RPS', DEFAULT_MAX_RPS, 1, 1_000, problems);
+  const pollIntervalMs = integer(env, 'FIREBLOCKS_POLL_INTERVAL_MS', DEFAULT_POLL_INTERVAL_MS, 100, 600_000, problems);
   return Object.freeze({
     apiKey,
     secretKey,

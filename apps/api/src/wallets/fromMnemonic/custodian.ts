@@ -7,7 +7,7 @@ const SHARED_INDEX = { mainnet: 0, testnet: 1 } as const;
  * from-mnemonic: keys derived from the deployment mnemonic (walletKeys.ts), which every deployment has. The
  * platform signs (fastSigner.ts) and broadcasts; its wallets are made in the project's own transaction.
  */
-export const fromMnemonicCustodian: Custodian = {
+export const fromMnemonicCustodian: Custodian<never, never, never> = {
   type: 'from-mnemonic',
   refColumn: 'derivation_index',
   configuration: null,
