@@ -30,6 +30,10 @@ COPY --from=build /out/app /app
 ENV NODE_ENV=production NODE_OPTIONS=--conditions=mountain-compiled API_HOST=0.0.0.0 API_PORT=8080
 USER node
 EXPOSE 8080
+# No core dumps: a process's memory holds the secrets it opened (the worker's: the deployment mnemonic and the keys
+# derived from it). `ulimit -c 0` sets the soft and the hard limit, so the process cannot raise it again; then the
+# command (CMD, or compose.yaml's `command`) runs in the shell's place.
+ENTRYPOINT ["/bin/sh", "-c", "ulimit -c 0 && exec \"$@\"", "mountain"]
 # /healthz answers while the API process lives; the worker serves no HTTP (compose.yaml turns this off for it).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.API_PORT}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

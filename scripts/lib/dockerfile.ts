@@ -13,8 +13,8 @@ export interface DockerStage {
   instructions: DockerInstruction[];
   /** The arguments of the stage's last `keyword` instruction. */
   get(keyword: string): string | undefined;
-  /** The JSON (exec) form of `CMD`, or of `HEALTHCHECK CMD`. */
-  json(keyword: 'CMD' | 'HEALTHCHECK CMD'): unknown;
+  /** The JSON (exec) form of `CMD`, `ENTRYPOINT`, or of `HEALTHCHECK CMD`. */
+  json(keyword: 'CMD' | 'ENTRYPOINT' | 'HEALTHCHECK CMD'): unknown;
   /** The stage's ENV variables (KEY=VALUE form). */
   env(): Record<string, string>;
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from '#api/config/config.ts';
+import { MasterKeyMismatchError } from '#api/crypto/masterKeyCheck.ts';
 import { openDatabase } from '#api/runtime/database.ts';
 import { loggerOptions } from '#api/runtime/logger.ts';
 import { type Role, startRoles } from '#api/runtime/platform.ts';
@@ -28,7 +29,19 @@ async function main(): Promise<void> {
   exitOnSignals(shutdown);
   const database = await openDatabase(config);
   shutdown.add('database', () => database.stop());
-  const { metricsUrl } = await startRoles(role, config, database, shutdown, { logger: loggerOptions(config.logLevel) });
+  let metricsUrl: string | undefined;
+  try {
+    ({ metricsUrl } = await startRoles(role, config, database, shutdown, {
+      logger: loggerOptions(config.logLevel),
+      onNotice: (message) => console.error(message),
+    }));
+  } catch (error) {
+    if (!(error instanceof MasterKeyMismatchError)) throw error;
+    // A key that is not the database's is a configuration error: its message, no stack, and nothing left running.
+    console.error(error.message);
+    await shutdown.run('wrong master key');
+    process.exit(2);
+  }
   console.error(`mountain ${role} running (pid ${process.pid})${metricsUrl ? `, metrics at ${metricsUrl}` : ''}`);
 }
 

@@ -55,6 +55,11 @@ describe('admin CLI as a tool: mountain-admin, --json, list commands', () => {
     const rotated = run('rotate-key', '--project', String(projectId));
     assert.equal(rotated.projectId, projectId);
     assert.notEqual(rotated.apiKey, created.apiKey);
+    // Every secret is already sealed under the only key: nothing to re-seal, done.
+    const masterKeyRotation = run('rotate-master-key');
+    assert.equal(masterKeyRotation.done, true);
+    assert.deepEqual(masterKeyRotation.keyIds, [masterKeyRotation.currentKeyId]);
+    assert.ok(masterKeyRotation.columns.every((c: { resealed: number }) => c.resealed === 0));
 
     const user = run('create-user', '--email', 'Tool@Example.com', '--name', 'Tool User').user;
     assert.deepEqual(user, { id: user.id, email: 'tool@example.com', name: 'Tool User' });

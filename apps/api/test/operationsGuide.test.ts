@@ -66,6 +66,6 @@ describe('the operations guide', () => {
     assert.equal(Buffer.from(master, 'base64').length, 32);
     assert.notEqual(master, signing);
     const config = loadConfig({ NODE_ENV: 'production', MASTER_KEY: master, TOKEN_SIGNING_KEY: signing });
-    assert.equal(config.masterKey.toString('base64'), master);
+    assert.equal(config.masterKey.current.key.toString('base64'), master);
   });
 });

@@ -7,7 +7,7 @@ import { COUNTER_FORMATTED_ABI, deployCounter, incrementsSubscription } from '@m
 import { eventually, type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import { Webhook } from 'standardwebhooks';
 import { hashKey } from '#api/auth/apiKeys.ts';
-import { open } from '#api/crypto/secretBox.ts';
+import { masterKeyId, open } from '#api/crypto/secretBox.ts';
 import { rotateApiKey } from '#api/projects/projects.ts';
 import { createLogger } from '#api/runtime/logger.ts';
 import { apiKey, bearer, createHarness, type Harness } from '#api-testing/harness.ts';
@@ -328,7 +328,7 @@ describe('secrets at rest and in logs', () => {
     }
   });
 
-  it('the wallet mnemonic and the webhook secret are sealed with AES-256-GCM (version, IV, tag, ciphertext)', async () => {
+  it('the wallet mnemonic and the webhook secret are sealed with AES-256-GCM (version, key id, IV, tag, ciphertext)', async () => {
     const mnemonic = await h.db.query<{ ciphertext: Buffer }>('SELECT ciphertext FROM deployment_secrets');
     const subscriptions = await h.db.query<{ id: string; webhook_secret: Buffer }>(
       'SELECT id, webhook_secret FROM event_notifier_subscriptions',
@@ -345,9 +345,14 @@ describe('secrets at rest and in logs', () => {
     for (const [box, context, known] of sealed) {
       const plaintext = open(h.masterKey, box, context);
       if (known) assert.equal(plaintext, known);
-      assert.equal(box[0], 1, 'version byte');
-      assert.equal(box.length, 1 + 12 + 16 + Buffer.byteLength(plaintext), 'version | 12-byte IV | 16-byte tag | body');
-      ivs.add(box.subarray(1, 13).toString('hex'));
+      assert.equal(box[0], 2, 'version byte');
+      assert.equal(box.subarray(1, 9).toString('hex'), masterKeyId(h.masterKey), 'the id of the key that sealed it');
+      assert.equal(
+        box.length,
+        1 + 8 + 12 + 16 + Buffer.byteLength(plaintext),
+        'version | 8-byte key id | 12-byte IV | 16-byte tag | body',
+      );
+      ivs.add(box.subarray(9, 21).toString('hex'));
       for (const form of spellings(plaintext)) assert.ok(!box.toString('latin1').includes(form));
       assert.ok(!box.includes(Buffer.from(plaintext)), 'the body is not the plaintext');
       assert.throws(() => open(h.masterKey, box, `${context}x`), 'bound to its row: another context fails');

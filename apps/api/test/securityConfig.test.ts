@@ -158,7 +158,7 @@ describe('secrets given as files (<NAME>_FILE, as compose.yaml mounts them)', ()
         MASTER_KEY_FILE: path.join(dir, 'master_key'),
         TOKEN_SIGNING_KEY_FILE: path.join(dir, 'token_signing_key'),
       });
-      assert.deepEqual(config.masterKey, master);
+      assert.deepEqual(config.masterKey.current.key, master);
       assert.deepEqual(config.tokenSigningKey, signing);
 
       const refused = (env: Record<string, string>) => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CONSOLE_LINK_MAX_SECONDS } from '#api/auth/consoleLinks.ts';
 import { loadConfig, REPO_ROOT } from '#api/config/config.ts';
+import { MasterKeyMismatchError } from '#api/crypto/masterKeyCheck.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 import { CustodyProvisioningError, SHARED_WALLET_RISK } from '#api/projects/projectRows.ts';
 import { ROLES } from '#api/projects/users.ts';
@@ -19,6 +20,12 @@ export { UsageError };
 /** A custodian (Fireblocks) refused or failed a step: its message is printed, and the command exits 1. */
 export class CustodianRefusal extends BaseError {
   override name = 'CustodianRefusal';
+  readonly code = 'INTERNAL_ERROR';
+}
+
+/** A command printed its report but left work undone (rotate-master-key): its message, and exit code 1. */
+export class CommandIncomplete extends BaseError {
+  override name = 'CommandIncomplete';
   readonly code = 'INTERNAL_ERROR';
 }
 
@@ -38,6 +45,11 @@ Commands:
       (an enabled ECC_SECG_P256K1 SIGN_VERIFY key) for both wallets instead.
   rotate-key --project <id>
       Revokes the project's API key and prints a new one.
+  rotate-master-key [--batch-size 100]
+      Re-seals every secret at rest (wallet mnemonic, webhook secrets) under the first key of MASTER_KEYS, and
+      reports per kind of secret how many it re-sealed and how many remain. Killed or failed, run it again: it goes
+      on where it stopped, and a second run changes nothing. Start every API and worker with the new MASTER_KEYS
+      first (new key, then the old one), then run it; once it says done, the old key can leave MASTER_KEYS.
   create-user --email <email> [--name <name>]
   add-member --project <id> --user <email|id> --role admin|editor|reader
       Adds the user to the project, or changes their role.
@@ -81,6 +93,7 @@ const OPTIONS = {
   subscription: { type: 'string' },
   enabled: { type: 'string' },
   'token-id': { type: 'string' },
+  'batch-size': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -124,6 +137,7 @@ function scanInput(values: Values): { subscriptionId: string; enabled: boolean }
 const COMMANDS = [
   'create-project',
   'rotate-key',
+  'rotate-master-key',
   'create-user',
   'add-member',
   'remove-member',
@@ -183,6 +197,10 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     input.kmsKeyId = kmsKeyId;
   }
   if (values.project !== undefined) input.project = positiveInt(values.project, 'project');
+  if (values['batch-size'] !== undefined) {
+    if (command !== 'rotate-master-key') throw new UsageError('--batch-size goes with rotate-master-key');
+    input.batchSize = positiveInt(values['batch-size'], 'batch-size');
+  }
   const role = oneOf(values.role, ROLES, 'role');
   if (role) input.role = role;
   if (input.ownerType === 'shared' && !input.allowSharedWallet) {
@@ -220,9 +238,10 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
   ]);
   const database = await openDatabase(config, { embeddedPort: Number(env.EMBEDDED_PG_PORT ?? 54320) });
   try {
-    const output = await runCommand(command, input, database.db, config);
+    const output = await runCommand(command, input, database.db, config, (line) => console.error(line));
     if (values.json) print(JSON.stringify(output.json, null, 2));
     else for (const line of output.lines) print(line);
+    if (output.incomplete) throw new CommandIncomplete(output.incomplete);
   } catch (error) {
     if (error instanceof UniqueViolationError) throw new UsageError('that already exists');
     if (error instanceof DatabaseError && error.pgCode === '23503') throw new UsageError('no such project or user');
@@ -251,7 +270,12 @@ export async function main(argv: string[]): Promise<void> {
       );
       process.exit(2);
     }
-    if (error instanceof CustodianRefusal) {
+    // Refused or left undone, with a message for the operator: the message, without a stack.
+    if (
+      error instanceof CustodianRefusal ||
+      error instanceof CommandIncomplete ||
+      error instanceof MasterKeyMismatchError
+    ) {
       console.error(json ? JSON.stringify({ error: error.message }) : `error: ${error.message}`);
       process.exit(1);
     }

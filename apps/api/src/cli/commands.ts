@@ -12,6 +12,8 @@ import { UsageError } from './usageError.ts';
 export interface Output {
   lines: string[];
   json: unknown;
+  /** Set when the command printed its report but left work undone: the message, and exit code 1. */
+  incomplete?: string;
 }
 
 /** A command's options, validated before the database is opened (admin.ts). */
@@ -29,6 +31,8 @@ export interface CommandInput {
   userRef?: string;
   tokenId?: string;
   scan?: { subscriptionId: string; enabled: boolean };
+  /** Rows per database transaction of rotate-master-key (--batch-size). */
+  batchSize?: number;
 }
 
 const isoSeconds = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -46,9 +50,16 @@ function table(header: string[], rows: string[][]): string[] {
 
 /**
  * Runs one command on the database. The modules of projects, wallets and subscriptions (viem, the custodians' SDKs,
- * the event notifier) are loaded by the commands that use them only.
+ * the event notifier) are loaded by the commands that use them only. A long command tells its progress through
+ * `progress` (stderr), apart from its answer.
  */
-export async function runCommand(command: string, input: CommandInput, db: Db, config: Config): Promise<Output> {
+export async function runCommand(
+  command: string,
+  input: CommandInput,
+  db: Db,
+  config: Config,
+  progress: (line: string) => void = () => {},
+): Promise<Output> {
   const keyMode: KeyMode = config.env === 'production' ? 'live' : 'test';
   const project = input.project as number;
   const userId = async () => {
@@ -89,6 +100,48 @@ export async function runCommand(command: string, input: CommandInput, db: Db, c
       return {
         lines: [`new API key (the old one no longer works): ${apiKey}`],
         json: { projectId: project, apiKey },
+      };
+    }
+    case 'rotate-master-key': {
+      const [{ checkMasterKey }, { rotateMasterKey }] = await Promise.all([
+        import('#api/crypto/masterKeyCheck.ts'),
+        import('#api/crypto/rotateMasterKey.ts'),
+      ]);
+      await checkMasterKey(db, config.masterKey);
+      const report = await rotateMasterKey(db, config.masterKey, {
+        ...(input.batchSize ? { batchSize: input.batchSize } : {}),
+        onBatch: (column, resealed) => progress(`${column}: ${resealed} re-sealed so far`),
+      });
+      const { currentKeyId, keyIds } = report;
+      const lines = [
+        `current master key ${currentKeyId} (${keyIds.length === 1 ? 'the only key configured' : `first of ${keyIds.length} keys`})`,
+        ...report.columns.map(
+          (c) => `${c.name}: ${c.resealed} re-sealed now, ${c.current} under the current key, ${c.remaining} not`,
+        ),
+        ...report.columns.flatMap((c) =>
+          c.unreadable.map(
+            (u) => `${c.name} of ${u.key}: sealed under ${u.sealedUnder}, which no configured key opens`,
+          ),
+        ),
+      ];
+      // The check value waits for the others (rotateMasterKey.ts): what is left is theirs.
+      const left = report.columns.slice(0, -1).reduce((n, c) => n + c.remaining, 0);
+      if (report.done) {
+        lines.push(
+          `done: every secret is sealed under master key ${currentKeyId}` +
+            (keyIds.length > 1 ? '; the keys after it can leave MASTER_KEYS (keep them with the older backups)' : ''),
+        );
+      }
+      return {
+        lines,
+        json: report,
+        ...(report.done
+          ? {}
+          : {
+              incomplete:
+                `${left} secret(s) are not under master key ${currentKeyId} yet: add the key that opens them to ` +
+                'MASTER_KEYS (after the current one) and run rotate-master-key again',
+            }),
       };
     }
     case 'create-user': {

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseRpcMaxRps, parseRpcUrls } from '#api/chain/settings.ts';
+import { type MasterKeyRing, masterKeyRing } from '#api/crypto/secretBox.ts';
 import { classifyAddress } from '#api/delivery/addressClass.ts';
 import { type DeliverySettings, parseDeliverySettings } from '#api/delivery/settings.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
@@ -33,8 +34,11 @@ export interface Config extends RemoteCustodianSettings {
   readonly host: string;
   readonly port: number;
   readonly logLevel: string;
-  /** 32-byte key that encrypts secrets at rest (mnemonic, webhook secrets). */
-  readonly masterKey: Buffer;
+  /**
+   * The 32-byte keys that encrypt secrets at rest (mnemonic, webhook secrets): MASTER_KEYS, the current key first, or
+   * MASTER_KEY alone.
+   */
+  readonly masterKey: MasterKeyRing;
   /** HMAC key that signs access tokens (the first of TOKEN_SIGNING_KEYS, or TOKEN_SIGNING_KEY). */
   readonly tokenSigningKey: Buffer;
   /** Keys that signed earlier tokens and still verify them (the rest of TOKEN_SIGNING_KEYS); none by default. */
@@ -118,11 +122,25 @@ export function loadConfig(environment: Env = process.env): Config {
 
   const production = nodeEnv === 'production';
   const secrets =
-    production || (env.MASTER_KEY && (env.TOKEN_SIGNING_KEY || env.TOKEN_SIGNING_KEYS))
+    production || ((env.MASTER_KEY || env.MASTER_KEYS) && (env.TOKEN_SIGNING_KEY || env.TOKEN_SIGNING_KEYS))
       ? { masterKey: env.MASTER_KEY, tokenSigningKey: env.TOKEN_SIGNING_KEY }
       : devSecrets(dataDir, env);
-  const masterKey = parseKey('MASTER_KEY', secrets.masterKey, problems);
-  const [tokenSigningKey, ...previousTokenSigningKeys] = parseTokenSigningKeys(env, secrets.tokenSigningKey, problems);
+  const masterKeys = parseKeyList(
+    env,
+    'MASTER_KEY',
+    secrets.masterKey,
+    'set only MASTER_KEYS, the current key first (list MASTER_KEY after it until mountain-admin rotate-master-key ' +
+      'has re-sealed every secret)',
+    problems,
+  );
+  const [tokenSigningKey, ...previousTokenSigningKeys] = parseKeyList(
+    env,
+    'TOKEN_SIGNING_KEY',
+    secrets.tokenSigningKey,
+    'set only TOKEN_SIGNING_KEYS, the signing key first (list TOKEN_SIGNING_KEY after it while its tokens must ' +
+      'still verify)',
+    problems,
+  );
 
   const eventNotifier = parseEventNotifierSettings(env, problems);
   const delivery = parseDeliverySettings(env, problems);
@@ -170,7 +188,7 @@ export function loadConfig(environment: Env = process.env): Config {
     host,
     port,
     logLevel: env.LOG_LEVEL ?? (nodeEnv === 'test' ? 'warn' : 'info'),
-    masterKey,
+    masterKey: masterKeyRing(masterKeys),
     tokenSigningKey: tokenSigningKey as Buffer,
     previousTokenSigningKeys: Object.freeze(previousTokenSigningKeys),
     rpcUrls,
@@ -200,29 +218,33 @@ function isLoopback(host: string): boolean {
 }
 
 /**
- * TOKEN_SIGNING_KEYS: the key that signs access tokens, then the previous keys whose tokens still verify, comma
- * separated. TOKEN_SIGNING_KEY (`single`: the variable, or the development key) is the same as a list of one key.
- * Both set is refused: which one was meant cannot be told, and a wrong guess signs with the wrong key.
+ * A key that may rotate: `<NAME>S` lists the key in use first, then the previous keys still honoured (comma
+ * separated); `<NAME>` (`single`: the variable, or the development key) is the same as a list of one key. Both set
+ * is refused (`bothSet` says so): which one was meant cannot be told, and a wrong guess uses the wrong key.
  */
-function parseTokenSigningKeys(env: Env, single: string | undefined, problems: string[]): Buffer[] {
-  const list = env.TOKEN_SIGNING_KEYS?.trim();
-  if (!list) return [parseKey('TOKEN_SIGNING_KEY', single, problems, 'TOKEN_SIGNING_KEY or TOKEN_SIGNING_KEYS')];
-  if (env.TOKEN_SIGNING_KEY) {
-    problems.push(
-      'TOKEN_SIGNING_KEY and TOKEN_SIGNING_KEYS are both set: set only TOKEN_SIGNING_KEYS, the signing key first ' +
-        '(list TOKEN_SIGNING_KEY after it while its tokens must still verify)',
-    );
+function parseKeyList(
+  env: Env,
+  name: 'TOKEN_SIGNING_KEY' | 'MASTER_KEY',
+  single: string | undefined,
+  bothSet: string,
+  problems: string[],
+): Buffer[] {
+  const listName = `${name}S`;
+  const list = env[listName]?.trim();
+  if (!list) return [parseKey(name, single, problems, `${name} or ${listName}`)];
+  if (env[name]) {
+    problems.push(`${name} and ${listName} are both set: ${bothSet}`);
     return [Buffer.alloc(0)];
   }
   const items = list.split(',').map((item) => item.trim());
   const keys = items.map((item, i) => {
-    const name = `TOKEN_SIGNING_KEYS: key ${i + 1} of ${items.length}`;
-    if (item === '') problems.push(`${name} is empty`);
-    return item === '' ? Buffer.alloc(0) : parseKey(name, item, problems);
+    const itemName = `${listName}: key ${i + 1} of ${items.length}`;
+    if (item === '') problems.push(`${itemName} is empty`);
+    return item === '' ? Buffer.alloc(0) : parseKey(itemName, item, problems);
   });
   keys.forEach((key, i) => {
     const first = keys.findIndex((k) => k.length > 0 && k.equals(key));
-    if (first !== -1 && first < i) problems.push(`TOKEN_SIGNING_KEYS: keys ${first + 1} and ${i + 1} are the same key`);
+    if (first !== -1 && first < i) problems.push(`${listName}: keys ${first + 1} and ${i + 1} are the same key`);
   });
   return keys;
 }

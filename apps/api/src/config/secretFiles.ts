@@ -8,6 +8,7 @@ import { code, type Env, type VariableDefinition } from './parse.ts';
  */
 export const SECRET_FILE_VARIABLES = [
   'MASTER_KEY',
+  'MASTER_KEYS',
   'TOKEN_SIGNING_KEY',
   'TOKEN_SIGNING_KEYS',
   'DATABASE_URL',

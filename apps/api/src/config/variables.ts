@@ -32,8 +32,8 @@ const PROCESS_VARIABLES: readonly VariableDefinition[] = [
     names: ['NODE_ENV'],
     default: code('development'),
     meaning:
-      '`development`, `test` or `production`. Production requires `MASTER_KEY` and `TOKEN_SIGNING_KEY` (or ' +
-      '`TOKEN_SIGNING_KEYS`) and issues `mtn_live_` keys.',
+      '`development`, `test` or `production`. Production requires `MASTER_KEY` (or `MASTER_KEYS`) and ' +
+      '`TOKEN_SIGNING_KEY` (or `TOKEN_SIGNING_KEYS`) and issues `mtn_live_` keys.',
   },
   {
     names: ['DATA_DIR'],
@@ -94,8 +94,21 @@ const SECRET_VARIABLES: readonly VariableDefinition[] = [
     names: ['MASTER_KEY'],
     default: 'generated into `DATA_DIR/secrets.json`',
     meaning:
-      '32 bytes, base64. Encrypts secrets at rest (the wallet mnemonic, webhook secrets) with AES-256-GCM. Lost, ' +
-      'those secrets cannot be read again: keep it with the database backups, apart from them.',
+      '32 bytes, base64. Encrypts secrets at rest (the wallet mnemonic, webhook secrets) with AES-256-GCM; each ' +
+      'ciphertext names its key by id. The same as `MASTER_KEYS` with one key. Every API and worker checks at start ' +
+      "that it opens the database's check value, and stops with a message otherwise. Lost, those secrets cannot be " +
+      'read again: keep it apart from the database backups ' +
+      '([Backups and keys](/docs/operations/backups-and-keys)).',
+  },
+  {
+    names: ['MASTER_KEYS'],
+    default: '—',
+    meaning:
+      'For rotating the master key: comma-separated keys, each 32 bytes base64, the current key first, then old ' +
+      'ones. New secrets are sealed under the first; a secret sealed under any listed key opens. ' +
+      '`mountain-admin rotate-master-key` re-seals every secret under the first key, after which the others can ' +
+      'leave the list ([Rotate the master key](/docs/operations/backups-and-keys#rotate-the-master-key)). Setting ' +
+      'it together with `MASTER_KEY` is refused at start.',
   },
   {
     names: ['TOKEN_SIGNING_KEY'],

@@ -1,5 +1,5 @@
 import type { NetworkId } from '#api/config/networks.ts';
-import { open } from '#api/crypto/secretBox.ts';
+import { type MasterKeys, open } from '#api/crypto/secretBox.ts';
 
 // The event notifier's two tables as the database holds them; every stage (subscriptions, scanning, delivery)
 // reads them.
@@ -69,12 +69,12 @@ export interface RecordRow {
 /** The secret is bound to its subscription: a ciphertext copied to another row does not decrypt. */
 export const secretContext = (id: string) => `event-notifier-subscription:${id}`;
 
-export function webhookSecretOf(masterKey: Buffer, row: SubscriptionRow): string {
+export function webhookSecretOf(masterKey: MasterKeys, row: SubscriptionRow): string {
   return open(masterKey, row.webhook_secret, secretContext(row.id));
 }
 
 /** The secrets that sign the subscription's webhooks at `now`: the current one, and the previous one in its grace. */
-export function signingSecretsOfSubscription(masterKey: Buffer, row: SubscriptionRow, now = new Date()): string[] {
+export function signingSecretsOfSubscription(masterKey: MasterKeys, row: SubscriptionRow, now = new Date()): string[] {
   const secrets = [webhookSecretOf(masterKey, row)];
   if (
     row.previous_webhook_secret &&

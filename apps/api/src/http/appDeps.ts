@@ -1,4 +1,5 @@
 import type { Chains } from '#api/chain/chains.ts';
+import type { MasterKeys } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
 import type { DeliverySettings } from '#api/delivery/settings.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
@@ -20,7 +21,7 @@ export interface AppDeps {
   /** Keys of earlier tokens that still verify (TOKEN_SIGNING_KEYS after the first); none when absent. */
   previousTokenSigningKeys?: readonly Buffer[];
   /** Encrypts secrets at rest (webhook secrets). */
-  masterKey: Buffer;
+  masterKey: MasterKeys;
   bodyLimit: number;
   /** Event notifier settings; the development defaults when absent. */
   eventNotifier?: EventNotifierSettings;

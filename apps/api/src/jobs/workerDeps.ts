@@ -1,4 +1,5 @@
 import type { Chains } from '#api/chain/chains.ts';
+import type { MasterKeys } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
 import type { DeliverySettings } from '#api/delivery/settings.ts';
 import type { EventNotifierSettings } from '#api/eventNotifier/settings.ts';
@@ -12,7 +13,7 @@ export interface WorkerDeps {
   chains: Chains;
   signers: SignerProvider;
   /** Decrypts secrets at rest (webhook secrets). */
-  masterKey: Buffer;
+  masterKey: MasterKeys;
   /** Aborted when the process shuts down. */
   signal: AbortSignal;
   /** Event notifier settings; the development defaults when absent. */

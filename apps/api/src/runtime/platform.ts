@@ -1,6 +1,7 @@
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import type { Config } from '#api/config/config.ts';
+import { checkMasterKey } from '#api/crypto/masterKeyCheck.ts';
 import { startMetricsServer } from '#api/metrics/metricsRoute.ts';
 import { loadWalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
 import { remoteCustodians } from '#api/wallets/remoteCustodians.ts';
@@ -14,14 +15,24 @@ import type { Shutdown } from './shutdown.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
-/** Starts the API and/or the job worker of one process on an opened database; both stop with `shutdown`. */
+/**
+ * Starts the API and/or the job worker of one process on an opened database; both stop with `shutdown`. Each role
+ * first checks that its master keys are the database's (MasterKeyMismatchError otherwise, before anything runs).
+ */
 export async function startRoles(
   role: Role,
   config: Config,
   database: OpenedDatabase,
   shutdown: Shutdown,
-  options: { logger?: LogOptions } = {},
+  options: { logger?: LogOptions; onNotice?: (message: string) => void } = {},
 ): Promise<{ apiUrl?: string; metricsUrl?: string }> {
+  const keyCheck = await checkMasterKey(database.db, config.masterKey);
+  if (!keyCheck.rotated) {
+    options.onNotice?.(
+      `secrets are still sealed under master key ${keyCheck.checkKeyId}, not the current one: ` +
+        'run mountain-admin rotate-master-key',
+    );
+  }
   const chains = createChains(config.rpcUrls, { maxRps: config.rpcMaxRps });
   const custodians = await remoteCustodians(config);
   let metricsUrl: string | undefined;

@@ -1,3 +1,4 @@
+import type { MasterKeys } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
 import { deliverToDestination } from '#api/delivery/deliver.ts';
 import type { Claimed, Destination } from '#api/delivery/destination.ts';
@@ -13,7 +14,7 @@ const LANES = 2;
 
 export interface DeliveryDeps {
   db: Db;
-  masterKey: Buffer;
+  masterKey: MasterKeys;
   settings: DeliverySettings & Pick<EventNotifierSettings, 'backfillHoldMs'>;
   /** Queues the subscription's delivery again (at the end of a hold, or for the earliest retry). */
   queue: QueueFor;

@@ -1,5 +1,5 @@
 import { generateSecret } from '@mountain/webhook-sdk';
-import { seal } from '#api/crypto/secretBox.ts';
+import { type MasterKeys, seal } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
 import { type SubscriptionRow, secretContext } from '#api/eventNotifier/rows.ts';
 import { findSubscription, type SubscriptionView, toSubscriptionView, type ViewSettings } from './subscriptions.ts';
@@ -10,7 +10,7 @@ import { findSubscription, type SubscriptionView, toSubscriptionView, type ViewS
  */
 export async function rotateSubscriptionSecret(
   db: Db,
-  masterKey: Buffer,
+  masterKey: MasterKeys,
   settings: ViewSettings,
   projectId: number,
   id: string,

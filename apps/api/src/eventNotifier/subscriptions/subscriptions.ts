@@ -2,7 +2,7 @@ import { generateSecret } from '@mountain/webhook-sdk';
 import type { Static } from 'typebox';
 import { getAddress } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
-import { seal } from '#api/crypto/secretBox.ts';
+import { type MasterKeys, seal } from '#api/crypto/secretBox.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
 import { deliverJob } from '#api/eventNotifier/delivery/jobs.ts';
@@ -68,7 +68,7 @@ export interface NewSubscription {
 /** Stores the subscription with a fresh secret and queues its first scan, in one transaction. */
 export async function createSubscription(
   db: Db,
-  masterKey: Buffer,
+  masterKey: MasterKeys,
   settings: CreateSettings,
   projectId: number,
   input: NewSubscription,

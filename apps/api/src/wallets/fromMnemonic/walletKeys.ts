@@ -1,7 +1,8 @@
 import { pbkdf2Sync } from 'node:crypto';
 import { toHex } from 'viem';
 import { english, generateMnemonic, type HDAccount, HDKey, privateKeyToAccount } from 'viem/accounts';
-import { open, seal } from '#api/crypto/secretBox.ts';
+import { deploymentSecretContext } from '#api/crypto/sealedColumns.ts';
+import { type MasterKeys, open, seal } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
 import { withFastSigning } from './fastSigner.ts';
 
@@ -13,8 +14,8 @@ export interface WalletKeys {
 }
 
 /** Loads the deployment mnemonic, creating it on first use (concurrent first starts agree on one). */
-export async function loadWalletKeys(db: Db, masterKey: Buffer): Promise<WalletKeys> {
-  const context = `deployment_secrets:${SECRET_NAME}`;
+export async function loadWalletKeys(db: Db, masterKey: MasterKeys): Promise<WalletKeys> {
+  const context = deploymentSecretContext(SECRET_NAME);
   await db.query('INSERT INTO deployment_secrets (name, ciphertext) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
     SECRET_NAME,
     seal(masterKey, generateMnemonic(english, 256), context),

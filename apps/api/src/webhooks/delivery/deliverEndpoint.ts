@@ -1,3 +1,4 @@
+import type { MasterKeys } from '#api/crypto/secretBox.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { deliverToDestination } from '#api/delivery/deliver.ts';
 import type { Claimed, Destination } from '#api/delivery/destination.ts';
@@ -13,7 +14,7 @@ export type EndpointQueue = (client: Queryable, endpointId: string, options?: En
 
 export interface EndpointDeliveryDeps {
   db: Db;
-  masterKey: Buffer;
+  masterKey: MasterKeys;
   settings: DeliverySettings;
   queue: EndpointQueue;
   signal?: AbortSignal;

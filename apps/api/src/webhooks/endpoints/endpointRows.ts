@@ -1,4 +1,4 @@
-import { open } from '#api/crypto/secretBox.ts';
+import { type MasterKeys, open } from '#api/crypto/secretBox.ts';
 import type { WebhookEventType } from '#api/webhooks/eventTypes.ts';
 
 /** A webhook endpoint as the database holds it. */
@@ -28,7 +28,7 @@ export const endpointSecretContext = (id: string) => `webhook-endpoint:${id}`;
 export const maskSecret = (secret: string) => `${secret.slice(0, 10)}${'*'.repeat(16)}`;
 
 /** The secrets that sign the endpoint's webhooks at `now`: the current one, and the previous one in its grace period. */
-export function signingSecretsOf(masterKey: Buffer, row: EndpointRow, now = new Date()): string[] {
+export function signingSecretsOf(masterKey: MasterKeys, row: EndpointRow, now = new Date()): string[] {
   const context = endpointSecretContext(row.id);
   const secrets = [open(masterKey, row.secret, context)];
   if (row.previous_secret && row.previous_secret_expires_at && row.previous_secret_expires_at > now) {

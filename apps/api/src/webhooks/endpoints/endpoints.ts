@@ -1,6 +1,6 @@
 import { generateSecret } from '@mountain/webhook-sdk';
 import type { Static } from 'typebox';
-import { seal } from '#api/crypto/secretBox.ts';
+import { type MasterKeys, seal } from '#api/crypto/secretBox.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
 import type { WebhookEndpoint } from '#api/schemas/webhookEndpoints.ts';
@@ -61,7 +61,7 @@ const unique = <T>(items: readonly T[]) => [...new Set(items)];
 /** Stores an endpoint with a fresh secret; refused past the project's limit (counted under the project's lock). */
 export async function createEndpoint(
   db: Db,
-  masterKey: Buffer,
+  masterKey: MasterKeys,
   limit: number,
   projectId: number,
   input: EndpointInput,
@@ -188,7 +188,7 @@ export async function deleteEndpoint(db: Db, projectId: number, id: string): Pro
  */
 export async function rotateEndpointSecret(
   db: Db,
-  masterKey: Buffer,
+  masterKey: MasterKeys,
   projectId: number,
   id: string,
   graceSeconds: number,
