@@ -27,6 +27,7 @@ const sidebars: SidebarsConfig = {
         'operations/logs',
         'operations/upgrades-and-migrations',
         'operations/rotating-secrets',
+        'operations/backups-and-keys',
         'operations/design-decisions',
         'operations/reliability-checks',
       ],

@@ -32,6 +32,7 @@ export const TUTORIAL_DOCS = [
   doc('operations/logs', 'Logs'),
   doc('operations/upgrades-and-migrations', 'Upgrades and migrations'),
   doc('operations/rotating-secrets', 'Rotating secrets'),
+  doc('operations/backups-and-keys', 'Backups and keys'),
   doc('operations/design-decisions', 'Design decisions'),
   doc('operations/reliability-checks', 'Reliability checks'),
 ];
