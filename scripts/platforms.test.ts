@@ -13,6 +13,7 @@ import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 
 interface LockEntry {
   version?: string;
+  engines?: { node?: string } | string[];
   os?: string[];
   cpu?: string[];
   optional?: boolean;
@@ -64,6 +65,44 @@ function findBinaryChoosers(): Map<string, string[]> {
 const choosers = findBinaryChoosers();
 const optionalOf = (name: string) => [...choosers].find(([id]) => nameOf(id) === name)?.[1] ?? [];
 
+/** Whether Node `version` (x.y.z) meets an `engines.node` range of the forms packages use: `>=x`, `^x.y`, `~x.y`,
+ * `x`, `x.y.z`, `>x`, `<x`, a space-separated conjunction and `||` alternatives; `*` and an empty range accept all. */
+function nodeAccepts(range: string, version: string): boolean {
+  const parse = (text: string) =>
+    text
+      .replace(/^v/, '')
+      .split('.')
+      .map((part) => Number.parseInt(part, 10) || 0);
+  const compare = (a: number[], b: number[]) => {
+    for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
+    return 0;
+  };
+  const v = parse(version);
+  const meets = (comparator: string): boolean => {
+    const [, op = '', target = ''] = /^(>=|<=|>|<|=|\^|~)?\s*(.*)$/.exec(comparator) as RegExpExecArray;
+    if (target === '' || target === '*' || /^x$/i.test(target)) return true;
+    const parts = target.split('.').filter((part) => !/^[x*]$/i.test(part));
+    const t = parse(parts.join('.'));
+    const c = compare(v, t);
+    if (op === '>=') return c >= 0;
+    if (op === '>') return c > 0;
+    if (op === '<=') return c <= 0;
+    if (op === '<') return c < 0;
+    const next = (index: number) => t.map((n, i) => (i < index ? n : i === index ? n + 1 : 0));
+    if (op === '^') return c >= 0 && compare(v, next(t[0] === 0 ? 1 : 0)) < 0;
+    // `~x.y`, `x.y` and `x`: the parts given fix the version; `x.y.z` (no operator, or `=`) is that version.
+    return c >= 0 && compare(v, next(Math.min(parts.length, op === '~' ? 2 : 3) - 1)) < 0;
+  };
+  return range.split('||').some((alternative) =>
+    alternative
+      .trim()
+      .replace(/\s*(>=|<=|>|<|\^|~|=)\s*/g, ' $1')
+      .trim()
+      .split(/\s+/)
+      .every(meets),
+  );
+}
+
 describe('the lock file on Linux x64/arm64 and macOS x64/arm64', () => {
   let manifests: string;
   before(() => {
@@ -87,6 +126,26 @@ describe('the lock file on Linux x64/arm64 and macOS x64/arm64', () => {
       .filter(([, entry]) => restricted(entry) && !entry.optional)
       .map(([key, entry]) => `${key} (os ${entry.os ?? 'any'}, cpu ${entry.cpu ?? 'any'})`);
     assert.deepEqual(required, []);
+  });
+
+  it("holds no package whose engines refuse the oldest Node the root package.json accepts (npm's EBADENGINE)", () => {
+    const root = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+    };
+    const oldest = /^>=\s*(\d+\.\d+(\.\d+)?)$/.exec(root.engines.node)?.[1] as string;
+    assert.ok(oldest, `root engines.node is a lower bound: ${root.engines.node}`);
+    // The check itself: the ranges that once refused it, and common ones that accept it.
+    assert.equal(nodeAccepts('>=22', oldest), false);
+    assert.equal(nodeAccepts('^18.18.0 || ^20.9.0 || >=21.1.0', oldest), true);
+    assert.equal(nodeAccepts('^14.17.0 || ^16.13.0 || >=18.0.0', oldest), true);
+    assert.equal(nodeAccepts('>= 20.19.1', '20.19.0'), false);
+    assert.equal(nodeAccepts('20 || >=22', oldest), true);
+    assert.equal(nodeAccepts('~20.18.0', oldest), false);
+    const refusing = Object.entries(lock.packages).flatMap(([key, entry]) => {
+      const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+      return range && !nodeAccepts(range, oldest) ? [`${key}@${entry.version} (node ${range})`] : [];
+    });
+    assert.deepEqual(refusing, [], `npm install warns EBADENGINE on Node ${oldest}`);
   });
 
   for (const { os, cpu } of PLATFORMS) {
