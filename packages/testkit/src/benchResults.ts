@@ -41,15 +41,13 @@ export interface Machine {
 export interface BenchRun {
   date: string;
   commit: string;
-  /** Uncommitted changes in the tree the run was made from. */
+  /** Uncommitted changes to tracked files when the bench started. */
   dirty: boolean;
   machine: Machine;
   /** The BENCH_* variables the run was given (empty: the defaults). */
   parameters: Record<string, string>;
   figures: Figure[];
 }
-
-const loadAtStart = os.loadavg();
 
 /** Variables that steer the recording itself, not the measurement. */
 const NOT_PARAMETERS = new Set(['BENCH_RESULTS', 'BENCH_RESULTS_DIR']);
@@ -71,6 +69,11 @@ function git(args: string[]): string {
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
+
+// The start of the run (this module is imported when a bench starts): the load, and the code that runs.
+const loadAtStart = os.loadavg();
+const commitAtStart = git(['rev-parse', '--short', 'HEAD']) || 'unknown';
+const dirtyAtStart = git(['status', '--porcelain', '--untracked-files=no']) !== '';
 
 export function machine(): Machine {
   return {
@@ -120,11 +123,10 @@ export function recordBench(
     return { ...f, held: f.held ?? meets(f.value, f.target) };
   });
   if (env.BENCH_RESULTS === '0') return undefined;
-  const status = git(['status', '--porcelain', '--untracked-files=no']);
   const run: BenchRun = {
     date: new Date().toISOString(),
-    commit: git(['rev-parse', '--short', 'HEAD']) || 'unknown',
-    dirty: status !== '',
+    commit: commitAtStart,
+    dirty: dirtyAtStart,
     machine: machine(),
     parameters: benchParameters(env),
     figures: checked,
