@@ -9,9 +9,6 @@ import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 const README = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
 const lines = README.trimEnd().split('\n');
 
-/** Written by `npm run bench:report` from the benchmarks' result files; the README only points at it. */
-const GENERATED_ELSEWHERE = new Set(['BENCHMARKS.md']);
-
 /** A line of a template literal as a pattern: each `${…}` stands for anything. */
 function templateLine(line: string): RegExp {
   let pattern = '';
@@ -57,9 +54,7 @@ describe('README.md', () => {
       targets.some((t) => t.startsWith('apps/docs/docs/operations/')),
       'links to the operations guide',
     );
-    const missing = targets.filter(
-      (t) => !/^https?:/.test(t) && !GENERATED_ELSEWHERE.has(t) && !existsSync(path.join(REPO_ROOT, t)),
-    );
+    const missing = targets.filter((t) => !/^https?:/.test(t) && !existsSync(path.join(REPO_ROOT, t)));
     assert.deepEqual(missing, []);
     for (const line of lines.filter((l) => /^\| .*\(apps\/docs\/docs\/[^)]+\.mdx?\) \|/.test(l))) {
       const page = /\(apps\/docs\/docs\/([^)]+)\.mdx?\)/.exec(line)?.[1] as string;

@@ -4,6 +4,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recordBench } from '@mountain/testkit/benchResults.ts';
 import autocannon from 'autocannon';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -51,4 +52,13 @@ const bare = mean(totals.bare);
 console.log(`\nget-project-detail (${AUTH === 'token' ? 'access token' : 'API key'}): ${app.toFixed(0)} req/s`);
 console.log(`bare Fastify, same SQL:       ${bare.toFixed(0)} req/s`);
 console.log(`ratio: ${(app / bare).toFixed(2)} (target ≥ 0.80)`);
+recordBench('api', [
+  {
+    name: `get-project-detail (${AUTH === 'token' ? 'access token' : 'API key'})`,
+    value: Math.round(app),
+    unit: 'req/s',
+  },
+  { name: 'bare Fastify, same SQL', value: Math.round(bare), unit: 'req/s' },
+  { name: 'ratio', value: Number((app / bare).toFixed(2)), unit: '', target: { op: '>=', value: 0.8 } },
+]);
 servers.send('stop');

@@ -9,6 +9,7 @@
 // B's own webhooks (a receiver that answers) are measured the same way, from the transaction's creation to the
 // webhook's arrival. A's backfill time (its subscriptions' creation → every one scanned past A's last event) is
 // printed beside: the per-project cap on scans (MAX_CONCURRENT_SCANS_PER_PROJECT) trades one against the other.
+import { recordBench } from '@mountain/testkit/benchResults.ts';
 import { deployEmitter, TRANSFER_EVENT } from '@mountain/testkit/eventEmitter.ts';
 import { startCluster } from '../scripts/lib/cluster.ts';
 import { printTable } from '../scripts/lib/labChecks.ts';
@@ -165,6 +166,21 @@ try {
   const ok = ratio <= 1.5 && idle.unmined + busy.unmined === 0;
   console.log(`B's p99 with A at work / with A idle: ${ratio.toFixed(2)} (target ≤ 1.5) ${ok ? 'PASS' : 'FAIL'}`);
   exitCode = ok ? 0 : 1;
+  const p99 = (latencies: number[]) => Number(percentile(latencies, 99).toFixed(1));
+  recordBench('fairness', [
+    { name: 'B accepted → mined p99, A idle', value: p99(idle.mined), unit: 'ms' },
+    { name: 'B accepted → mined p99, A at work', value: p99(busy.mined), unit: 'ms' },
+    {
+      name: 'B p99 ratio, A at work / A idle',
+      value: Number(ratio.toFixed(2)),
+      unit: '',
+      target: { op: '<=', value: 1.5 },
+    },
+    { name: 'B unmined', value: idle.unmined + busy.unmined, unit: '', target: { op: '<=', value: 0 } },
+    ...(backfilledInMs === undefined
+      ? []
+      : [{ name: 'A backfilled in', value: Number((backfilledInMs / 1000).toFixed(1)), unit: 's' }]),
+  ]);
 } finally {
   await hanging.close();
   await answering.close();

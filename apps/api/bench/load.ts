@@ -9,6 +9,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recordBench } from '@mountain/testkit/benchResults.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { startCluster } from '../scripts/lib/cluster.ts';
 import { percentile } from '../scripts/lib/percentile.ts';
@@ -119,14 +120,31 @@ try {
   console.log(`webhooks received during the run: ${receiver.received.length}`);
 
   console.log('\nRSS (MB)        start  middle     end');
-  let growth = false;
+  let grown = 0;
   for (const name of Object.keys(memory.start ?? {})) {
     const [s, m, e] = [memory.start?.[name] ?? 0, memory.middle?.[name] ?? 0, memory.end?.[name] ?? 0];
     const flag = m > 0 && e > m * 1.5 ? '  ⚠ grew over 50% in the second half' : '';
-    if (flag) growth = true;
+    if (flag) grown++;
     console.log(`${name.padEnd(14)}${pad(s, 7)}${pad(m, 8)}${pad(e, 8)}${flag}`);
   }
-  exitCode = bad === 0 && !growth ? 0 : 1;
+  exitCode = bad === 0 && grown === 0 ? 0 : 1;
+  recordBench('load', [
+    { name: 'all operations', value: Number((answered / elapsed).toFixed(1)), unit: 'req/s' },
+    { name: 'all operations p50', value: Number(percentile(all, 50).toFixed(1)), unit: 'ms' },
+    { name: 'all operations p99', value: Number(percentile(all, 99).toFixed(1)), unit: 'ms' },
+    {
+      name: 'error rate (5xx + connection errors)',
+      value: Number(((100 * bad) / Math.max(1, total)).toFixed(3)),
+      unit: '%',
+      target: { op: '<=', value: 0 },
+    },
+    {
+      name: 'processes whose RSS grew over 50% in the second half',
+      value: grown,
+      unit: '',
+      target: { op: '<=', value: 0 },
+    },
+  ]);
 } catch (error) {
   console.error(error);
 } finally {

@@ -7,6 +7,7 @@
 //      and delivered. Throughput = (transactions + deliveries) / drain time; the ratio 2 workers / 1 worker.
 //   3. No duplicated work: every invariant of `npm run faults`, plus each record delivered exactly once (the
 //      receiver always answers 200, so a second delivery would be work done twice).
+import { recordBench } from '@mountain/testkit/benchResults.ts';
 import { type Cluster, startCluster } from '../scripts/lib/cluster.ts';
 import { checkInvariants, FINAL, printFigures } from '../scripts/lib/invariants.ts';
 import { percentile } from '../scripts/lib/percentile.ts';
@@ -150,6 +151,15 @@ try {
     console.log('\n✔ no duplicated work: each transaction sent once, each record delivered once');
     exitCode = 0;
   }
+  recordBench('scale', [
+    { name: 'accepted, 1 API', value: Math.round(one.acceptRate), unit: '/s' },
+    { name: 'accepted, 2 API', value: Math.round(two.acceptRate), unit: '/s' },
+    { name: 'confirmed, 1 worker', value: Math.round(one.txRate), unit: 'tx/s' },
+    { name: 'confirmed, 2 workers', value: Math.round(two.txRate), unit: 'tx/s' },
+    { name: 'all work, 1 worker', value: Math.round(one.throughput), unit: 'jobs/s' },
+    { name: 'all work, 2 workers', value: Math.round(two.throughput), unit: 'jobs/s' },
+    { name: 'duplicated work (violations)', value: violations.length, unit: '', target: { op: '<=', value: 0 } },
+  ]);
 } catch (error) {
   console.error(error);
 }

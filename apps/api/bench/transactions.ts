@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startAnvil } from '@mountain/testkit/anvil.ts';
+import { type Figure, recordBench } from '@mountain/testkit/benchResults.ts';
 import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, compileCounter, deployCounter } from '@mountain/testkit/testContract.ts';
@@ -28,6 +29,7 @@ const deadline = setTimeout(() => {
 deadline.unref();
 
 const stops: (() => Promise<unknown> | unknown)[] = [];
+const figures: Figure[] = [];
 try {
   const anvil = await startAnvil({ port: await freePort() });
   stops.push(() => anvil.stop());
@@ -74,6 +76,10 @@ try {
   console.log(
     `  accepted ${accepted} (${(accepted / SECONDS).toFixed(0)}/s), non-2xx ${result.non2xx}, errors ${result.errors}; latency p50 ${result.p50} ms, p99 ${result.p99} ms (target p99 < 50 ms at 500 req/s)`,
   );
+  figures.push(
+    { name: `execute-transaction at ${RATE} req/s, accepted`, value: Math.round(accepted / SECONDS), unit: '/s' },
+    { name: 'execute-transaction p99', value: result.p99, unit: 'ms', target: { op: '<=', value: 50 } },
+  );
 
   // 2. Confirmed transactions per second from one system wallet: a worker drains the backlog.
   const stop = new AbortController();
@@ -111,6 +117,12 @@ try {
   console.log(
     `\nconfirmed from one system wallet: ${total} in ${platformSeconds.toFixed(2)} s = ${platformRate.toFixed(0)} tx/s (${statusRows.map((r) => `${r.status} ${r.n}`).join(', ')}; target ≥ 700 tx/s)`,
   );
+  figures.push({
+    name: 'confirmed from one system wallet',
+    value: Math.round(platformRate),
+    unit: 'tx/s',
+    target: { op: '>=', value: 700 },
+  });
 
   // 3. Nonce gaps.
   const { rows: nonceRows } = await db.query<{ nonce: number }>(
@@ -120,6 +132,7 @@ try {
   const highest = Math.max(-1, ...nonces);
   const gaps = highest + 1 - nonces.size;
   console.log(`nonce gaps: ${gaps} (nonces 0..${highest}, ${nonces.size} used; target 0)`);
+  figures.push({ name: 'nonce gaps', value: gaps, unit: '', target: { op: '<=', value: 0 } });
 
   // Baseline: viem alone, one local account, the same calls pre-signed, sent with the same concurrency.
   // The same transport settings as the platform's clients (JSON-RPC batching).
@@ -182,6 +195,10 @@ try {
   const baseRate = baseCount / baseSeconds;
   console.log(`baseline (viem only, ${baseCount} pre-signed, no database): ${baseRate.toFixed(0)} tx/s`);
   console.log(`ratio platform / baseline: ${(platformRate / baseRate).toFixed(2)}`);
+  figures.push(
+    { name: 'baseline (viem only)', value: Math.round(baseRate), unit: 'tx/s' },
+    { name: 'ratio platform / baseline', value: Number((platformRate / baseRate).toFixed(2)), unit: '' },
+  );
 } finally {
   for (const stop of stops.reverse()) await Promise.resolve(stop()).catch(() => {});
 }
@@ -202,4 +219,18 @@ const eventsHeld = await transactionEventsSection().catch((error) => {
   console.error(error);
   return false;
 });
+/** A section's targets, each printed above: 1 when all were met. */
+const section = (name: string, met: boolean): Figure => ({
+  name: `${name}: targets met`,
+  value: met ? 1 : 0,
+  unit: '',
+  target: { op: '>=', value: 1 },
+});
+recordBench('tx', [
+  ...figures,
+  section('interval mining', held),
+  section('Fireblocks', fireblocksHeld),
+  section('AWS KMS', kmsHeld),
+  section('transaction events', eventsHeld),
+]);
 process.exit(held && fireblocksHeld && kmsHeld && eventsHeld ? 0 : 1);

@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
+import { type Figure, recordBench } from '@mountain/testkit/benchResults.ts';
 import { closeAllTabs, signedInTab, viewHeading } from './browser.ts';
 import { type Audit, audit, reportPath } from './lighthouse.ts';
 import { type Listing, pageThroughTransactions } from './longTasks.ts';
@@ -88,7 +89,9 @@ function firstLoadBytes(): { bytes: number; files: string[] } {
   return { bytes, files };
 }
 
+const figures: Figure[] = [];
 let failed = false;
+let errored = false;
 try {
   if (!existsSync(path.join(CONSOLE_DIST, 'index.html')))
     throw new Error('The console is not built: npm run build -w @mountain/console');
@@ -98,6 +101,12 @@ try {
   const first = firstLoadBytes();
   const firstOk = first.bytes <= FIRST_LOAD_BUDGET;
   failed ||= !firstOk;
+  figures.push({
+    name: 'first load JavaScript (brotli)',
+    value: Number((first.bytes / 1024).toFixed(1)),
+    unit: 'KB',
+    target: { op: '<=', value: FIRST_LOAD_BUDGET / 1024 },
+  });
   console.log(
     `First load JavaScript: ${first.bytes} bytes brotli (${kb(first.bytes)}; budget ${kb(FIRST_LOAD_BUDGET)}) ` +
       `${firstOk ? 'PASS' : 'OVER'}  [${first.files.join(', ')}]`,
@@ -169,6 +178,10 @@ try {
         loadBefore,
       ].join(' '),
     );
+    figures.push(
+      { name: `${name} performance`, value: perf, unit: '', target: { op: '>=', value: TARGET_PERFORMANCE } },
+      { name: `${name} accessibility`, value: a11y, unit: '', target: { op: '>=', value: 100 } },
+    );
     if (perf < TARGET_PERFORMANCE || a11y < 100) {
       failed = true;
       losses.set(name, new Set(runs.flatMap((r) => r.losses)));
@@ -210,14 +223,26 @@ try {
       `  while the view first loaded: ${paging.loadTasks.length} long tasks` +
         `${paging.loadTasks.length ? `, longest ${Math.round(Math.max(...paging.loadTasks))} ms` : ''}`,
     );
+    if (slowdown === 1) {
+      figures.push({
+        name: 'paging: long tasks over 50 ms',
+        value: over,
+        unit: '',
+        target: { op: '<=', value: 0 },
+      });
+      figures.push({ name: 'paging: longest task', value: Math.round(longest), unit: 'ms' });
+    }
     if (slowdown === 1 && over > 0) failed = true;
   }
   console.log(`\nload average ${load()} at the end`);
 } catch (error) {
   console.error(error);
   failed = true;
+  errored = true;
 } finally {
   await cleanup();
 }
+// A run that stopped on an error records nothing: its figures would be partial.
+if (!errored && !aborting) recordBench('console', figures);
 console.log(failed ? '\nBelow target (see above).' : '\nAll targets met.');
 process.exit(failed ? 1 : 0);

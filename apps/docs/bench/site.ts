@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Figure, recordBench } from '@mountain/testkit/benchResults.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '@mountain/testkit/browser.ts';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
@@ -86,6 +87,7 @@ async function audit(url: string): Promise<Run> {
 const sites: { name: string; site: StaticSite }[] = [{ name: 'ours', site: await serveBuild() }];
 if (WITH_STOCK) sites.push({ name: 'stock', site: await serveBuild(stockSiteBuild()) });
 const runs = new Map<string, Run[]>(); // `${site} ${page}`
+const figures: Figure[] = [];
 let failed = false;
 try {
   console.log(
@@ -134,6 +136,25 @@ try {
         failed = true;
       }
       if (page === DOC_PAGE && js > TARGET.docJsBytes) failed = true;
+      figures.push(
+        { name: `${page} performance`, value: perf, unit: '', target: { op: '>=', value: TARGET.performance } },
+        { name: `${page} LCP`, value: Math.round(lcp), unit: 'ms', target: { op: '<=', value: TARGET.lcpMs } },
+        { name: `${page} TBT`, value: Math.round(tbt), unit: 'ms', target: { op: '<=', value: TARGET.tbtMs } },
+        {
+          name: `${page} a11y / bp / SEO (lowest)`,
+          value: Math.min(...others),
+          unit: '',
+          target: { op: '>=', value: 100 },
+        },
+      );
+      if (page === DOC_PAGE) {
+        figures.push({
+          name: `${page} JavaScript`,
+          value: Number((js / 1024).toFixed(1)),
+          unit: 'KB',
+          target: { op: '<=', value: TARGET.docJsBytes / 1024 },
+        });
+      }
     }
   }
 } finally {
@@ -144,4 +165,5 @@ console.log(
     ? `\nBelow target (ours: performance ≥ ${TARGET.performance}, LCP ≤ ${TARGET.lcpMs} ms, TBT ≤ ${TARGET.tbtMs} ms on every page; JavaScript ≤ 80 KB on ${DOC_PAGE}; other categories 100).`
     : '\nAll targets met.',
 );
+recordBench('site', figures);
 process.exitCode = failed ? 1 : 0;
