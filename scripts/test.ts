@@ -13,7 +13,10 @@ import { consoleIsBuilt } from './lib/siteBuilds.ts';
 import { TYPECHECKED_PROJECTS, typecheckCommand } from './lib/typecheck.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const only = process.argv.slice(2);
+const args = process.argv.slice(2);
+/** `--scenarios` (npm run test:scenarios): the long fault scenarios only, which the whole suite leaves out. */
+const scenarios = args.includes('--scenarios');
+const only = args.filter((arg) => arg !== '--scenarios');
 
 function testFiles(): string[] {
   const found: string[] = [];
@@ -26,7 +29,11 @@ function testFiles(): string[] {
     }
   };
   for (const dir of ['apps', 'packages', 'scripts']) walk(path.join(ROOT, dir));
-  const chosen = found.sort().filter((f) => only.length === 0 || only.some((o) => f.includes(o)));
+  const chosen = found
+    .sort()
+    .filter((f) =>
+      scenarios ? SCENARIOS.includes(f) : only.length === 0 ? !SCENARIOS.includes(f) : only.some((o) => f.includes(o)),
+    );
   // The longest files start first, so that none of them is left to run alone at the end (two run at a time).
   const rank = (f: string) => (SLOWEST.includes(f) ? SLOWEST.indexOf(f) : SLOWEST.length);
   return chosen.sort((a, b) => rank(a) - rank(b));
@@ -52,7 +59,19 @@ const SLOWEST = [
   'apps/api/test/eventNotifier/workers.test.ts',
 ];
 
-const stale = SLOWEST.filter((f) => !existsSync(path.join(ROOT, f)));
+/**
+ * Long fault scenarios, run by `npm run test:scenarios` and not by the whole suite (`npm test`), so that it stays
+ * within its time: each holds the platform to its invariants through half a minute or more of an outage or of killed
+ * processes. `npm run faults` and `npm run chaos` inject the same faults, and more, into a mixed load. A file named on
+ * the command line runs whatever it is.
+ */
+const SCENARIOS = [
+  'apps/api/test/faults.test.ts',
+  'apps/api/test/custody/fireblocksOutage.test.ts',
+  'apps/api/test/custody/kmsOutage.test.ts',
+];
+
+const stale = [...SLOWEST, ...SCENARIOS].filter((f) => !existsSync(path.join(ROOT, f)));
 if (stale.length > 0) {
   console.error(`✖ scripts/test.ts lists test files that do not exist: ${stale.join(', ')}`);
   process.exit(1);
@@ -116,7 +135,7 @@ const building = runSteps(builds, 2);
 // a lower priority (nice): a test file waiting on blocks, timers or a browser leaves a core idle, and the checks take
 // that instead of a minute of both cores before the first test.
 const checks: Step[] = [];
-if (only.length === 0) {
+if (only.length === 0 && !scenarios) {
   for (const project of TYPECHECKED_PROJECTS) {
     checks.push({
       title: `typecheck ${project}`,
