@@ -14,9 +14,9 @@ import { TYPECHECKED_PROJECTS, typecheckCommand } from './lib/typecheck.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
-/** `--scenarios` (npm run test:scenarios): the long fault scenarios only, which the whole suite leaves out. */
-const scenarios = args.includes('--scenarios');
-const only = args.filter((arg) => arg !== '--scenarios');
+/** `--long` (npm run test:long): the long tests only, which the whole suite leaves out (LONG_TESTS). */
+const long = args.includes('--long');
+const only = args.filter((arg) => arg !== '--long');
 
 function testFiles(): string[] {
   const found: string[] = [];
@@ -32,7 +32,7 @@ function testFiles(): string[] {
   const chosen = found
     .sort()
     .filter((f) =>
-      scenarios ? SCENARIOS.includes(f) : only.length === 0 ? !SCENARIOS.includes(f) : only.some((o) => f.includes(o)),
+      long ? LONG_TESTS.includes(f) : only.length === 0 ? !LONG_TESTS.includes(f) : only.some((o) => f.includes(o)),
     );
   // The longest files start first, so that none of them is left to run alone at the end (two run at a time).
   const rank = (f: string) => (SLOWEST.includes(f) ? SLOWEST.indexOf(f) : SLOWEST.length);
@@ -60,18 +60,20 @@ const SLOWEST = [
 ];
 
 /**
- * Long fault scenarios, run by `npm run test:scenarios` and not by the whole suite (`npm test`), so that it stays
- * within its time: each holds the platform to its invariants through half a minute or more of an outage or of killed
- * processes. `npm run faults` and `npm run chaos` inject the same faults, and more, into a mixed load. A file named on
- * the command line runs whatever it is.
+ * The long tests, run by `npm run test:long` and not by the whole suite (`npm test`), so that it stays within its
+ * time on a 2-core machine: the fault scenarios, each holding the platform to its invariants through half a minute or
+ * more of an outage or of killed processes (`npm run faults` and `npm run chaos` inject the same faults, and more,
+ * into a mixed load), and the container images' build steps run into a clean directory and started (three minutes
+ * beside the other files). A file named on the command line runs whatever it is.
  */
-const SCENARIOS = [
+const LONG_TESTS = [
+  'scripts/image.test.ts',
   'apps/api/test/faults.test.ts',
   'apps/api/test/custody/fireblocksOutage.test.ts',
   'apps/api/test/custody/kmsOutage.test.ts',
 ];
 
-const stale = [...SLOWEST, ...SCENARIOS].filter((f) => !existsSync(path.join(ROOT, f)));
+const stale = [...SLOWEST, ...LONG_TESTS].filter((f) => !existsSync(path.join(ROOT, f)));
 if (stale.length > 0) {
   console.error(`✖ scripts/test.ts lists test files that do not exist: ${stale.join(', ')}`);
   process.exit(1);
@@ -135,7 +137,7 @@ const building = runSteps(builds, 2);
 // a lower priority (nice): a test file waiting on blocks, timers or a browser leaves a core idle, and the checks take
 // that instead of a minute of both cores before the first test.
 const checks: Step[] = [];
-if (only.length === 0 && !scenarios) {
+if (only.length === 0 && !long) {
   for (const project of TYPECHECKED_PROJECTS) {
     checks.push({
       title: `typecheck ${project}`,
