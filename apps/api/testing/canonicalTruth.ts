@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import type { Hex } from 'viem';
 import type { Db } from '#api/db/db.ts';
+import { mapLimit } from '#api/lib/mapLimit.ts';
 
 /** A transaction as the platform recorded it. */
 interface RecordedRow {
@@ -42,32 +43,40 @@ export async function canonicalViolations(
       WHERE t.project_id = $1 ORDER BY t.nonce`,
     [projectId],
   );
-  const broken: string[] = [];
-  for (const row of rows) {
+  // The rows' receipts are read 16 at a time, and each block once: a run of a thousand rows in a few blocks is a
+  // thousand receipts, not two thousand calls one after the other.
+  const canonicalHash = new Map<string, Promise<Hex | undefined>>();
+  const canonicalHashAt = (number: Hex) => {
+    if (!canonicalHash.has(number))
+      canonicalHash.set(
+        number,
+        rpc<{ hash: Hex } | null>('eth_getBlockByNumber', [number, false]).then((block) => block?.hash),
+      );
+    return canonicalHash.get(number) as Promise<Hex | undefined>;
+  };
+  const findings = await mapLimit(rows, 16, async (row) => {
     const name = `transaction ${row.id} (nonce ${row.nonce})`;
-    if (!['succeeded', 'reverted'].includes(row.status) || !row.finalized) {
-      broken.push(`${name} is ${row.status}${row.finalized ? '' : ', not finalized'}`);
-      continue;
-    }
+    if (!['succeeded', 'reverted'].includes(row.status) || !row.finalized)
+      return [`${name} is ${row.status}${row.finalized ? '' : ', not finalized'}`];
     const receipt = await rpc<{ blockNumber: Hex; blockHash: Hex; gasUsed: Hex; status: Hex } | null>(
       'eth_getTransactionReceipt',
       [row.hash],
     );
-    if (!receipt) {
-      broken.push(`${name}: ${row.hash} has no receipt on the canonical chain`);
-      continue;
-    }
-    const block = await rpc<{ hash: Hex } | null>('eth_getBlockByNumber', [receipt.blockNumber, false]);
-    if (block?.hash !== receipt.blockHash) broken.push(`${name}: its receipt's block is not canonical`);
+    if (!receipt) return [`${name}: ${row.hash} has no receipt on the canonical chain`];
+    const found: string[] = [];
+    if ((await canonicalHashAt(receipt.blockNumber)) !== receipt.blockHash)
+      found.push(`${name}: its receipt's block is not canonical`);
     if (Number(receipt.blockNumber) !== Number(row.blockNumber))
-      broken.push(`${name}: blockNumber ${row.blockNumber}, the chain says ${Number(receipt.blockNumber)}`);
+      found.push(`${name}: blockNumber ${row.blockNumber}, the chain says ${Number(receipt.blockNumber)}`);
     if (receipt.blockHash !== row.blockHash)
-      broken.push(`${name}: blockHash ${row.blockHash}, the chain says ${receipt.blockHash}`);
+      found.push(`${name}: blockHash ${row.blockHash}, the chain says ${receipt.blockHash}`);
     if (BigInt(receipt.gasUsed).toString() !== row.gasUsed)
-      broken.push(`${name}: gasUsed ${row.gasUsed}, the chain says ${BigInt(receipt.gasUsed)}`);
+      found.push(`${name}: gasUsed ${row.gasUsed}, the chain says ${BigInt(receipt.gasUsed)}`);
     const outcome = receipt.status === '0x1' ? 'succeeded' : 'reverted';
-    if (outcome !== row.status) broken.push(`${name}: ${row.status}, the chain says ${outcome}`);
-  }
+    if (outcome !== row.status) found.push(`${name}: ${row.status}, the chain says ${outcome}`);
+    return found;
+  });
+  const broken = findings.flat();
   // Rows never sent have neither (reported above as not final): only those that have one can share it.
   const nonces = rows.filter((r) => r.nonce !== null).map((r) => Number(r.nonce));
   if (new Set(nonces).size !== nonces.length) broken.push(`two transactions share a nonce: ${nonces.join(', ')}`);
@@ -95,18 +104,18 @@ export async function canonicalViolations(
 /** Every transaction the wallet sent on the canonical chain from `fromBlock` to the head. */
 async function transactionsOf(rpc: Rpc, wallet: string, fromBlock: number) {
   const head = Number(await rpc<Hex>('eth_blockNumber'));
-  const found: { hash: Hex; to: string | null; nonce: number }[] = [];
-  for (let n = fromBlock; n <= head; n++) {
-    const block = await rpc<{ transactions: { hash: Hex; from: string; to: string | null; nonce: Hex }[] } | null>(
-      'eth_getBlockByNumber',
-      [`0x${n.toString(16)}`, true],
-    );
-    for (const tx of block?.transactions ?? []) {
-      if (tx.from.toLowerCase() === wallet)
-        found.push({ hash: tx.hash, to: tx.to?.toLowerCase() ?? null, nonce: Number(tx.nonce) });
-    }
-  }
-  return found;
+  const numbers = Array.from({ length: Math.max(0, head - fromBlock + 1) }, (_, i) => fromBlock + i);
+  const blocks = await mapLimit(numbers, 16, (n) =>
+    rpc<{ transactions: { hash: Hex; from: string; to: string | null; nonce: Hex }[] } | null>('eth_getBlockByNumber', [
+      `0x${n.toString(16)}`,
+      true,
+    ]),
+  );
+  return blocks.flatMap((block) =>
+    (block?.transactions ?? [])
+      .filter((tx) => tx.from.toLowerCase() === wallet)
+      .map((tx) => ({ hash: tx.hash, to: tx.to?.toLowerCase() ?? null, nonce: Number(tx.nonce) })),
+  );
 }
 
 /** A transaction's status as a test samples it while waiting. */
