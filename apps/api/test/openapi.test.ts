@@ -171,6 +171,33 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it("shows each error's example answer with the code's own words: every placeholder filled, no reason borrowed", () => {
+    // A placeholder an example cannot fill from the operation (its roles, its resource…) is the code's own: the
+    // catalogue gives its example.
+    for (const [code, entry] of Object.entries(ERROR_CATALOGUE) as [string, { message: string; example?: object }][]) {
+      if (entry.message.includes('{reason}'))
+        assert.ok(entry.example && 'reason' in entry.example, `${code}: the catalogue gives no example reason`);
+    }
+    const codesOfMessage = new Map<string, Set<string>>();
+    for (const { op } of operations) {
+      type Examples = { content: { 'application/json': { examples?: Record<string, { value: unknown }> } } };
+      for (const response of Object.values(op.responses as Record<string, Examples>)) {
+        for (const example of Object.values(response.content['application/json'].examples ?? {})) {
+          const { code, message } = example.value as { code: string; message: string };
+          assert.doesNotMatch(message, /\{\w+\}/, `${op.operationId} ${code}: ${message}`);
+          const template = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].message;
+          const fixed = template.split(/\{\w+\}/).filter(Boolean);
+          for (const part of fixed) assert.ok(message.includes(part), `${op.operationId} ${code}: ${message}`);
+          const reason = fixed.reduce((rest, part) => rest.replace(part, '\u0000'), message);
+          if (template.includes('{reason}'))
+            codesOfMessage.set(reason, (codesOfMessage.get(reason) ?? new Set()).add(code));
+        }
+      }
+    }
+    for (const [reason, codes] of codesOfMessage)
+      assert.equal(codes.size, 1, `one reason for ${[...codes].join(' and ')}: ${reason}`);
+  });
+
   it('writes every closed set of strings as an enum, the error codes as the catalogue’s', () => {
     const unions: string[] = [];
     const walk = (node: unknown, at: string) => {

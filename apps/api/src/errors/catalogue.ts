@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
     message: 'The webhook URL is refused: {reason}',
     description:
       'The webhook URL uses a port this deployment does not call (it calls 80, 443 and 1024–65535 unless configured otherwise), or its host is or resolves to an address that is not public: private, loopback, link-local or another special-purpose range, also when embedded in an IPv6 transition address (NAT64, 6to4, Teredo, IPv4-mapped…). The reason names the rule, not the address. `details` names the field.',
+    example: { reason: 'its host resolves to a private address, which this deployment does not call' },
   },
   PROJECT_REQUIRED: {
     status: 400,
@@ -62,12 +63,14 @@ export const ERROR_CATALOGUE = {
       'The Fireblocks webhook’s timestamp {reason}: events are applied within 6 hours of their timestamp (the transaction’s status is polled regardless)',
     description:
       'Only on `POST /webhooks/fireblocks`: a signed transaction event whose `timestamp` is missing, more than 6 hours old (past Fireblocks’ last retry: a replayed or very late delivery) or more than 5 minutes ahead of the server’s clock. Nothing was changed; Fireblocks does not retry a 400.',
+    example: { reason: 'is 412 minutes old' },
   },
   CONSOLE_LINK_REFUSED: {
     status: 401,
     message: 'The sign-in link {reason}: ask for a new one (mountain-admin console-link)',
     description:
       'Only on `exchange-console-link`: the link is unknown, was already used (a link signs in once), was revoked (its user’s tokens were revoked after it was made: `revoke-user-tokens`, `remove-member`), or has expired.',
+    example: { reason: 'was already used' },
   },
   ACCESS_TOKEN_EXPIRED: {
     status: 401,
@@ -112,7 +115,15 @@ export const ERROR_CATALOGUE = {
     message: 'Route {method} {url} does not exist',
     description: 'No operation is served at this method and path.',
   },
-  CONFLICT: { status: 409, message: '{reason}', description: 'The request conflicts with the current state.' },
+  CONFLICT: {
+    status: 409,
+    message: '{reason}',
+    description: 'The request conflicts with the current state.',
+    example: {
+      reason:
+        'Idempotency key "payout-2026-12-02-0042" was already used for a different request (transaction 6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f); use a new key for a new transaction',
+    },
+  },
   SUBSCRIPTION_LIMIT_REACHED: {
     status: 409,
     message: 'Project {projectId} has {limit} event subscriptions, the most this deployment allows per project',
@@ -135,6 +146,7 @@ export const ERROR_CATALOGUE = {
     status: 422,
     message: 'Function {signature} is {mutability}: only nonpayable and payable functions can be activated',
     description: 'view and pure functions do not change state, so there is no transaction to send for them.',
+    example: { signature: 'balanceOf(address)', mutability: 'view' },
   },
   FUNCTION_NOT_ACTIVE: {
     status: 422,
@@ -152,12 +164,17 @@ export const ERROR_CATALOGUE = {
     message: '{reason}',
     description:
       "The project's system wallet is kept by a custodian (Fireblocks) that this deployment cannot use for the call: its credentials are not configured (`FIREBLOCKS_API_KEY`), or the network has no custodian asset (`FIREBLOCKS_ASSET_ID_<networkId>`). The message names the variable the operator sets.",
+    example: {
+      reason:
+        'Network 11155111 has no Fireblocks asset on this deployment: set FIREBLOCKS_ASSET_ID_11155111 to the asset id of its native coin in your workspace',
+    },
   },
   EXECUTION_REVERTED: {
     status: 422,
     message: 'The call reverts: {reason}',
     description:
       'The transaction was simulated (`eth_call` from the system wallet) and reverted, so nothing was created or queued. The message carries the decoded revert reason or custom error.',
+    example: { reason: 'ERC20InsufficientBalance(0x4b0897b0513fdc7c541b6d9d7e929c4e5364d2db, 0, 1000)' },
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,
@@ -189,13 +206,24 @@ export const ERROR_CATALOGUE = {
     status: 503,
     message: 'The RPC endpoint of network {networkId} did not answer: {reason}',
     description: 'The network’s JSON-RPC endpoint is unreachable or failing. Nothing was created; retry later.',
+    example: { reason: 'the endpoint is unreachable' },
   },
   SERVICE_UNAVAILABLE: {
     status: 503,
     message: 'The service is temporarily unavailable: {reason}',
     description: 'A dependency (database or chain) is unreachable. Retry later.',
+    example: { reason: 'the database is unreachable' },
   },
-} as const satisfies Record<string, { status: number; message: string; description: string }>;
+} as const satisfies Record<
+  string,
+  {
+    status: number;
+    message: string;
+    description: string;
+    /** What the API reference's example answer puts in the message's placeholders that are the code's own. */
+    example?: Record<string, string>;
+  }
+>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 

@@ -37,6 +37,8 @@ export interface RouteDefinition<
   response: { status: 200 | 201; schema: R; description: string; example: Static<R> };
   /** Error codes this operation answers besides the ones every operation can (auth, validation, 429, 500). */
   errors: ErrorCode[];
+  /** The placeholders of an error's example answer where this operation's own differ from the catalogue's. */
+  errorExamples?: Partial<Record<ErrorCode, Record<string, string>>>;
   handler: (
     ctx: HandlerContext<B extends TSchema ? Static<B> : undefined, Q extends TSchema ? Static<Q> : undefined>,
   ) => Promise<Static<R>>;

@@ -140,19 +140,26 @@ function exampleError(code: ErrorCode, route: RouteDefinition): Json {
     operationId: route.operationId,
     retryAfter: 12,
     encoding: 'gzip',
-    reason: 'The request conflicts with an existing resource',
+    signature: 'transfer(address,uint256)',
+    contractId: 7,
+    networkId: 11155111,
     summary: 'body.networkId must be one of 1, 137, 42161, 11155111, 80002, 421614, 1337',
   };
-  const error = new ApiError(code, params, {
-    ...(code === 'VALIDATION_FAILED'
-      ? {
-          details: [
-            { field: 'body.networkId', message: 'must be one of 1, 137, 42161, 11155111, 80002, 421614, 1337' },
-          ],
-        }
-      : {}),
-    ...(code === 'FORBIDDEN' ? { requiredRoles: [...route.auth.roles] } : {}),
-  });
+  const entry = ERROR_CATALOGUE[code] as { example?: Record<string, string> };
+  const error = new ApiError(
+    code,
+    { ...params, ...entry.example, ...route.errorExamples?.[code] },
+    {
+      ...(code === 'VALIDATION_FAILED'
+        ? {
+            details: [
+              { field: 'body.networkId', message: 'must be one of 1, 137, 42161, 11155111, 80002, 421614, 1337' },
+            ],
+          }
+        : {}),
+      ...(code === 'FORBIDDEN' ? { requiredRoles: [...route.auth.roles] } : {}),
+    },
+  );
   return error.toBody() as unknown as Json;
 }
 

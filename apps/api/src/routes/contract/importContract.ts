@@ -39,6 +39,11 @@ export default defineRoute({
     example: { contract: exampleContract },
   },
   errors: ['CONFLICT'],
+  errorExamples: {
+    CONFLICT: {
+      reason: 'Contract 0x5FbDB2315678afecb367f032d93F642f64180aa3 on network 1337 is already imported (contract 7)',
+    },
+  },
   async handler({ body, principal, deps }) {
     return { contract: await importContract(deps.db, projectOf(principal), body) };
   },
