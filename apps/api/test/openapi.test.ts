@@ -38,6 +38,7 @@ const CONSOLE_OPERATIONS = {
   'renew-access-token': 'POST /auth/renew-access-token',
   'revoke-access-token': 'POST /auth/revoke-access-token',
   'update-subscription-scan': 'POST /event-notifier/update-subscription-scan',
+  'call-contract-function': 'POST /contract/call-contract-function',
 };
 
 /** The operations added beside the specification's (DESIGN §7). */

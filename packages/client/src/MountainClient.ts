@@ -321,6 +321,18 @@ export class MountainClient {
   }
 
   /**
+   * call-contract-function: read a view or pure function of a contract (any role, no activation), at `latest`
+   * or at the `blockTag` given; the outputs come back as strings, with the block they were read at.
+   * @example
+   * ```ts
+   * const { result, blockNumber } = await client.callContractFunction({ contractId: contract.id, formattedAbiFunction: 'function balanceOf(address owner) view returns (uint256)', functionArgs: [owner] });
+   * ```
+   */
+  callContractFunction(body: RequestBody<'call-contract-function'>, options?: RequestOptions) {
+    return this.#call('callContractFunction', { body }, options);
+  }
+
+  /**
    * execute-transaction: call an activated function from the project's system wallet. The idempotency key is
    * the body's, else `options.idempotencyKey`, else a new random UUID; it is the same on every retry, so a
    * retried call never makes two transactions.

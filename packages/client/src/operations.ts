@@ -102,6 +102,7 @@ export const OPERATIONS = {
   activateContractFunction: post('activate-contract-function', '/contract/activate-contract-function'),
   deactivateContractFunction: post('deactivate-contract-function', '/contract/deactivate-contract-function'),
   getContractActivatedFunctions: post('get-contract-activated-functions', '/contract/get-contract-activated-functions'),
+  callContractFunction: post('call-contract-function', '/contract/call-contract-function'),
   executeTransaction: post('execute-transaction', '/transaction/execute-transaction'),
   getTransaction: get('get-transaction', '/transaction/get-transaction'),
   getTransactions: get('get-transactions', '/transaction/get-transactions'),

@@ -40,21 +40,50 @@ export const COUNTER_FORMATTED_ABI = [
   INCREMENTED_EVENT,
 ];
 
-let counter: CompiledContract | undefined;
+/** The read tests' contract, contracts/Gauge.sol, as the API takes it. */
+export const GAUGE_FORMATTED_ABI = [
+  'struct Reading { uint64 at; int128 value; string label; }',
+  'function level() view returns (uint256)',
+  'function owner() view returns (address)',
+  'function setLevel(uint256 value)',
+  'function snapshot() view returns (uint256 current, address by, bool odd, bytes32 tag, bytes blob, string note)',
+  'function reading(string label) view returns (Reading)',
+  'function pairs(uint256 n) pure returns (uint256[2][] out, int8[] signs)',
+  'function add(int256 a, int256 b) pure returns (int256)',
+  'function checked(uint256 limit) view returns (uint256)',
+  'function ratio(uint256 a, uint256 b) pure returns (uint256)',
+  'function blob(uint256 size) pure returns (bytes)',
+  'function spin() pure returns (uint256 n)',
+  'error TooHigh(uint256 level, uint256 limit)',
+];
 
-/** Compiles contracts/Counter.sol (beside this file), read once per process: see solidity.ts. */
-export function compileCounter(): CompiledContract {
-  counter ??= compileContract(
-    'Counter.sol',
-    readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'contracts/Counter.sol'), 'utf8'),
-    'Counter',
-  );
-  return counter;
+const compiledContracts = new Map<string, CompiledContract>();
+
+/** Compiles contracts/<name>.sol (beside this file), read once per process: see solidity.ts. */
+function compileTestContract(name: 'Counter' | 'Gauge'): CompiledContract {
+  let known = compiledContracts.get(name);
+  if (!known) {
+    const file = path.join(path.dirname(fileURLToPath(import.meta.url)), `contracts/${name}.sol`);
+    known = compileContract(`${name}.sol`, readFileSync(file, 'utf8'), name);
+    compiledContracts.set(name, known);
+  }
+  return known;
 }
 
+/** Compiles contracts/Counter.sol (beside this file), read once per process: see solidity.ts. */
+export const compileCounter = (): CompiledContract => compileTestContract('Counter');
+
 /** Deploys a fresh Counter on the anvil at `rpcUrl`; resolves to its address once mined. */
-export async function deployCounter(rpcUrl: string): Promise<Address> {
-  const { abi, bytecode } = compileCounter();
+export const deployCounter = (rpcUrl: string): Promise<Address> => deployTestContract(rpcUrl, 'Counter');
+
+/** Compiles contracts/Gauge.sol (the read tests' contract). */
+export const compileGauge = (): CompiledContract => compileTestContract('Gauge');
+
+/** Deploys a fresh Gauge on the anvil at `rpcUrl` (its owner the deployer); resolves to its address once mined. */
+export const deployGauge = (rpcUrl: string): Promise<Address> => deployTestContract(rpcUrl, 'Gauge');
+
+async function deployTestContract(rpcUrl: string, name: 'Counter' | 'Gauge'): Promise<Address> {
+  const { abi, bytecode } = compileTestContract(name);
   const client = createWalletClient({ account: ANVIL_DEPLOYER, transport: http(rpcUrl) }).extend(publicActions);
   const chainId = await client.getChainId();
   const hash = await client.deployContract({
@@ -68,6 +97,6 @@ export async function deployCounter(rpcUrl: string): Promise<Address> {
     },
   });
   const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-  if (!receipt.contractAddress) throw new Error('Counter deployment has no contract address');
+  if (!receipt.contractAddress) throw new Error(`${name} deployment has no contract address`);
   return receipt.contractAddress;
 }

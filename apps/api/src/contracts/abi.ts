@@ -81,14 +81,20 @@ export function itemEntries(formattedAbi: readonly string[]): string[] {
   return formattedAbi.filter((e) => !STRUCT_SIGNATURE.test(e));
 }
 
+/** What a function is looked up for: activating it (it changes state) or reading it (view or pure). */
+export type FunctionUse = 'activate' | 'read';
+
+const READ_ONLY = new Set(['view', 'pure']);
+
 /**
  * Finds a function of a contract's ABI by its human-readable form (argument names and returns may differ; the
- * signature decides). Only state-changing functions can be activated: view and pure ones are refused. The
+ * signature decides). Only state-changing functions can be activated, only view and pure ones read. The
  * contract's parsed ABI is searched; only the given function (and the contract's structs) is parsed.
  */
-export function findActivatableFunction(
+export function findContractFunction(
   contract: { id: number; formattedAbi: readonly string[]; abi: Abi },
   formattedFunction: string,
+  use: FunctionUse,
 ): ContractFunction {
   const signature = signatureOf(formattedFunction, structContext(contract.formattedAbi));
   if (!signature) {
@@ -102,8 +108,12 @@ export function findActivatableFunction(
   const formatted = itemEntries(contract.formattedAbi);
   for (const [index, item] of contract.abi.entries()) {
     if (item.type !== 'function' || toFunctionSignature(item) !== signature) continue;
-    if (item.stateMutability === 'view' || item.stateMutability === 'pure') {
+    const readOnly = READ_ONLY.has(item.stateMutability);
+    if (use === 'activate' && readOnly) {
       throw new ApiError('FUNCTION_NOT_STATE_CHANGING', { signature, mutability: item.stateMutability });
+    }
+    if (use === 'read' && !readOnly) {
+      throw new ApiError('FUNCTION_NOT_READABLE', { signature, mutability: item.stateMutability });
     }
     return { formatted: formatted[index] as string, signature, item };
   }

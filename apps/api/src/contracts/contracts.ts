@@ -2,7 +2,7 @@ import { type Abi, type AbiFunction, getAddress } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
 import { type Db, UniqueViolationError } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
-import { findActivatableFunction, parseActivatedFunction, parseFormattedAbiAsync } from './abi.ts';
+import { findContractFunction, parseActivatedFunction, parseFormattedAbiAsync } from './abi.ts';
 
 export interface Contract {
   id: number;
@@ -76,7 +76,7 @@ export async function getContract(db: Db, projectId: number, contractId: number)
  * The contract's parsed ABI: stored at import; a contract imported before parsed ABIs were stored has its ABI
  * parsed now (within the limits, else a 400) and stored.
  */
-async function parsedAbi(db: Db, contract: Contract): Promise<Abi> {
+export async function parsedAbi(db: Db, contract: Contract): Promise<Abi> {
   const { rows } = await db.query<{ abi: Abi | null }>('SELECT abi FROM contracts WHERE id = $1', [contract.id]);
   if (rows[0]?.abi) return rows[0].abi;
   let abi: Abi;
@@ -135,7 +135,11 @@ export async function activateFunction(
   input: { contractId: number; formattedAbiFunction: string },
 ): Promise<ContractActivatedFunction> {
   const contract = await getContract(db, projectId, input.contractId);
-  const fn = findActivatableFunction({ ...contract, abi: await parsedAbi(db, contract) }, input.formattedAbiFunction);
+  const fn = findContractFunction(
+    { ...contract, abi: await parsedAbi(db, contract) },
+    input.formattedAbiFunction,
+    'activate',
+  );
   const { rows } = await db.query<ContractActivatedFunction>(
     `INSERT INTO contract_activated_functions (contract_id, formatted_abi_function, signature, abi_function)
      VALUES ($1, $2, $3, $4)
@@ -155,7 +159,11 @@ export async function deactivateFunction(
   input: { contractId: number; formattedAbiFunction: string },
 ): Promise<string> {
   const contract = await getContract(db, projectId, input.contractId);
-  const fn = findActivatableFunction({ ...contract, abi: await parsedAbi(db, contract) }, input.formattedAbiFunction);
+  const fn = findContractFunction(
+    { ...contract, abi: await parsedAbi(db, contract) },
+    input.formattedAbiFunction,
+    'activate',
+  );
   const { rowCount } = await db.query(
     `UPDATE contract_activated_functions SET active = false, updated_at = now()
      WHERE contract_id = $1 AND signature = $2 AND active`,

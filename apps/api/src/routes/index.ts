@@ -4,6 +4,7 @@ import renewAccessToken from './auth/renewAccessToken.ts';
 import revokeAccessToken from './auth/revokeAccessToken.ts';
 import exchangeConsoleLink from './console/exchangeConsoleLink.ts';
 import activateContractFunction from './contract/activateContractFunction.ts';
+import callContractFunction from './contract/callContractFunction.ts';
 import deactivateContractFunction from './contract/deactivateContractFunction.ts';
 import getContractActivatedFunctions from './contract/getContractActivatedFunctions.ts';
 import getContracts from './contract/getContracts.ts';
@@ -56,6 +57,7 @@ export const routes = [
   activateContractFunction,
   deactivateContractFunction,
   getContractActivatedFunctions,
+  callContractFunction,
   executeTransaction,
   getTransaction,
   getTransactions,

@@ -19,6 +19,12 @@ export const RequestDateTime = (description: string) =>
 
 export const ContractIdField = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Contract id.' });
 
+/** A function's arguments as the API takes them (execute-transaction, call-contract-function). */
+export const FunctionArgsField = Type.Array(Type.String({ maxLength: 65_536 }), {
+  maxItems: 64,
+  description:
+    'One string per argument: decimal or 0x integers, true/false, addresses, hex bytes, JSON for arrays and tuples.',
+});
 export const AbiString = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });
 
 export const WebhookUrl = Type.String({

@@ -250,6 +250,14 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       assert.ok(ids(res.body.contractActivatedFunctions).includes(f.functionId));
     },
   },
+  'call-contract-function': {
+    request: (f) => ({ body: { contractId: f.contractId, formattedAbiFunction: 'count()', functionArgs: [] } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.contractId);
+      ok(res, 200);
+      assert.match(res.body.result[0], /^\d+$/);
+    },
+  },
   'execute-transaction': {
     request: (f, n) => ({
       body: { contractActivatedFunctionId: f.functionId, functionArgs: ['1'], idempotencyKey: `matrix-${n}` },

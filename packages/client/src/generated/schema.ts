@@ -422,6 +422,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contract/call-contract-function": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a view or pure function
+         * @description Calls a view or pure function of an imported contract (`eth_call` on the contract's network) and answers its outputs. No activation is needed and nothing is sent: any role may read. `functionArgs` are converted as execute-transaction converts them, and each output comes back in the same encoding. The block tag is resolved to a number first and the call runs at that number, which the answer gives. A read uses at most 30,000,000 gas, answers at most 65536 bytes of return data and takes at most 10 s.
+         */
+        post: operations["call-contract-function"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/transaction/execute-transaction": {
         parameters: {
             query?: never;
@@ -1204,7 +1224,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -5148,6 +5168,198 @@ export interface operations {
                 };
             };
             /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "call-contract-function": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "contractId": 7,
+                 *       "formattedAbiFunction": "function balanceOf(address owner) view returns (uint256)",
+                 *       "functionArgs": [
+                 *         "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+                 *       ],
+                 *       "blockTag": "latest"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Contract id. */
+                    contractId: number;
+                    /** @description Human-readable ABI of a view or pure function, as in the contract’s ABI. */
+                    formattedAbiFunction: string;
+                    /** @description One string per argument: decimal or 0x integers, true/false, addresses, hex bytes, JSON for arrays and tuples. */
+                    functionArgs: string[];
+                    /** @description `latest` (the default), `safe`, `finalized`, or a block number in decimal. */
+                    blockTag?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The outputs, and the block they were read at. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "result": [
+                     *         "1500"
+                     *       ],
+                     *       "blockNumber": 42
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description One string per output: integers in decimal, addresses checksummed, bytes as 0x hex, true/false, strings as they are; arrays and tuples as JSON text (a tuple as an object by component name when every component has one). */
+                        result: string[];
+                        /** @description The block the call was evaluated at. */
+                        blockNumber: number;
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `FUNCTION_NOT_READABLE`: Only on `call-contract-function`: a function that changes state (nonpayable or payable) is executed with a transaction (activate it, then `execute-transaction`), not read.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `FUNCTION_NOT_IN_ABI`: Only functions of the contract’s imported ABI can be activated. The signature (name and argument types) decides; argument names may differ.
+             *
+             *     `CALL_REVERTED`: Only on `call-contract-function`: the node ran the call (`eth_call`) at the block and it reverted. The message carries the decoded reason: the `Error(string)` message, a panic code, or a custom error of the contract’s ABI with its arguments.
+             *
+             *     `CALL_RESULT_TOO_LARGE`: Only on `call-contract-function`: the return data of the call is larger than the limit (64 KiB). Read a smaller part (a range, a page) of what the contract holds.
+             *
+             *     `BLOCK_NOT_REACHED`: Only on `call-contract-function`: the `blockTag` names a block the network has not produced yet. Read at `latest`, or at a block at or below the head.
+             *
+             *     `NETWORK_NOT_CONFIGURED`: The call needs the chain, and this deployment has no JSON-RPC endpoint for the network. The operator sets `RPC_URL_<networkId>`.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `CHAIN_UNAVAILABLE`: The network’s JSON-RPC endpoint is unreachable or failing. Nothing was created; retry later.
+             *
+             *     `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -3,6 +3,7 @@ import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
+import { FunctionArgsField } from '#api/schemas/requests.ts';
 import { executeTransaction } from '#api/transactions/executeTransaction.ts';
 
 export default defineRoute({
@@ -17,11 +18,7 @@ export default defineRoute({
   body: Type.Object(
     {
       contractActivatedFunctionId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-      functionArgs: Type.Array(Type.String({ maxLength: 65_536 }), {
-        maxItems: 64,
-        description:
-          'One string per argument: decimal or 0x integers, true/false, addresses, hex bytes, JSON for arrays and tuples.',
-      }),
+      functionArgs: FunctionArgsField,
       idempotencyKey: Type.String({
         minLength: 1,
         maxLength: 256,
