@@ -76,6 +76,7 @@ const sidebars: SidebarsConfig = {
         'services/mountain-smart-contracts/overview',
         'services/mountain-smart-contracts/contract-import',
         'services/mountain-smart-contracts/function-management',
+        'services/mountain-smart-contracts/reading-contracts',
         'services/mountain-smart-contracts/abi-format',
         'services/mountain-smart-contracts/best-practices',
       ],

@@ -56,7 +56,11 @@ describe('authorization matrix: every operation × every caller', () => {
   }
 
   it(`has all ${routes.length} × ${CALLERS.length} cells answered as expected (printed below)`, (t) => {
-    assert.equal(routes.length, 34, 'the 15 operations of the spec, the console’s 9, the webhooks’ 9 and call-contract-function');
+    assert.equal(
+      routes.length,
+      34,
+      'the 15 operations of the spec, the console’s 9, the webhooks’ 9 and call-contract-function',
+    );
     assert.deepEqual(Object.keys(MATRIX_OPERATIONS).sort(), routes.map((r) => r.operationId).sort());
     assert.equal(answered.size, routes.length * CALLERS.length);
     const width = Math.max(...routes.map((r) => r.operationId.length));

@@ -153,24 +153,28 @@ export const ERROR_CATALOGUE = {
     message: 'Function {signature} is {mutability}: only view and pure functions can be read',
     description:
       'Only on `call-contract-function`: a function that changes state (nonpayable or payable) is executed with a transaction (activate it, then `execute-transaction`), not read.',
+    example: { signature: 'mint(address,uint256)', mutability: 'nonpayable' },
   },
   CALL_REVERTED: {
     status: 422,
     message: 'The read reverts: {reason}',
     description:
       'Only on `call-contract-function`: the node ran the call (`eth_call`) at the block and it reverted. The message carries the decoded reason: the `Error(string)` message, a panic code, or a custom error of the contract’s ABI with its arguments.',
+    example: { reason: 'TooHigh(9, 3)' },
   },
   CALL_RESULT_TOO_LARGE: {
     status: 422,
     message: 'The function returned {size} bytes, more than the {limit} bytes a read may answer',
     description:
       'Only on `call-contract-function`: the return data of the call is larger than the limit (64 KiB). Read a smaller part (a range, a page) of what the contract holds.',
+    example: { size: '100032' },
   },
   BLOCK_NOT_REACHED: {
     status: 422,
     message: 'Block {blockNumber} is above the head of network {networkId} (block {head})',
     description:
       'Only on `call-contract-function`: the `blockTag` names a block the network has not produced yet. Read at `latest`, or at a block at or below the head.',
+    example: { blockNumber: '20000', head: '19876', networkId: '1337' },
   },
   FUNCTION_NOT_ACTIVE: {
     status: 422,

@@ -96,6 +96,19 @@ describe('every operation against the live server', () => {
     await notFound(() => client.getContractActivatedFunctions({ contractId: MISSING_ID }));
   });
 
+  it('callContractFunction reaches the server: a function that changes state is refused, an unknown contract 404', async () => {
+    const contractId = (await client.getContracts()).contracts.find((c) => c.address === ADDRESS)?.id as number;
+    attempts = 0;
+    await assert.rejects(client.callContractFunction({ contractId, formattedAbiFunction: MINT, functionArgs: [] }), {
+      status: 400,
+      code: 'FUNCTION_NOT_READABLE',
+    });
+    assert.equal(attempts, 1, '400 is not retried');
+    await notFound(() =>
+      client.callContractFunction({ contractId: MISSING_ID, formattedAbiFunction: MINT, functionArgs: [] }),
+    );
+  });
+
   it('createSubscription and getSubscriptions', async () => {
     const created = await once(() => client.createSubscription(transferSubscription(ADDRESS)));
     assert.equal(created.eventNotifierSubscription.subscriptionName, 'Transfers');

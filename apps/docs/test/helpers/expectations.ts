@@ -62,6 +62,7 @@ export const SERVICE_DOCS = [
   doc('services/mountain-smart-contracts/overview', 'Mountain Smart Contracts overview', 'Mountain Smart Contracts'),
   doc('services/mountain-smart-contracts/contract-import', 'Contract import'),
   doc('services/mountain-smart-contracts/function-management', 'Function management'),
+  doc('services/mountain-smart-contracts/reading-contracts', 'Reading contracts'),
   doc('services/mountain-smart-contracts/abi-format', 'Contract ABI format'),
   doc('services/mountain-smart-contracts/best-practices', 'Smart contracts best practices', 'Best practices'),
   doc('services/mountain-transactions/overview', 'Mountain Transactions overview', 'Mountain Transactions'),

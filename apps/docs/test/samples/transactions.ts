@@ -77,6 +77,18 @@ export const transactionSteps: Record<string, Step> = {
       assert.deepEqual(body.contractActivatedFunctions, [c.values.activated.contractActivatedFunction]);
     },
   },
+  'call-contract-function': {
+    kind: 'run',
+    check: async (out, c) => {
+      const body = answer(out, c, 'call-contract-function', 200);
+      assert.deepEqual(body.result, [String(await c.token.balanceOf(RECIPIENT))]);
+      c.values.called = body;
+    },
+  },
+  'contract-function-called': {
+    kind: 'shape',
+    check: (code, c) => sameShape(JSON.parse(code), c.values.called),
+  },
   'execute-transaction': {
     kind: 'run',
     // The reader's wallet holds tokens; and one transaction has failed, for the status filters below: two

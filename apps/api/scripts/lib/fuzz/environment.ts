@@ -163,6 +163,11 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       // An endpoint or a subscription is required; the document can only say that each is optional.
       'get-webhook-messages': { endpointId: fc.constant(endpointId) },
       'replay-webhook-messages': { endpointId: fc.constant(endpointId) },
+      // A read takes a view function of the contract, with its arguments (none, or one number).
+      'call-contract-function': {
+        formattedAbiFunction: fc.constant('function claimed(uint256 id) view returns (bool)'),
+        blockTag: fc.constant('latest'),
+      },
     };
     return {
       h: harness,
