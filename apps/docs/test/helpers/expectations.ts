@@ -117,6 +117,7 @@ export const OPERATION_IDS = [
   'activate-contract-function',
   'deactivate-contract-function',
   'get-contract-activated-functions',
+  'call-contract-function',
   'execute-transaction',
   'get-transaction',
   'get-transactions',
