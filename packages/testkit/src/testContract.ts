@@ -57,10 +57,24 @@ export const GAUGE_FORMATTED_ABI = [
   'error TooHigh(uint256 level, uint256 limit)',
 ];
 
+/** The payment tests' contract, contracts/Till.sol, as the API takes it. */
+export const TILL_FORMATTED_ABI = [
+  'function pay(string memo) payable',
+  'function payAtLeast(uint256 minimum) payable',
+  'function note(string memo)',
+  'function received() view returns (uint256)',
+  'function closed() view returns (bool)',
+  'function setClosed(bool value)',
+  'receive() external payable',
+  'event Paid(address indexed from, uint256 amount, string memo)',
+];
+
 const compiledContracts = new Map<string, CompiledContract>();
 
+type TestContractName = 'Counter' | 'Gauge' | 'Till';
+
 /** Compiles contracts/<name>.sol (beside this file), read once per process: see solidity.ts. */
-function compileTestContract(name: 'Counter' | 'Gauge'): CompiledContract {
+function compileTestContract(name: TestContractName): CompiledContract {
   let known = compiledContracts.get(name);
   if (!known) {
     const file = path.join(path.dirname(fileURLToPath(import.meta.url)), `contracts/${name}.sol`);
@@ -82,7 +96,13 @@ export const compileGauge = (): CompiledContract => compileTestContract('Gauge')
 /** Deploys a fresh Gauge on the anvil at `rpcUrl` (its owner the deployer); resolves to its address once mined. */
 export const deployGauge = (rpcUrl: string): Promise<Address> => deployTestContract(rpcUrl, 'Gauge');
 
-async function deployTestContract(rpcUrl: string, name: 'Counter' | 'Gauge'): Promise<Address> {
+/** Compiles contracts/Till.sol (the payment tests' contract). */
+export const compileTill = (): CompiledContract => compileTestContract('Till');
+
+/** Deploys a fresh Till on the anvil at `rpcUrl`; resolves to its address once mined. */
+export const deployTill = (rpcUrl: string): Promise<Address> => deployTestContract(rpcUrl, 'Till');
+
+async function deployTestContract(rpcUrl: string, name: TestContractName): Promise<Address> {
   const { abi, bytecode } = compileTestContract(name);
   const client = createWalletClient({ account: ANVIL_DEPLOYER, transport: http(rpcUrl) }).extend(publicActions);
   const chainId = await client.getChainId();

@@ -68,12 +68,30 @@ function signatureOf(formattedFunction: string, context: AbiShape): string | und
   return undefined;
 }
 
-export interface ContractFunction {
+/**
+ * A contract's `receive()` entry: what a plain transfer of value (empty calldata) runs. Activated, it is how a
+ * project allows native transfers to an address (an account without code as well as a contract).
+ */
+export interface ReceiveItem {
+  type: 'receive';
+  stateMutability: 'payable';
+}
+
+/** What an activation calls: a function of the ABI, or its receive entry. */
+export type CallableItem = AbiFunction | ReceiveItem;
+
+/** The signature an activated receive entry is stored under. */
+export const RECEIVE_SIGNATURE = 'receive()';
+
+/** `receive() external payable`, as written in an ABI or named in a request (`receive()` is enough). */
+const RECEIVE_TEXT = /^receive\s*\(\s*\)(\s+external)?(\s+payable)?$/;
+
+export interface ContractFunction<Item extends CallableItem = CallableItem> {
   /** The entry as written in the contract's ABI, e.g. `function mint(address to, uint256 amount)`. */
   formatted: string;
-  /** Canonical signature, e.g. `mint(address,uint256)`. */
+  /** Canonical signature, e.g. `mint(address,uint256)`, or `receive()`. */
   signature: string;
-  item: AbiFunction;
+  item: Item;
 }
 
 /** The entries of a human-readable ABI that become items of its parsed form (all but struct definitions). */
@@ -94,8 +112,19 @@ const READ_ONLY = new Set(['view', 'pure']);
 export function findContractFunction(
   contract: { id: number; formattedAbi: readonly string[]; abi: Abi },
   formattedFunction: string,
+  use: 'read',
+): ContractFunction<AbiFunction>;
+export function findContractFunction(
+  contract: { id: number; formattedAbi: readonly string[]; abi: Abi },
+  formattedFunction: string,
+  use: FunctionUse,
+): ContractFunction;
+export function findContractFunction(
+  contract: { id: number; formattedAbi: readonly string[]; abi: Abi },
+  formattedFunction: string,
   use: FunctionUse,
 ): ContractFunction {
+  if (RECEIVE_TEXT.test(formattedFunction.trim())) return findReceive(contract, use);
   const signature = signatureOf(formattedFunction, structContext(contract.formattedAbi));
   if (!signature) {
     throw validationError([
@@ -120,9 +149,34 @@ export function findContractFunction(
   throw new ApiError('FUNCTION_NOT_IN_ABI', { signature, contractId: contract.id });
 }
 
+/** The contract's receive entry: payable, so it can be activated and never read. */
+function findReceive(contract: { id: number; formattedAbi: readonly string[]; abi: Abi }, use: FunctionUse) {
+  const index = contract.abi.findIndex((item) => item.type === 'receive');
+  if (index < 0) throw new ApiError('FUNCTION_NOT_IN_ABI', { signature: RECEIVE_SIGNATURE, contractId: contract.id });
+  if (use === 'read')
+    throw new ApiError('FUNCTION_NOT_READABLE', { signature: RECEIVE_SIGNATURE, mutability: 'payable' });
+  const item: ReceiveItem = { type: 'receive', stateMutability: 'payable' };
+  return { formatted: itemEntries(contract.formattedAbi)[index] as string, signature: RECEIVE_SIGNATURE, item };
+}
+
+/** A value on a function that cannot take one: 400 naming the field. */
+export function refuseValueOnNonPayable(
+  fn: { signature: string; item: CallableItem },
+  field: 'value' | 'maxValuePerTransaction' | 'maxValuePerDay',
+): void {
+  const { item } = fn;
+  if (item.stateMutability === 'payable') return;
+  throw new ApiError(
+    'FUNCTION_NOT_PAYABLE',
+    { signature: fn.signature, mutability: item.stateMutability, field },
+    { details: [{ field: `body.${field}`, message: 'must be "0" or absent: the function is not payable' }] },
+  );
+}
+
 /** The parsed function of an activation stored before parsed forms were, resolved against its contract's ABI. */
-export function parseActivatedFunction(contractAbi: readonly string[], formattedFunction: string): AbiFunction {
+export function parseActivatedFunction(contractAbi: readonly string[], formattedFunction: string): CallableItem {
   const item = parseHumanAbi([formattedFunction], structContext(contractAbi)).items[0];
+  if (item?.type === 'receive') return { type: 'receive', stateMutability: 'payable' };
   if (item?.type !== 'function') throw new Error(`Activated function ${formattedFunction} is not a function`);
   return item;
 }

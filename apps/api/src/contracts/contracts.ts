@@ -1,8 +1,14 @@
-import { type Abi, type AbiFunction, getAddress } from 'viem';
+import { type Abi, getAddress } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
 import { type Db, UniqueViolationError } from '#api/db/db.ts';
 import { ApiError, validationError } from '#api/errors/ApiError.ts';
-import { findContractFunction, parseActivatedFunction, parseFormattedAbiAsync } from './abi.ts';
+import {
+  type CallableItem,
+  findContractFunction,
+  parseActivatedFunction,
+  parseFormattedAbiAsync,
+  refuseValueOnNonPayable,
+} from './abi.ts';
 
 export interface Contract {
   id: number;
@@ -17,7 +23,13 @@ export interface ContractActivatedFunction {
   id: number;
   contractId: number;
   formattedAbiFunction: string;
+  /** Wei, as decimal strings. */
+  maxValuePerTransaction: string;
+  maxValuePerDay: string;
 }
+
+const ACTIVATED_FUNCTION_COLUMNS = `id, contract_id AS "contractId", formatted_abi_function AS "formattedAbiFunction",
+  max_value_per_transaction::text AS "maxValuePerTransaction", max_value_per_day::text AS "maxValuePerDay"`;
 
 const CONTRACT_COLUMNS = `id, project_id AS "projectId", network_id AS "networkId", address, type,
   formatted_abi AS "formattedAbi"`;
@@ -113,8 +125,8 @@ export async function contractAbiForErrors(db: Db, contractId: number): Promise<
  */
 export async function activatedFunctionItem(
   db: Db,
-  fn: { id: number; abiFunction: AbiFunction | null; formattedAbiFunction: string; contractId: number },
-): Promise<AbiFunction> {
+  fn: { id: number; abiFunction: CallableItem | null; formattedAbiFunction: string; contractId: number },
+): Promise<CallableItem> {
   if (fn.abiFunction) return fn.abiFunction;
   const { rows } = await db.query<{ formattedAbi: string[] }>(
     'SELECT formatted_abi AS "formattedAbi" FROM contracts WHERE id = $1',
@@ -128,11 +140,15 @@ export async function activatedFunctionItem(
   return item;
 }
 
-/** Activates a state-changing function of the contract; activating it again returns the same activation. */
+/**
+ * Activates a state-changing function of the contract (or its `receive()`); activating it again returns the same
+ * activation, with the limits given changed (a limit left out keeps its value; a new activation's is 0). Only a
+ * payable function takes limits above 0.
+ */
 export async function activateFunction(
   db: Db,
   projectId: number,
-  input: { contractId: number; formattedAbiFunction: string },
+  input: { contractId: number; formattedAbiFunction: string; maxValuePerTransaction?: string; maxValuePerDay?: string },
 ): Promise<ContractActivatedFunction> {
   const contract = await getContract(db, projectId, input.contractId);
   const fn = findContractFunction(
@@ -140,14 +156,31 @@ export async function activateFunction(
     input.formattedAbiFunction,
     'activate',
   );
+  for (const field of ['maxValuePerTransaction', 'maxValuePerDay'] as const) {
+    if (input[field] !== undefined && input[field] !== '0') refuseValueOnNonPayable(fn, field);
+  }
   const { rows } = await db.query<ContractActivatedFunction>(
-    `INSERT INTO contract_activated_functions (contract_id, formatted_abi_function, signature, abi_function)
-     VALUES ($1, $2, $3, $4)
+    `INSERT INTO contract_activated_functions (contract_id, formatted_abi_function, signature, abi_function,
+       max_value_per_transaction, max_value_per_day)
+     VALUES ($1, $2, $3, $4, coalesce($5::numeric, 0), coalesce($6::numeric, 0))
      ON CONFLICT (contract_id, signature) DO UPDATE SET active = true, abi_function = EXCLUDED.abi_function,
-       updated_at = CASE WHEN contract_activated_functions.active THEN contract_activated_functions.updated_at
-                         ELSE now() END
-     RETURNING id, contract_id AS "contractId", formatted_abi_function AS "formattedAbiFunction"`,
-    [contract.id, fn.formatted, fn.signature, JSON.stringify(fn.item)],
+       max_value_per_transaction = coalesce($5::numeric, contract_activated_functions.max_value_per_transaction),
+       max_value_per_day = coalesce($6::numeric, contract_activated_functions.max_value_per_day),
+       updated_at = CASE WHEN contract_activated_functions.active
+                          AND contract_activated_functions.max_value_per_transaction
+                              = coalesce($5::numeric, contract_activated_functions.max_value_per_transaction)
+                          AND contract_activated_functions.max_value_per_day
+                              = coalesce($6::numeric, contract_activated_functions.max_value_per_day)
+                         THEN contract_activated_functions.updated_at ELSE now() END
+     RETURNING ${ACTIVATED_FUNCTION_COLUMNS}`,
+    [
+      contract.id,
+      fn.formatted,
+      fn.signature,
+      JSON.stringify(fn.item),
+      input.maxValuePerTransaction ?? null,
+      input.maxValuePerDay ?? null,
+    ],
   );
   return rows[0] as ContractActivatedFunction;
 }
@@ -181,7 +214,7 @@ export async function listActivatedFunctions(
 ): Promise<ContractActivatedFunction[]> {
   const contract = await getContract(db, projectId, contractId);
   const { rows } = await db.query<ContractActivatedFunction>(
-    `SELECT id, contract_id AS "contractId", formatted_abi_function AS "formattedAbiFunction"
+    `SELECT ${ACTIVATED_FUNCTION_COLUMNS}
      FROM contract_activated_functions WHERE contract_id = $1 AND active ORDER BY id`,
     [contract.id],
   );

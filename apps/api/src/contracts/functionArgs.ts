@@ -1,5 +1,6 @@
 import { type AbiFunction, type AbiParameter, encodeFunctionData, getAddress, type Hex, isAddress, isHex } from 'viem';
 import { validationError } from '#api/errors/ApiError.ts';
+import type { CallableItem } from './abi.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 
 /** A wrong argument, with where it is inside the argument (e.g. `[2].amount`). */
@@ -31,7 +32,13 @@ const ARRAY = /^(.*)\[(\d*)\]$/;
  * - arrays and tuples: JSON (`[1,2]`, `["0xab…", true]`, or an object by component name for a tuple); the elements
  *   follow the same rules, and may be JSON numbers and booleans as well as strings
  */
-export function encodeFunctionArgs(fn: AbiFunction, args: readonly string[]): { values: unknown[]; data: Hex } {
+export function encodeFunctionArgs(fn: CallableItem, args: readonly string[]): { values: unknown[]; data: Hex } {
+  if (fn.type === 'receive') {
+    if (args.length === 0) return { values: [], data: '0x' };
+    throw validationError([
+      { field: 'body.functionArgs', message: `receive() takes no arguments (a plain transfer), got ${args.length}` },
+    ]);
+  }
   if (args.length !== fn.inputs.length) {
     throw validationError([
       {

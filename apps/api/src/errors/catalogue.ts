@@ -176,6 +176,40 @@ export const ERROR_CATALOGUE = {
       'Only on `call-contract-function`: the `blockTag` names a block the network has not produced yet. Read at `latest`, or at a block at or below the head.',
     example: { blockNumber: '20000', head: '19876', networkId: '1337' },
   },
+  FUNCTION_NOT_PAYABLE: {
+    status: 400,
+    message: 'Function {signature} is {mutability}: it cannot receive value, so {field} must be "0" or absent',
+    description:
+      'Only a `payable` function (or a contract’s `receive()`) takes value: `execute-transaction` with a `value` above 0, or `activate-contract-function` with a spending limit above 0, on any other function is refused. `details` names the field.',
+    example: { signature: 'mint(address,uint256)', mutability: 'nonpayable', field: 'value' },
+  },
+  SPENDING_LIMIT_EXCEEDED: {
+    status: 422,
+    message:
+      'The value {value} wei is over {limit} of function {signature} ({max} wei); {remainingToday} wei is left today (UTC)',
+    description:
+      'The transaction would send more than its function’s activation allows: `maxValuePerTransaction` for one transaction, or `maxValuePerDay` for all of the function’s transactions of the UTC day together (every accepted transaction counts, but those that ended without being mined). The message names the limit, its amount and what is left today; `details` names the field (`body.value`). Nothing is created. Send less, wait for the next UTC day, or activate the function again with higher limits.',
+    example: {
+      value: '2000000000000000000',
+      limit: 'maxValuePerDay',
+      signature: 'receive()',
+      max: '5000000000000000000',
+      remainingToday: '1000000000000000000',
+    },
+  },
+  INSUFFICIENT_FUNDS: {
+    status: 422,
+    message:
+      'The system wallet {address} holds {balance} wei on network {networkId}, less than the {value} wei to send',
+    description:
+      'The project’s system wallet cannot pay the transaction’s value: fund it (its address is in get-project-detail), then send again. Nothing is created.',
+    example: {
+      address: '0x5Df2b5A1f6b5a1cC2E3cA1F8d5B2A7c9E0F1a2B3',
+      balance: '0',
+      networkId: '11155111',
+      value: '1000000000000000',
+    },
+  },
   FUNCTION_NOT_ACTIVE: {
     status: 422,
     message: 'Function {signature} of contract {contractId} is not active: activate it before executing it',

@@ -207,6 +207,14 @@ export const ContractActivatedFunction = component(
     id: Type.Integer(),
     contractId: Type.Integer(),
     formattedAbiFunction: Type.String({ description: 'Human-readable ABI of the function.' }),
+    maxValuePerTransaction: Type.String({
+      description:
+        'The most value (wei, decimal string) one transaction of this function may send; "0": none (a function that is not payable always shows "0").',
+    }),
+    maxValuePerDay: Type.String({
+      description:
+        'The most value (wei, decimal string) the transactions of this function may send in one UTC day, all together; every accepted transaction counts but those that ended without being mined.',
+    }),
   }),
 );
 
@@ -238,6 +246,7 @@ export const Transaction = component(
     mSystemWalletId: Type.Integer({ description: 'The system wallet that signs it.' }),
     networkId: NetworkIdSchema,
     functionArgs: Type.Array(Type.String()),
+    value: Type.String({ description: 'The value it sends, in wei, as a decimal string ("0" for none).' }),
     status: TransactionStatus,
     transactionHash: nullable(Type.String({ maxLength: 66 })),
     nonce: nullable(Type.Integer()),

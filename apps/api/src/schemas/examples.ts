@@ -28,7 +28,13 @@ export const exampleContract = {
   ],
 };
 
-export const exampleActivatedFunction = { id: 12, contractId: 7, formattedAbiFunction: EXAMPLE.mintFunction };
+export const exampleActivatedFunction = {
+  id: 12,
+  contractId: 7,
+  formattedAbiFunction: EXAMPLE.mintFunction,
+  maxValuePerTransaction: '0',
+  maxValuePerDay: '0',
+};
 
 export const exampleSubscription = {
   id: EXAMPLE.subscriptionId,
@@ -87,6 +93,7 @@ export const exampleTransaction = {
   mSystemWalletId: 2,
   networkId: 1337 as const,
   functionArgs: [EXAMPLE.walletTestnet, '1000000000000000000'],
+  value: '0',
   status: 'succeeded' as const,
   transactionHash: EXAMPLE.transactionHash,
   nonce: 4,

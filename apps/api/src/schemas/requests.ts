@@ -25,6 +25,17 @@ export const FunctionArgsField = Type.Array(Type.String({ maxLength: 65_536 }), 
   description:
     'One string per argument: decimal or 0x integers, true/false, addresses, hex bytes, JSON for arrays and tuples.',
 });
+/**
+ * An amount of wei as a decimal string without sign or leading zeros: at most 77 digits, so always below 2^256
+ * (what a transaction's value can hold).
+ */
+export const WeiString = (description: string) =>
+  Type.String({
+    pattern: '^(0|[1-9][0-9]{0,76})$',
+    maxLength: 77,
+    description: `${description} In wei, as a decimal string.`,
+  });
+
 export const AbiString = (description: string) => Type.String({ minLength: 1, maxLength: 4096, description });
 
 export const WebhookUrl = Type.String({
@@ -77,6 +88,24 @@ export const FunctionSelectorBody = Type.Object(
   {
     contractId: ContractIdField,
     formattedAbiFunction: AbiString('Human-readable ABI of the function, as in the contract’s ABI.'),
+  },
+  { additionalProperties: false },
+);
+
+/** activate-contract-function: the function, and the spending limits of a payable one. */
+export const ActivateFunctionBody = Type.Object(
+  {
+    ...FunctionSelectorBody.properties,
+    maxValuePerTransaction: Type.Optional(
+      WeiString(
+        'The most value one transaction of this function may send (payable functions only). Absent: "0" for a new activation, unchanged for an active one.',
+      ),
+    ),
+    maxValuePerDay: Type.Optional(
+      WeiString(
+        'The most value the transactions of this function may send in one UTC day, all together (payable functions only). Absent: "0" for a new activation, unchanged for an active one.',
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -42,6 +42,8 @@ export interface SignedRow {
   id: string;
   to: Address;
   data: Hex;
+  /** Wei, as a decimal string. */
+  value: string;
   nonce: number;
   gas: string;
   maxFeePerGas: string;

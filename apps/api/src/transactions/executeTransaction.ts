@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { Abi, AbiFunction, Address, Hex, PublicClient } from 'viem';
+import type { Abi, Address, Hex, PublicClient } from 'viem';
 import { describeRevert, isRateLimited, isRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
 import { type Chains, NetworkNotConfiguredError } from '#api/chain/chains.ts';
 import { type NetworkId, networkTypeOf } from '#api/config/networks.ts';
+import { type CallableItem, refuseValueOnNonPayable } from '#api/contracts/abi.ts';
 import { activatedFunctionItem, contractAbiForErrors } from '#api/contracts/contracts.ts';
+import { devChainOf } from '#api/chain/devChain.ts';
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
@@ -13,12 +15,15 @@ import { CustodyNotConfiguredError } from '#api/wallets/custody.ts';
 import { submitterOf } from '#api/wallets/signer.ts';
 import { wakeSender } from './jobs.ts';
 import { ensureSender } from './senders.ts';
+import { checkTransactionLimit, withinDayLimit } from './spendingLimits.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
 
 export interface ExecuteRequest {
   contractActivatedFunctionId: number;
   functionArgs: string[];
   idempotencyKey: string;
+  /** Wei, as a decimal string; absent: none. */
+  value?: string;
 }
 
 interface ActivatedFunctionRow {
@@ -26,7 +31,9 @@ interface ActivatedFunctionRow {
   active: boolean;
   formattedAbiFunction: string;
   signature: string;
-  abiFunction: AbiFunction | null;
+  abiFunction: CallableItem | null;
+  maxValuePerTransaction: string;
+  maxValuePerDay: string;
   contractId: number;
   networkId: NetworkId;
   contractAddress: Address;
@@ -45,11 +52,14 @@ export interface ExecuteDeps {
   custodians?: RemoteCustodians;
 }
 
-/** What identifies a request for idempotency: everything in the body but the key itself. */
+/**
+ * What identifies a request for idempotency: everything in the body but the key itself. A request without value
+ * hashes as requests did before value existed, so that their retries still find them.
+ */
 function requestHash(body: ExecuteRequest): string {
-  return createHash('sha256')
-    .update(JSON.stringify([body.contractActivatedFunctionId, body.functionArgs]))
-    .digest('hex');
+  const fields: unknown[] = [body.contractActivatedFunctionId, body.functionArgs];
+  if (body.value !== undefined && body.value !== '0') fields.push(body.value);
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
 async function findByKey(db: SqlRunner, projectId: number, key: string) {
@@ -80,7 +90,8 @@ function original(existing: Transaction & { requestHash: string }, hash: string)
 async function lookupFunction(db: Db, projectId: number, functionId: number) {
   const { rows } = await db.query<ActivatedFunctionRow>(
     `SELECT f.id, f.active, f.formatted_abi_function AS "formattedAbiFunction", f.signature,
-            f.abi_function AS "abiFunction",
+            f.abi_function AS "abiFunction", f.max_value_per_transaction::text AS "maxValuePerTransaction",
+            f.max_value_per_day::text AS "maxValuePerDay",
             c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
             wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress", wm.type AS "walletMainnetType",
             wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress", wt.type AS "walletTestnetType"
@@ -124,15 +135,42 @@ function clientFor(chains: Chains, networkId: NetworkId): PublicClient {
 }
 
 /**
+ * The wallet can pay the value (the development chain's wallets are topped up first, as before a send): a
+ * transaction it cannot pay is refused now rather than failed at its estimate.
+ */
+async function checkFunds(client: PublicClient, networkId: NetworkId, address: Address, value: bigint): Promise<void> {
+  let balance: bigint;
+  try {
+    await devChainOf(client, networkId).ensureFunds(address);
+    balance = await client.getBalance({ address });
+  } catch (error) {
+    throw new ApiError('CHAIN_UNAVAILABLE', { networkId, reason: shortError(error) }, { cause: error });
+  }
+  if (balance < value) {
+    throw new ApiError('INSUFFICIENT_FUNDS', {
+      address,
+      balance: balance.toString(),
+      networkId,
+      value: value.toString(),
+    });
+  }
+}
+
+/**
  * eth_call from the system wallet: a revert is the caller's 422 with the reason decoded with the contract's ABI
  * (read only then), and nothing is created.
  */
 async function simulate(
   client: PublicClient,
-  call: { networkId: NetworkId; from: Address; to: Address; data: Hex; abi: () => Promise<Abi> },
+  call: { networkId: NetworkId; from: Address; to: Address; data: Hex; value: bigint; abi: () => Promise<Abi> },
 ): Promise<void> {
   try {
-    await client.call({ account: call.from, to: call.to, data: call.data });
+    await client.call({
+      account: call.from,
+      to: call.to,
+      data: call.data,
+      ...(call.value > 0n ? { value: call.value } : {}),
+    });
   } catch (error) {
     if (isRevert(error)) throw new ApiError('EXECUTION_REVERTED', { reason: describeRevert(error, await call.abi()) });
     const reason = isRateLimited(error)
@@ -173,6 +211,14 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
     throw new ApiError('NOT_FOUND', { resource: 'Contract activated function', id: body.contractActivatedFunctionId });
   if (!fn.active) throw new ApiError('FUNCTION_NOT_ACTIVE', { signature: fn.signature, contractId: fn.contractId });
   const item = await activatedFunctionItem(deps.db, fn);
+  const value = BigInt(body.value ?? '0');
+  if (value > 0n) {
+    refuseValueOnNonPayable({ signature: fn.signature, item }, 'value');
+    checkTransactionLimit(fn.signature, value, {
+      maxValuePerTransaction: BigInt(fn.maxValuePerTransaction),
+      maxValuePerDay: BigInt(fn.maxValuePerDay),
+    });
+  }
   const { data } = encodeFunctionArgs(item, body.functionArgs);
   const mainnet = networkTypeOf(fn.networkId) === 'mainnet';
   const wallet = mainnet
@@ -180,11 +226,13 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
     : { id: fn.walletTestnetId, address: fn.walletTestnetAddress, type: fn.walletTestnetType };
   const custodyProvider = custodianFor(deps, wallet.type, fn.networkId);
   const client = clientFor(deps.chains, fn.networkId);
+  if (value > 0n) await checkFunds(client, fn.networkId, wallet.address, value);
   await simulate(client, {
     networkId: fn.networkId,
     from: wallet.address,
     to: fn.contractAddress,
     data,
+    value,
     abi: () => contractAbiForErrors(deps.db, fn.contractId),
   });
 
@@ -192,26 +240,31 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
   // dying between the two leaves the row for the sweep, which wakes senders of untouched rows.
   const target = { walletId: wallet.id, networkId: fn.networkId };
   await ensureSender(deps.db, target);
-  const { rows } = await deps.db.query<Transaction>(
-    `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
-       function_args, to_address, data, idempotency_key, request_hash, custody_provider)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (project_id, idempotency_key) DO NOTHING
-     RETURNING ${TRANSACTION_COLUMNS}`,
-    [
-      projectId,
-      fn.id,
-      wallet.id,
-      fn.networkId,
-      JSON.stringify(body.functionArgs),
-      fn.contractAddress,
-      data,
-      body.idempotencyKey,
-      hash,
-      custodyProvider,
-    ],
-    'execute-insert',
-  );
+  const insert = (db: SqlRunner, name?: string) =>
+    db.query<Transaction>(
+      `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
+         function_args, to_address, data, idempotency_key, request_hash, custody_provider, value)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (project_id, idempotency_key) DO NOTHING
+       RETURNING ${TRANSACTION_COLUMNS}`,
+      [
+        projectId,
+        fn.id,
+        wallet.id,
+        fn.networkId,
+        JSON.stringify(body.functionArgs),
+        fn.contractAddress,
+        data,
+        body.idempotencyKey,
+        hash,
+        custodyProvider,
+        value.toString(),
+      ],
+      name,
+    );
+  // A transaction that sends value waits for the others of its function, so that the day's limit holds.
+  const { rows } =
+    value > 0n ? await withinDayLimit(deps.db, fn.id, value, insert) : await insert(deps.db, 'execute-insert');
   if (rows[0]) await wakeSender(deps.db, target);
   const inserted = rows[0];
   if (inserted) return inserted;

@@ -51,6 +51,7 @@ export async function followCanonical(
     `SELECT block_number::float8 AS "blockNumber", block_hash AS "blockHash", count(*)::int AS transactions
        FROM transactions
       WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('succeeded', 'reverted')
+        AND block_number IS NOT NULL -- not one that reverted at its estimate, before any block
         AND (finalized_at IS NULL OR ($3 AND nonce >= $4))
       GROUP BY block_number, block_hash ORDER BY block_number LIMIT ${BLOCKS_PER_LOOK}`,
     [target.walletId, target.networkId, !view.lagging, minedCount],

@@ -185,7 +185,7 @@ async function settleBroadcast(
   resends: boolean,
 ): Promise<{ waiting: number; settled: number }> {
   const { rows } = await deps.db.query<BroadcastRow>(
-    `SELECT t.id, t.previous_hashes AS hashes, w.address AS "from", t.to_address AS "to", t.data, t.nonce,
+    `SELECT t.id, t.previous_hashes AS hashes, w.address AS "from", t.to_address AS "to", t.data, t.value::text AS value, t.nonce,
             t.gas_limit::text AS gas, t.gas_price::text AS "maxFeePerGas",
             t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas", t.fee_bumps AS "feeBumps",
             t.error_message AS "errorMessage",
@@ -266,6 +266,7 @@ async function recordRevert(db: Db, client: PublicClient, row: BroadcastRow, rec
       account: row.from,
       to: row.to,
       data: row.data,
+      value: BigInt(row.value),
       gas: BigInt(row.gas),
       blockNumber: receipt.blockNumber,
     });

@@ -40,8 +40,8 @@ export async function prepareRound(
 ): Promise<Prepared | typeof PRICED_OUT | undefined> {
   const { db, target, settings, client, devChain, address } = sender;
   if (room <= 0) return undefined;
-  const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; contractId: number }>(
-    `SELECT t.id, t.to_address AS "to", t.data, c.id AS "contractId"
+  const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; value: string; contractId: number }>(
+    `SELECT t.id, t.to_address AS "to", t.data, t.value::text AS value, c.id AS "contractId"
      FROM transactions t
      JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
      JOIN contracts c ON c.id = f.contract_id
@@ -60,6 +60,7 @@ export async function prepareRound(
         account: address,
         to: row.to,
         data: row.data,
+        value: BigInt(row.value),
         blockTag: 'latest',
       });
       return { row, gas };

@@ -136,7 +136,7 @@ async function broadcastRound(sender: Sender, batch: SignedRow[]): Promise<boole
 async function resumable(sender: Sender): Promise<SignedRow[]> {
   const { db, target, settings } = sender;
   const { rows } = await db.query<SignedRow>(
-    `SELECT id, to_address AS "to", data, nonce, gas_limit::text AS "gas", gas_price::text AS "maxFeePerGas",
+    `SELECT id, to_address AS "to", data, value::text AS value, nonce, gas_limit::text AS "gas", gas_price::text AS "maxFeePerGas",
             max_priority_fee_per_gas::text AS "maxPriorityFeePerGas", raw_transaction AS raw
      FROM transactions WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'processing'
      ORDER BY nonce LIMIT $3`,
@@ -163,7 +163,7 @@ async function allocate(sender: Sender, { ready, fees }: Prepared): Promise<Sign
       tx,
       ready.map((r, i) => ({ id: r.id, nonce: nonces[i] as number, gas: ((r.gas * headroom) / 100n).toString() })),
       { maxFeePerGas: fees.maxFeePerGas.toString(), maxPriorityFeePerGas: fees.maxPriorityFeePerGas.toString() },
-      `t.id, t.to_address AS "to", t.data, t.nonce, t.gas_limit::text AS "gas",
+      `t.id, t.to_address AS "to", t.data, t.value::text AS value, t.nonce, t.gas_limit::text AS "gas",
          t.gas_price::text AS "maxFeePerGas", t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas"`,
     );
     return rows.sort((a, b) => Number(a.nonce) - Number(b.nonce));

@@ -18,20 +18,22 @@ export async function walletRecord(db: Pick<Db, 'query'>, walletId: number): Pro
 export interface FixedCall {
   to: Address;
   data?: Hex;
+  /** Wei; absent: none. */
+  value?: bigint | string;
   nonce: number | string;
   gas: bigint | string;
   maxFeePerGas: bigint | string;
   maxPriorityFeePerGas: bigint | string;
 }
 
-/** Signs `call` as the platform sends every transaction: EIP-1559, no value. */
+/** Signs `call` as the platform sends every transaction: EIP-1559. */
 export function signEip1559(account: LocalAccount, chainId: number, call: FixedCall): Promise<Hex> {
   return account.signTransaction({
     chainId,
     type: 'eip1559',
     to: call.to,
     ...(call.data ? { data: call.data } : {}),
-    value: 0n,
+    value: BigInt(call.value ?? 0),
     nonce: Number(call.nonce),
     gas: BigInt(call.gas),
     maxFeePerGas: BigInt(call.maxFeePerGas),

@@ -17,13 +17,15 @@ interface SubmitRow {
   id: string;
   to: string;
   data: Hex;
+  value: string;
   gas: string;
   maxFeePerGas: string;
   maxPriorityFeePerGas: string;
   keyAttempt: number;
 }
 
-const submitRowColumns = (t: string) => `${t}.id, ${t}.to_address AS "to", ${t}.data, ${t}.gas_limit::text AS gas,
+const submitRowColumns = (t: string) => `${t}.id, ${t}.to_address AS "to", ${t}.data, ${t}.value::text AS value,
+  ${t}.gas_limit::text AS gas,
   ${t}.gas_price::text AS "maxFeePerGas", ${t}.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas",
   ${t}.custody_key_attempt AS "keyAttempt"`;
 
@@ -214,6 +216,7 @@ async function submitOne(
     networkId: target.networkId,
     to: row.to,
     data: row.data,
+    value: BigInt(row.value),
     gasLimit: BigInt(row.gas),
     maxFeePerGas: BigInt(row.maxFeePerGas),
     maxPriorityFeePerGas: BigInt(row.maxPriorityFeePerGas),

@@ -15,7 +15,7 @@ export const FAILED_STATUSES: TransactionStatusValue[] = ['broadcast-failed', 'm
 
 export const TRANSACTION_COLUMNS = `id, project_id AS "projectId",
   contract_activated_function_id AS "contractActivatedFunctionId", system_wallet_id AS "mSystemWalletId",
-  network_id AS "networkId", function_args AS "functionArgs", status, transaction_hash AS "transactionHash",
+  network_id AS "networkId", function_args AS "functionArgs", coalesce(value, 0)::text AS value, status, transaction_hash AS "transactionHash",
   nonce, gas_price::text AS "gasPrice", gas_limit::text AS "gasLimit", gas_used::text AS "gasUsed",
   block_number AS "blockNumber",
   CASE WHEN block_number IS NOT NULL THEN greatest(0, coalesce(

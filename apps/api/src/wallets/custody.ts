@@ -29,7 +29,10 @@ export interface CustodyCall {
   custodyRef: string;
   networkId: number;
   to: string;
+  /** The calldata; `0x` for a plain transfer of value. */
   data: Hex;
+  /** Wei. */
+  value: bigint;
   gasLimit: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;

@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Activate a contract function
-         * @description Allows transactions to call one function of an imported contract. The function must be in the contract’s ABI and change state (nonpayable or payable). Activating an active function again returns the same activation.
+         * @description Allows transactions to call one function of an imported contract. The function must be in the contract’s ABI and change state (nonpayable or payable), or be the contract’s `receive() external payable` (plain transfers of value). A payable function takes spending limits: `maxValuePerTransaction` and `maxValuePerDay` (wei); without them it takes no value. Activating an active function again returns the same activation, with the limits given changed (those left out keep their values).
          */
         post: operations["activate-contract-function"];
         delete?: never;
@@ -453,7 +453,7 @@ export interface paths {
         put?: never;
         /**
          * Execute an activated function on chain
-         * @description Calls an activated contract function from the project’s system wallet (mainnet or testnet, by the contract’s network). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.
+         * @description Calls an activated contract function from the project’s system wallet (mainnet or testnet, by the contract’s network). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. A `value` (wei) pays a payable function, or, on an activated `receive()` with `functionArgs: []`, is a plain transfer; it must fit in the activation’s `maxValuePerTransaction` and what is left of its `maxValuePerDay` (UTC day), and the system wallet must hold it. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.
          */
         post: operations["execute-transaction"];
         delete?: never;
@@ -1183,6 +1183,10 @@ export interface components {
             contractId: number;
             /** @description Human-readable ABI of the function. */
             formattedAbiFunction: string;
+            /** @description The most value (wei, decimal string) one transaction of this function may send; "0": none (a function that is not payable always shows "0"). */
+            maxValuePerTransaction: string;
+            /** @description The most value (wei, decimal string) the transactions of this function may send in one UTC day, all together; every accepted transaction counts but those that ended without being mined. */
+            maxValuePerDay: string;
         };
         /** @description Another endpoint of the project was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. */
         EndpointDisabledEvent: {
@@ -1224,7 +1228,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "FUNCTION_NOT_PAYABLE" | "SPENDING_LIMIT_EXCEEDED" | "INSUFFICIENT_FUNDS" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -1471,6 +1475,8 @@ export interface components {
             mSystemWalletId: number;
             networkId: components["schemas"]["NetworkId"];
             functionArgs: string[];
+            /** @description The value it sends, in wei, as a decimal string ("0" for none). */
+            value: string;
             /**
              * @description Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed. Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted).
              * @enum {string}
@@ -4701,6 +4707,10 @@ export interface operations {
                     contractId: number;
                     /** @description Human-readable ABI of the function, as in the contract’s ABI. */
                     formattedAbiFunction: string;
+                    /** @description The most value one transaction of this function may send (payable functions only). Absent: "0" for a new activation, unchanged for an active one. In wei, as a decimal string. */
+                    maxValuePerTransaction?: string;
+                    /** @description The most value the transactions of this function may send in one UTC day, all together (payable functions only). Absent: "0" for a new activation, unchanged for an active one. In wei, as a decimal string. */
+                    maxValuePerDay?: string;
                 };
             };
         };
@@ -4719,7 +4729,9 @@ export interface operations {
                      *       "contractActivatedFunction": {
                      *         "id": 12,
                      *         "contractId": 7,
-                     *         "formattedAbiFunction": "function mint(address to, uint256 amount)"
+                     *         "formattedAbiFunction": "function mint(address to, uint256 amount)",
+                     *         "maxValuePerTransaction": "0",
+                     *         "maxValuePerDay": "0"
                      *       }
                      *     }
                      */
@@ -4736,6 +4748,8 @@ export interface operations {
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `FUNCTION_NOT_PAYABLE`: Only a `payable` function (or a contract’s `receive()`) takes value: `execute-transaction` with a `value` above 0, or `activate-contract-function` with a spending limit above 0, on any other function is refused. `details` names the field.
              */
             400: {
                 headers: {
@@ -5061,7 +5075,9 @@ export interface operations {
                      *         {
                      *           "id": 12,
                      *           "contractId": 7,
-                     *           "formattedAbiFunction": "function mint(address to, uint256 amount)"
+                     *           "formattedAbiFunction": "function mint(address to, uint256 amount)",
+                     *           "maxValuePerTransaction": "0",
+                     *           "maxValuePerDay": "0"
                      *         }
                      *       ]
                      *     }
@@ -5398,6 +5414,8 @@ export interface operations {
                     functionArgs: string[];
                     /** @description Unique per project; reuse it to retry the same request safely. */
                     idempotencyKey: string;
+                    /** @description The value to send with the call (default "0"): only to a payable function or a contract’s `receive()`, within the spending limits of its activation. In wei, as a decimal string. */
+                    value?: string;
                 };
             };
         };
@@ -5423,6 +5441,7 @@ export interface operations {
                      *           "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
                      *           "1000000000000000000"
                      *         ],
+                     *         "value": "0",
                      *         "status": "created",
                      *         "transactionHash": null,
                      *         "nonce": null,
@@ -5453,6 +5472,8 @@ export interface operations {
              *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
              *
              *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             *
+             *     `FUNCTION_NOT_PAYABLE`: Only a `payable` function (or a contract’s `receive()`) takes value: `execute-transaction` with a `value` above 0, or `activate-contract-function` with a spending limit above 0, on any other function is refused. `details` names the field.
              */
             400: {
                 headers: {
@@ -5534,6 +5555,10 @@ export interface operations {
             };
             /**
              * @description `FUNCTION_NOT_ACTIVE`: Only activated functions can be executed; this one was deactivated.
+             *
+             *     `SPENDING_LIMIT_EXCEEDED`: The transaction would send more than its function’s activation allows: `maxValuePerTransaction` for one transaction, or `maxValuePerDay` for all of the function’s transactions of the UTC day together (every accepted transaction counts, but those that ended without being mined). The message names the limit, its amount and what is left today; `details` names the field (`body.value`). Nothing is created. Send less, wait for the next UTC day, or activate the function again with higher limits.
+             *
+             *     `INSUFFICIENT_FUNDS`: The project’s system wallet cannot pay the transaction’s value: fund it (its address is in get-project-detail), then send again. Nothing is created.
              *
              *     `EXECUTION_REVERTED`: The transaction was simulated (`eth_call` from the system wallet) and reverted, so nothing was created or queued. The message carries the decoded revert reason or custom error.
              *
@@ -5622,6 +5647,7 @@ export interface operations {
                      *           "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
                      *           "1000000000000000000"
                      *         ],
+                     *         "value": "0",
                      *         "status": "succeeded",
                      *         "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *         "nonce": 4,
@@ -5791,6 +5817,7 @@ export interface operations {
                      *               "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
                      *               "1000000000000000000"
                      *             ],
+                     *             "value": "0",
                      *             "status": "succeeded",
                      *             "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *             "nonce": 4,

@@ -588,6 +588,8 @@ export interface components {
             mSystemWalletId: number;
             networkId: components["schemas"]["NetworkId"];
             functionArgs: string[];
+            /** @description The value it sends, in wei, as a decimal string ("0" for none). */
+            value: string;
             /**
              * @description Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed. Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted).
              * @enum {string}

@@ -3,7 +3,7 @@ import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
-import { FunctionArgsField } from '#api/schemas/requests.ts';
+import { FunctionArgsField, WeiString } from '#api/schemas/requests.ts';
 import { executeTransaction } from '#api/transactions/executeTransaction.ts';
 
 export default defineRoute({
@@ -13,7 +13,7 @@ export default defineRoute({
   tag: 'Transaction',
   summary: 'Execute an activated function on chain',
   description:
-    'Calls an activated contract function from the project’s system wallet (mainnet or testnet, by the contract’s network). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.',
+    'Calls an activated contract function from the project’s system wallet (mainnet or testnet, by the contract’s network). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. A `value` (wei) pays a payable function, or, on an activated `receive()` with `functionArgs: []`, is a plain transfer; it must fit in the activation’s `maxValuePerTransaction` and what is left of its `maxValuePerDay` (UTC day), and the system wallet must hold it. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.',
   auth: { roles: WRITERS },
   body: Type.Object(
     {
@@ -24,6 +24,11 @@ export default defineRoute({
         maxLength: 256,
         description: 'Unique per project; reuse it to retry the same request safely.',
       }),
+      value: Type.Optional(
+        WeiString(
+          'The value to send with the call (default "0"): only to a payable function or a contract’s `receive()`, within the spending limits of its activation.',
+        ),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -54,6 +59,9 @@ export default defineRoute({
     'NOT_FOUND',
     'CONFLICT',
     'FUNCTION_NOT_ACTIVE',
+    'FUNCTION_NOT_PAYABLE',
+    'SPENDING_LIMIT_EXCEEDED',
+    'INSUFFICIENT_FUNDS',
     'EXECUTION_REVERTED',
     'NETWORK_NOT_CONFIGURED',
     'CUSTODY_NOT_CONFIGURED',

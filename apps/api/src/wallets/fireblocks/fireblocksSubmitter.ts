@@ -1,5 +1,5 @@
 import type { TransactionResponse } from '@fireblocks/ts-sdk';
-import { formatGwei, type Hex } from 'viem';
+import { formatEther, formatGwei, type Hex } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
 import {
   type CustodianView,
@@ -17,7 +17,8 @@ const FAILED = new Set(['REJECTED', 'BLOCKED', 'CANCELLED', 'FAILED']);
 
 /**
  * Fireblocks as a submitter: one `CONTRACT_CALL` per row from the wallet's vault account to the contract as a
- * one-time address, amount "0", the calldata in `extraParameters.contractCallData`, the row's gas limit, its fee cap
+ * one-time address, the row's value as `amount` (in ether), the calldata in `extraParameters.contractCallData` (a
+ * row without calldata, a plain transfer, is a `TRANSFER` of the amount instead), the row's gas limit, its fee cap
  * as `maxFee` and its tip as `priorityFee` (gwei), `externalTxId` = the row's id, and an `Idempotency-Key` per
  * attempt. Exactly once, whatever fails:
  * - a row that may have reached Fireblocks (a timeout, a lost answer, a 5xx, a crash after sending) is looked up by
@@ -66,12 +67,15 @@ export function createFireblocksSubmitter(api: FireblocksApi, settings: Firebloc
       sdk.transactions.createTransaction({
         idempotencyKey: idempotencyKey(call.rowId, call.keyAttempt),
         transactionRequest: {
-          operation: 'CONTRACT_CALL',
+          // A plain transfer of value (a receive() call: no calldata) is a TRANSFER; anything else a CONTRACT_CALL.
+          ...(call.data === '0x'
+            ? { operation: 'TRANSFER' as const }
+            : { operation: 'CONTRACT_CALL' as const, extraParameters: { contractCallData: call.data } }),
           assetId,
           source: { type: 'VAULT_ACCOUNT', id: call.custodyRef },
           destination: { type: 'ONE_TIME_ADDRESS', oneTimeAddress: { address: call.to } },
-          amount: '0',
-          extraParameters: { contractCallData: call.data },
+          // In the asset's units: the native coin's, 18 decimals on every EVM network.
+          amount: formatEther(call.value),
           gasLimit: call.gasLimit.toString(),
           maxFee: formatGwei(call.maxFeePerGas),
           priorityFee: formatGwei(call.maxPriorityFeePerGas),
