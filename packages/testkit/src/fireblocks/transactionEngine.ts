@@ -11,6 +11,7 @@ import { VaultKeys } from './vaultKeys.ts';
 
 /** A create request, validated (amount and fees in wei). */
 export interface NewTransaction {
+  /** TRANSFER (a plain value transfer, `data` empty) or CONTRACT_CALL. */
   operation: string;
   assetId: string;
   vaultId: string;
@@ -27,6 +28,8 @@ export interface NewTransaction {
   feeLevel?: string;
 }
 
+/** The gas of a plain value transfer, the limit a TRANSFER is signed with unless `gasLimit` is given. */
+const TRANSFER_GAS = 21_000n;
 /** How long a transaction priced below the base fee waits before it is sent again: about a block. */
 const BASE_FEE_RETRY_MS = 1_000;
 /** A CONFIRMING transaction is looked at again when the head moves, or after this long (a drop, a reorg to the same height). */
@@ -295,7 +298,7 @@ export class TransactionEngine {
     const value = BigInt(tx.value ?? '0');
     const shortOfFunds = () =>
       this.setStatus(tx, 'FAILED', value > 0n ? 'INSUFFICIENT_FUNDS' : 'INSUFFICIENT_FUNDS_FOR_FEE');
-    let gas = tx.gasLimit ? BigInt(tx.gasLimit) : undefined;
+    let gas = tx.gasLimit ? BigInt(tx.gasLimit) : tx.operation === 'TRANSFER' ? TRANSFER_GAS : undefined;
     if (gas === undefined) {
       // The node cannot estimate a call carrying more than the account holds.
       if (value > 0n && (await rpc.balance(from)) < value) return shortOfFunds();

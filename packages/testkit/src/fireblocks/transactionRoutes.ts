@@ -9,6 +9,7 @@ import { transactionView } from './transactionView.ts';
 const MAX_EXTERNAL_TX_ID = 255;
 const MAX_NOTE = 4_096;
 const FEE_LEVELS = new Set(['LOW', 'MEDIUM', 'HIGH']);
+const OPERATIONS = new Set(['TRANSFER', 'CONTRACT_CALL']);
 /** Whole units an amount may have: more than any chain's supply, few enough to refuse a runaway string. */
 const MAX_AMOUNT_DIGITS = 30;
 
@@ -44,9 +45,12 @@ function amountWei(value: unknown, assetId: string): bigint {
 }
 
 /**
- * Validates a create request (TransactionRequest in @fireblocks/ts-sdk): a CONTRACT_CALL from a VAULT_ACCOUNT to a
- * ONE_TIME_ADDRESS with `extraParameters.contractCallData` (0x hex), sent with `amount` as its value (0 when absent),
- * the gas estimated unless `gasLimit` is given. The amount is in the asset's units (see amountWei); fees in gwei ("maxFee (gwei)", "priorityFee (gwei)": Fireblocks'
+ * Validates a create request (TransactionRequest in @fireblocks/ts-sdk) from a VAULT_ACCOUNT to a ONE_TIME_ADDRESS:
+ * - `operation: 'TRANSFER'` (the default when absent): a plain transfer of `amount` (required, above 0), no
+ *   `extraParameters.contractCallData`; signed with 21000 gas unless `gasLimit` is given;
+ * - `operation: 'CONTRACT_CALL'`: `extraParameters.contractCallData` (0x hex) sent with `amount` as its value (0 when
+ *   absent), the gas estimated unless `gasLimit` is given.
+ * The amount is in the asset's units (see amountWei); fees in gwei ("maxFee (gwei)", "priorityFee (gwei)": Fireblocks'
  * "EVM fees: Ethereum fee parameters"), `gasLimit` in gas units. `treatAsGrossAmount: true` (the fee taken out of the
  * amount) is not simulated and refused.
  */
@@ -55,8 +59,10 @@ function parseCreate(ctx: SimulatorContext, body: unknown): NewTransaction {
     throw ApiErrors.badTransaction('Body must be a JSON object');
   const b = body as Record<string, unknown>;
   const operation = b.operation ?? 'TRANSFER';
-  if (operation !== 'CONTRACT_CALL') {
-    throw ApiErrors.badTransaction(`operation ${String(operation)} is not simulated: only CONTRACT_CALL is`);
+  if (typeof operation !== 'string' || !OPERATIONS.has(operation)) {
+    throw ApiErrors.badTransaction(
+      `operation ${String(operation)} is not simulated: only TRANSFER and CONTRACT_CALL are`,
+    );
   }
   if (typeof b.assetId !== 'string' || b.assetId === '') throw ApiErrors.badTransaction('assetId is required');
   if (!ctx.assets[b.assetId]) throw ApiErrors.assetNotFound(b.assetId);
@@ -77,13 +83,30 @@ function parseCreate(ctx: SimulatorContext, body: unknown): NewTransaction {
   if (typeof address !== 'string' || !isAddress(address, { strict: false })) {
     throw ApiErrors.badTransaction(`Invalid destination address: ${String(address)}`);
   }
+  if (operation === 'TRANSFER' && (b.amount === undefined || b.amount === null)) {
+    throw ApiErrors.badTransaction('amount is required for a TRANSFER');
+  }
   const value = b.amount === undefined || b.amount === null ? 0n : amountWei(b.amount, b.assetId);
+  if (operation === 'TRANSFER' && value === 0n) {
+    throw ApiErrors.badTransaction('amount must be greater than 0 for a TRANSFER');
+  }
   if (b.treatAsGrossAmount !== undefined && b.treatAsGrossAmount !== false) {
     throw ApiErrors.badTransaction('treatAsGrossAmount is not simulated: only false is');
   }
-  const data = (b.extraParameters as { contractCallData?: unknown } | undefined)?.contractCallData;
-  if (typeof data !== 'string' || !isHex(data) || data.length % 2 !== 0) {
-    throw ApiErrors.badTransaction('extraParameters.contractCallData must be 0x-prefixed hex bytes');
+  const extra = b.extraParameters as { contractCallData?: unknown } | undefined;
+  let data: Hex = '0x';
+  if (operation === 'TRANSFER') {
+    if (extra?.contractCallData !== undefined) {
+      throw ApiErrors.badTransaction(
+        'extraParameters.contractCallData is only allowed with operation CONTRACT_CALL, not TRANSFER',
+      );
+    }
+  } else {
+    const given = extra?.contractCallData;
+    if (typeof given !== 'string' || !isHex(given) || given.length % 2 !== 0) {
+      throw ApiErrors.badTransaction('extraParameters.contractCallData must be 0x-prefixed hex bytes');
+    }
+    data = given;
   }
   const externalTxId = b.externalTxId;
   if (externalTxId !== undefined && (typeof externalTxId !== 'string' || externalTxId.length > MAX_EXTERNAL_TX_ID)) {
@@ -114,7 +137,7 @@ function parseCreate(ctx: SimulatorContext, body: unknown): NewTransaction {
     assetId: b.assetId,
     vaultId: account.id,
     destinationAddress: address as Hex,
-    data: data as Hex,
+    data,
     value,
     note: (b.note as string | undefined) ?? '',
     externalTxId,

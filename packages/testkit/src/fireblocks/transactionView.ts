@@ -9,7 +9,7 @@ import type { TransactionRecord } from './simulatorState.ts';
  * broadcast ends FAILED without them. The amount is the request's, in the asset's units: as a string in `amountInfo`
  * (`amount`, `requestedAmount`, and `netAmount` the same, as the fee is paid beside it: `treatAsGrossAmount` false),
  * as a number in the deprecated `amount`, `requestedAmount` and `netAmount`; no USD price is known here, so
- * `amountUSD` is 0.
+ * `amountUSD` is 0. A TRANSFER carries no `extraParameters.contractCallData`.
  */
 export function transactionView(tx: TransactionRecord, vaultName: string, sourceAddress: string) {
   const sent =
@@ -81,7 +81,7 @@ export function transactionView(tx: TransactionRecord, vaultName: string, source
       ? {}
       : { blockInfo: { blockHeight: String(tx.blockNumber), blockHash: tx.blockHash ?? null } }),
     gasLimit: tx.gasLimit,
-    extraParameters: { contractCallData: tx.data },
+    extraParameters: tx.operation === 'TRANSFER' ? {} : { contractCallData: tx.data },
     ...(tx.errorDescription ? { errorDescription: tx.errorDescription } : {}),
     ...(tx.versions.length > 1 ? { replacedTxHash: tx.versions[tx.versions.length - 2]?.hash } : {}),
     ...(tx.nonce === undefined ? {} : { nonce: String(tx.nonce) }),
