@@ -5,6 +5,12 @@ export interface AssetConfig {
   chainId: number;
 }
 
+/**
+ * Decimals of every configured asset: each is its EVM chain's native coin (ETH_TEST5, ETH, …), of 18 decimals, so an
+ * amount in the asset's units ("0.015") is that many ether and `amount × 10^18` wei on chain.
+ */
+export const NATIVE_DECIMALS = 18;
+
 /** How long a read of a chain's head serves every transaction of the asset. */
 const HEAD_TTL_MS = 50;
 

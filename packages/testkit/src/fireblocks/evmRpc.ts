@@ -71,7 +71,8 @@ export class EvmRpc {
     }
   }
 
-  async estimateGas(tx: { from: Hex; to: Hex; data: Hex }): Promise<bigint> {
+  /** `value` as a JSON-RPC quantity (0x-prefixed hex wei). */
+  async estimateGas(tx: { from: Hex; to: Hex; data: Hex; value?: Hex }): Promise<bigint> {
     return BigInt(await this.call<Hex>('eth_estimateGas', [tx]));
   }
 

@@ -36,6 +36,8 @@ export interface TransactionRecord {
   vaultId: string;
   destinationAddress: Hex;
   data: Hex;
+  /** Wei the transaction carries, a decimal string (the request's `amount`); absent in a state written before: 0. */
+  value?: string;
   note: string;
   customerRefId?: string;
   createdBy: string;

@@ -62,6 +62,22 @@ export async function startSimulatorFixture(options: Partial<FireblocksSimulator
       };
     }
 
+    /** A TRANSFER request of `amount` (in ETH) to `to`; `operation` left out, as TRANSFER is its default. */
+    function transferRequest(
+      vaultId: string,
+      to: Address,
+      amount: string | number,
+      fields: Record<string, unknown> = {},
+    ) {
+      return {
+        assetId: TEST_ASSET,
+        source: { type: 'VAULT_ACCOUNT' as const, id: vaultId },
+        destination: { type: 'ONE_TIME_ADDRESS' as const, oneTimeAddress: { address: to } },
+        amount,
+        ...fields,
+      };
+    }
+
     /** Polls the simulator (through the SDK) until the transaction has one of `statuses`. */
     function untilStatus(txId: string, statuses: string[], timeoutMs = 15_000) {
       return waitFor(
@@ -91,6 +107,7 @@ export async function startSimulatorFixture(options: Partial<FireblocksSimulator
       chain,
       fundedVault,
       incrementRequest,
+      transferRequest,
       untilStatus,
       count,
       async stop() {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Hex, keccak256 } from 'viem';
+import { type Hex, keccak256, toHex } from 'viem';
 import { AssetChains, type AssetConfig } from './assetChains.ts';
 import { RpcError } from './evmRpc.ts';
 import { NonceBook } from './nonceBook.ts';
@@ -9,13 +9,16 @@ import type { SentVersion, SimulatorStateData, TransactionRecord } from './simul
 import { TransactionIndex } from './transactionIndex.ts';
 import { VaultKeys } from './vaultKeys.ts';
 
-/** A create request, validated (fees in wei). */
+/** A create request, validated (amount and fees in wei). */
 export interface NewTransaction {
+  /** TRANSFER (a plain value transfer, `data` empty) or CONTRACT_CALL. */
   operation: string;
   assetId: string;
   vaultId: string;
   destinationAddress: Hex;
   data: Hex;
+  /** The request's `amount`, in wei: the value the transaction carries. */
+  value: bigint;
   note: string;
   externalTxId?: string;
   customerRefId?: string;
@@ -25,7 +28,8 @@ export interface NewTransaction {
   feeLevel?: string;
 }
 
-/** Statuses after which nothing changes (TransactionStatus in the API reference). */
+/** The gas of a plain value transfer, the limit a TRANSFER is signed with unless `gasLimit` is given. */
+const TRANSFER_GAS = 21_000n;
 /** How long a transaction priced below the base fee waits before it is sent again: about a block. */
 const BASE_FEE_RETRY_MS = 1_000;
 /** A CONFIRMING transaction is looked at again when the head moves, or after this long (a drop, a reorg to the same height). */
@@ -37,6 +41,7 @@ const RECHECK_MS = 1_000;
  */
 const FRESH_MS = 500;
 
+/** Statuses after which nothing changes (TransactionStatus in the API reference). */
 export const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'REJECTED', 'BLOCKED']);
 /** A sent transaction missing from both the chain and the node's pool for this long is broadcast again. */
 const REBROADCAST_AFTER_MS = 2_000;
@@ -79,7 +84,8 @@ export interface EngineOptions {
  * SUBMITTED → PENDING_AML_SCREENING (only when its delay is configured, as only AML-enabled workspaces have it) →
  * PENDING_AUTHORIZATION (when approval is required) → QUEUED → PENDING_SIGNATURE → BROADCASTING → CONFIRMING →
  * COMPLETED, each held for its configured delay. Signing and broadcasting are real: an EIP-1559 transaction with the
- * nonce the simulator assigns, signed with the vault account's key and sent to the asset's chain.
+ * nonce the simulator assigns, carrying the request's amount as its value, signed with the vault account's key and
+ * sent to the asset's chain.
  */
 export class TransactionEngine {
   private readonly busy = new Set<string>();
@@ -123,6 +129,7 @@ export class TransactionEngine {
       vaultId: input.vaultId,
       destinationAddress: input.destinationAddress,
       data: input.data,
+      value: input.value.toString(),
       note: input.note,
       customerRefId: input.customerRefId,
       createdBy,
@@ -276,24 +283,38 @@ export class TransactionEngine {
     }
   }
 
+  /**
+   * Prices and signs `tx` with the next nonce of its vault account, unless the account cannot pay for it. Fireblocks
+   * accepts such a create and fails the transaction before signing (TransactionSubStatus: INSUFFICIENT_FUNDS, "Not
+   * enough funds to fulfill the withdraw request"; INSUFFICIENT_FUNDS_FOR_FEE, "Not enough balance to fund the
+   * requested transaction"): here, one carrying value ends FAILED / INSUFFICIENT_FUNDS when the balance is below its
+   * amount plus the most it may pay in fees (gas limit × max fee per gas), one carrying none FAILED /
+   * INSUFFICIENT_FUNDS_FOR_FEE when the balance is below that fee. The balance is the chain's latest, read when the
+   * transaction leaves the queue: the vault's earlier transactions are mined by then unless `parallelPerVaultAsset`.
+   */
   private async signStep(tx: TransactionRecord): Promise<void> {
     const rpc = this.chains.rpc(tx.assetId);
     const from = this.keys.account(tx.vaultId).address;
-    let gas = tx.gasLimit ? BigInt(tx.gasLimit) : undefined;
+    const value = BigInt(tx.value ?? '0');
+    const shortOfFunds = () =>
+      this.setStatus(tx, 'FAILED', value > 0n ? 'INSUFFICIENT_FUNDS' : 'INSUFFICIENT_FUNDS_FOR_FEE');
+    let gas = tx.gasLimit ? BigInt(tx.gasLimit) : tx.operation === 'TRANSFER' ? TRANSFER_GAS : undefined;
     if (gas === undefined) {
+      // The node cannot estimate a call carrying more than the account holds.
+      if (value > 0n && (await rpc.balance(from)) < value) return shortOfFunds();
       try {
-        gas = ((await rpc.estimateGas({ from, to: tx.destinationAddress, data: tx.data })) * 12n) / 10n;
+        const estimate = await rpc.estimateGas({ from, to: tx.destinationAddress, data: tx.data, value: toHex(value) });
+        gas = (estimate * 12n) / 10n;
       } catch (error) {
         if (!(error instanceof RpcError)) throw error;
+        if (/insufficient funds/i.test(error.message)) return shortOfFunds();
         tx.errorDescription = error.message;
         return this.setStatus(tx, 'FAILED', 'SMART_CONTRACT_EXECUTION_FAILED');
       }
-      tx.gasLimit = gas.toString();
     }
+    tx.gasLimit = gas.toString();
     const fees = await resolveFees(rpc, tx);
-    if ((await rpc.balance(from)) < gas * fees.maxFeePerGas) {
-      return this.setStatus(tx, 'FAILED', 'INSUFFICIENT_FUNDS_FOR_FEE');
-    }
+    if ((await rpc.balance(from)) < value + gas * fees.maxFeePerGas) return shortOfFunds();
     const nonce = await this.nonceBook.take(this.nonceKey(tx), () => this.chains.rpc(tx.assetId).pendingNonce(from));
     tx.nonce = nonce;
     try {
@@ -314,7 +335,7 @@ export class TransactionEngine {
       nonce,
       to: tx.destinationAddress,
       data: tx.data,
-      value: 0n,
+      value: BigInt(tx.value ?? '0'),
       gas: BigInt(tx.gasLimit as string),
       maxFeePerGas,
       maxPriorityFeePerGas,

@@ -1,4 +1,5 @@
-import { type Hex, isAddress, isHex, parseGwei } from 'viem';
+import { type Hex, isAddress, isHex, parseGwei, parseUnits } from 'viem';
+import { NATIVE_DECIMALS } from './assetChains.ts';
 import { ApiErrors } from './fireblocksErrors.ts';
 import { pageLimit, type RouteDefinition, type SimulatorContext } from './simulatorRoutes.ts';
 import type { TransactionRecord } from './simulatorState.ts';
@@ -8,6 +9,9 @@ import { transactionView } from './transactionView.ts';
 const MAX_EXTERNAL_TX_ID = 255;
 const MAX_NOTE = 4_096;
 const FEE_LEVELS = new Set(['LOW', 'MEDIUM', 'HIGH']);
+const OPERATIONS = new Set(['TRANSFER', 'CONTRACT_CALL']);
+/** Whole units an amount may have: more than any chain's supply, few enough to refuse a runaway string. */
+const MAX_AMOUNT_DIGITS = 30;
 
 function view(ctx: SimulatorContext, tx: TransactionRecord) {
   const name = ctx.state.vaults.find((v) => v.id === tx.vaultId)?.name ?? '';
@@ -25,17 +29,40 @@ function gwei(value: unknown, field: string): bigint | undefined {
 }
 
 /**
- * Validates a create request (TransactionRequest in @fireblocks/ts-sdk): a CONTRACT_CALL from a VAULT_ACCOUNT to a
- * ONE_TIME_ADDRESS with amount 0 and `extraParameters.contractCallData`; fees in gwei ("maxFee (gwei)",
- * "priorityFee (gwei)": Fireblocks' "EVM fees: Ethereum fee parameters"), `gasLimit` in gas units.
+ * An amount in the asset's units (TransactionRequest.amount: "For EVM-based blockchains only, the amount is the value
+ * in the asset's units"; a numeric string recommended, the number form deprecated), in wei. A string must be plain
+ * decimal digits with at most 18 decimals ("1", "0.015"); a number must print as one (1e-7 does not: give a string).
+ */
+function amountWei(value: unknown, assetId: string): bigint {
+  const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+  const pattern = new RegExp(`^\\d{1,${MAX_AMOUNT_DIGITS}}(\\.\\d{1,${NATIVE_DECIMALS}})?$`);
+  if (typeof text !== 'string' || !pattern.test(text)) {
+    throw ApiErrors.badTransaction(
+      `amount must be a non-negative decimal string in ${assetId} units, with at most ${NATIVE_DECIMALS} decimals, such as "0.015"`,
+    );
+  }
+  return parseUnits(text, NATIVE_DECIMALS);
+}
+
+/**
+ * Validates a create request (TransactionRequest in @fireblocks/ts-sdk) from a VAULT_ACCOUNT to a ONE_TIME_ADDRESS:
+ * - `operation: 'TRANSFER'` (the default when absent): a plain transfer of `amount` (required, above 0), no
+ *   `extraParameters.contractCallData`; signed with 21000 gas unless `gasLimit` is given;
+ * - `operation: 'CONTRACT_CALL'`: `extraParameters.contractCallData` (0x hex) sent with `amount` as its value (0 when
+ *   absent), the gas estimated unless `gasLimit` is given.
+ * The amount is in the asset's units (see amountWei); fees in gwei ("maxFee (gwei)", "priorityFee (gwei)": Fireblocks'
+ * "EVM fees: Ethereum fee parameters"), `gasLimit` in gas units. `treatAsGrossAmount: true` (the fee taken out of the
+ * amount) is not simulated and refused.
  */
 function parseCreate(ctx: SimulatorContext, body: unknown): NewTransaction {
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw ApiErrors.badTransaction('Body must be a JSON object');
   const b = body as Record<string, unknown>;
   const operation = b.operation ?? 'TRANSFER';
-  if (operation !== 'CONTRACT_CALL') {
-    throw ApiErrors.badTransaction(`operation ${String(operation)} is not simulated: only CONTRACT_CALL is`);
+  if (typeof operation !== 'string' || !OPERATIONS.has(operation)) {
+    throw ApiErrors.badTransaction(
+      `operation ${String(operation)} is not simulated: only TRANSFER and CONTRACT_CALL are`,
+    );
   }
   if (typeof b.assetId !== 'string' || b.assetId === '') throw ApiErrors.badTransaction('assetId is required');
   if (!ctx.assets[b.assetId]) throw ApiErrors.assetNotFound(b.assetId);
@@ -56,12 +83,30 @@ function parseCreate(ctx: SimulatorContext, body: unknown): NewTransaction {
   if (typeof address !== 'string' || !isAddress(address, { strict: false })) {
     throw ApiErrors.badTransaction(`Invalid destination address: ${String(address)}`);
   }
-  if (b.amount !== undefined && Number(b.amount) !== 0) {
-    throw ApiErrors.badTransaction('amount must be "0": contract calls carrying value are not simulated');
+  if (operation === 'TRANSFER' && (b.amount === undefined || b.amount === null)) {
+    throw ApiErrors.badTransaction('amount is required for a TRANSFER');
   }
-  const data = (b.extraParameters as { contractCallData?: unknown } | undefined)?.contractCallData;
-  if (typeof data !== 'string' || !isHex(data) || data.length % 2 !== 0) {
-    throw ApiErrors.badTransaction('extraParameters.contractCallData must be 0x-prefixed hex bytes');
+  const value = b.amount === undefined || b.amount === null ? 0n : amountWei(b.amount, b.assetId);
+  if (operation === 'TRANSFER' && value === 0n) {
+    throw ApiErrors.badTransaction('amount must be greater than 0 for a TRANSFER');
+  }
+  if (b.treatAsGrossAmount !== undefined && b.treatAsGrossAmount !== false) {
+    throw ApiErrors.badTransaction('treatAsGrossAmount is not simulated: only false is');
+  }
+  const extra = b.extraParameters as { contractCallData?: unknown } | undefined;
+  let data: Hex = '0x';
+  if (operation === 'TRANSFER') {
+    if (extra?.contractCallData !== undefined) {
+      throw ApiErrors.badTransaction(
+        'extraParameters.contractCallData is only allowed with operation CONTRACT_CALL, not TRANSFER',
+      );
+    }
+  } else {
+    const given = extra?.contractCallData;
+    if (typeof given !== 'string' || !isHex(given) || given.length % 2 !== 0) {
+      throw ApiErrors.badTransaction('extraParameters.contractCallData must be 0x-prefixed hex bytes');
+    }
+    data = given;
   }
   const externalTxId = b.externalTxId;
   if (externalTxId !== undefined && (typeof externalTxId !== 'string' || externalTxId.length > MAX_EXTERNAL_TX_ID)) {
@@ -92,7 +137,8 @@ function parseCreate(ctx: SimulatorContext, body: unknown): NewTransaction {
     assetId: b.assetId,
     vaultId: account.id,
     destinationAddress: address as Hex,
-    data: data as Hex,
+    data,
+    value,
     note: (b.note as string | undefined) ?? '',
     externalTxId,
     customerRefId: typeof b.customerRefId === 'string' ? b.customerRefId : undefined,

@@ -1,11 +1,15 @@
-import { formatEther, formatGwei } from 'viem';
+import { formatEther, formatGwei, formatUnits } from 'viem';
+import { NATIVE_DECIMALS } from './assetChains.ts';
 import type { TransactionRecord } from './simulatorState.ts';
 
 /**
  * A transaction as `GET /transactions/{id}` answers it (TransactionResponse in @fireblocks/ts-sdk models). Fields the
  * model documents as present only once on chain (`sourceAddress`, `destinationAddress`, `txHash`: "if the status is
  * CONFIRMING, COMPLETED, or has been CONFIRMING") follow that rule: a transaction the node refused when it was
- * broadcast ends FAILED without them.
+ * broadcast ends FAILED without them. The amount is the request's, in the asset's units: as a string in `amountInfo`
+ * (`amount`, `requestedAmount`, and `netAmount` the same, as the fee is paid beside it: `treatAsGrossAmount` false),
+ * as a number in the deprecated `amount`, `requestedAmount` and `netAmount`; no USD price is known here, so
+ * `amountUSD` is 0. A TRANSFER carries no `extraParameters.contractCallData`.
  */
 export function transactionView(tx: TransactionRecord, vaultName: string, sourceAddress: string) {
   const sent =
@@ -20,6 +24,7 @@ export function transactionView(tx: TransactionRecord, vaultName: string, source
   const networkFee = fee === undefined ? undefined : formatEther(fee);
   const source = { id: tx.vaultId, type: 'VAULT_ACCOUNT', name: vaultName, subType: '' };
   const destination = { id: null, type: 'ONE_TIME_ADDRESS', name: 'N/A', subType: '' };
+  const amount = formatUnits(BigInt(tx.value ?? '0'), NATIVE_DECIMALS);
   return {
     id: tx.id,
     externalTxId: tx.externalTxId,
@@ -37,10 +42,10 @@ export function transactionView(tx: TransactionRecord, vaultName: string, source
     destinationAddressDescription: '',
     destinationTag: '',
     addressType: 'ONE_TIME',
-    amountInfo: { amount: '0', requestedAmount: '0', netAmount: '0', amountUSD: '0' },
-    amount: 0,
-    requestedAmount: 0,
-    netAmount: 0,
+    amountInfo: { amount, requestedAmount: amount, netAmount: amount, amountUSD: '0' },
+    amount: Number(amount),
+    requestedAmount: Number(amount),
+    netAmount: Number(amount),
     amountUSD: 0,
     treatAsGrossAmount: false,
     feeInfo: {
@@ -57,7 +62,7 @@ export function transactionView(tx: TransactionRecord, vaultName: string, source
           txHash: v.hash,
           networkFee: v.hash === tx.minedHash && networkFee !== undefined ? networkFee : '0',
           assetId: tx.assetId,
-          netAmount: '0',
+          netAmount: amount,
           isDropped: tx.minedHash ? v.hash !== tx.minedHash : v !== last,
           type: tx.operation,
           destinationAddress: tx.destinationAddress,
@@ -76,7 +81,7 @@ export function transactionView(tx: TransactionRecord, vaultName: string, source
       ? {}
       : { blockInfo: { blockHeight: String(tx.blockNumber), blockHash: tx.blockHash ?? null } }),
     gasLimit: tx.gasLimit,
-    extraParameters: { contractCallData: tx.data },
+    extraParameters: tx.operation === 'TRANSFER' ? {} : { contractCallData: tx.data },
     ...(tx.errorDescription ? { errorDescription: tx.errorDescription } : {}),
     ...(tx.versions.length > 1 ? { replacedTxHash: tx.versions[tx.versions.length - 2]?.hash } : {}),
     ...(tx.nonce === undefined ? {} : { nonce: String(tx.nonce) }),
