@@ -89,6 +89,7 @@ const sidebars: SidebarsConfig = {
         'services/mountain-transactions/overview',
         'services/mountain-transactions/getting-started',
         'services/mountain-transactions/transaction-lifecycle',
+        'services/mountain-transactions/payments',
         'services/mountain-transactions/system-wallet',
         'services/mountain-transactions/fireblocks-wallets',
         'services/mountain-transactions/kms-wallets',

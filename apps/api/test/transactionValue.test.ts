@@ -166,6 +166,8 @@ describe('value on payable functions, inside spending limits, and native transfe
     assert.equal((await execute(id, ['c'], '400')).status, 201);
     const none = await execute(id, ['d'], '1');
     assert.match(none.body.message, /; 0 wei is left today/);
+    const bigAgain = await execute(id, ['g'], '601');
+    assert.match(bigAgain.body.message, /over maxValuePerTransaction .*; 0 wei is left today/);
     // Raising the day's limit lets more through at once; a request without value never counts.
     await activate(contractId, entry('pay'), { maxValuePerDay: '1100' });
     assert.equal((await execute(id, ['e'])).status, 201);

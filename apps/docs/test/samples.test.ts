@@ -19,6 +19,7 @@ import { type Context, databaseUrl, RECIPIENT, type Step } from './samples/conte
 import { eventSteps } from './samples/events.ts';
 import { gettingStartedSteps } from './samples/gettingStarted.ts';
 import { managementSteps } from './samples/management.ts';
+import { paymentSteps } from './samples/payments.ts';
 import { transactionSteps } from './samples/transactions.ts';
 import { webhookEndpointSteps } from './samples/webhookEndpoints.ts';
 
@@ -26,6 +27,7 @@ import { webhookEndpointSteps } from './samples/webhookEndpoints.ts';
 const steps: Record<string, Step> = {
   ...gettingStartedSteps,
   ...transactionSteps,
+  ...paymentSteps,
   ...eventSteps,
   ...managementSteps,
   ...webhookEndpointSteps,

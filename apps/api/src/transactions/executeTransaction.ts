@@ -214,7 +214,7 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
   const value = BigInt(body.value ?? '0');
   if (value > 0n) {
     refuseValueOnNonPayable({ signature: fn.signature, item }, 'value');
-    checkTransactionLimit(fn.signature, value, {
+    await checkTransactionLimit(deps.db, fn, value, {
       maxValuePerTransaction: BigInt(fn.maxValuePerTransaction),
       maxValuePerDay: BigInt(fn.maxValuePerDay),
     });

@@ -22,14 +22,19 @@ function exceeded(
   );
 }
 
-/** The per-transaction limit, checked before anything costs a database lock or a call to the chain. */
-export function checkTransactionLimit(signature: string, value: bigint, limits: SpendingLimits): void {
-  if (value > limits.maxValuePerTransaction) {
-    // What is left today is not known without the day's sum; the per-transaction limit bounds it anyway.
-    const left =
-      limits.maxValuePerTransaction < limits.maxValuePerDay ? limits.maxValuePerTransaction : limits.maxValuePerDay;
-    throw exceeded(signature, value, 'maxValuePerTransaction', limits.maxValuePerTransaction, left);
-  }
+/**
+ * The per-transaction limit, checked before anything costs a lock or a call to the chain (the day's sum is read
+ * only for the refusal, to say what is left).
+ */
+export async function checkTransactionLimit(
+  db: SqlRunner,
+  fn: { id: number; signature: string },
+  value: bigint,
+  limits: SpendingLimits,
+): Promise<void> {
+  if (value <= limits.maxValuePerTransaction) return;
+  const left = limits.maxValuePerDay - (await spentToday(db, fn.id));
+  throw exceeded(fn.signature, value, 'maxValuePerTransaction', limits.maxValuePerTransaction, left > 0n ? left : 0n);
 }
 
 /**
