@@ -10,19 +10,20 @@ import {
   createTestClient,
   createWalletClient,
   http,
-  type PublicActions,
   type PublicClient,
   parseEther,
   parseGwei,
   publicActions,
   type TestClient,
   toHex,
-  type WalletClient,
   zeroAddress,
 } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { settled } from '#api-testing/transactionFlow.ts';
+
+const deployerOf = (url: string) =>
+  createWalletClient({ account: ANVIL_DEPLOYER, transport: http(url) }).extend(publicActions);
 
 const entry = (name: string) => TILL_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
 
@@ -35,7 +36,7 @@ describe('value on payable functions, inside spending limits, and native transfe
   let tillId: number;
   let keySeq = 0;
   let testClient: TestClient;
-  let deployer: WalletClient & PublicActions;
+  let deployer: ReturnType<typeof deployerOf>;
 
   before(async () => {
     // One slot per epoch: blocks become final two blocks behind the head.
@@ -47,7 +48,7 @@ describe('value on payable functions, inside spending limits, and native transfe
       transactions: { maxFeePerGas: { 1337: parseGwei('50') }, feeCapPollMs: 200 },
     });
     testClient = createTestClient({ mode: 'anvil', transport: http(anvil.url) });
-    deployer = createWalletClient({ account: ANVIL_DEPLOYER, transport: http(anvil.url) }).extend(publicActions);
+    deployer = deployerOf(anvil.url);
     chain = readClient(anvil.url);
     till = await deployTill(anvil.url);
     const p = await h.project('Payments');
@@ -204,7 +205,7 @@ describe('value on payable functions, inside spending limits, and native transfe
     assert.match(little.body.message, /too little/);
     // Priced out (base fee above the cap), the row waits unsent; the till closes; then it reverts at its estimate.
     await testClient.request({ method: 'anvil_setNextBlockBaseFeePerGas', params: [toHex(parseGwei('500'))] });
-    await testClient.request({ method: 'evm_mine', params: [] });
+    await testClient.mine({ blocks: 1 });
     const res = await execute(id, ['0'], '500');
     assert.equal(res.status, 201, JSON.stringify(res.body));
     await waitFor(
@@ -241,10 +242,14 @@ describe('value on payable functions, inside spending limits, and native transfe
     const again = await execute(id, ['0'], '500');
     assert.equal(again.status, 201, JSON.stringify(again.body));
     // The row that never had a block does not hold the wallet's others back from becoming final.
-    await waitFor(async () => {
-      const t = await h.call('get-transaction', { headers, query: { transactionId: again.body.transaction.id } });
-      return t.body.transaction.finalized || undefined;
-    }, 30_000, 'the next transaction to become final');
+    await waitFor(
+      async () => {
+        const t = await h.call('get-transaction', { headers, query: { transactionId: again.body.transaction.id } });
+        return t.body.transaction.finalized || undefined;
+      },
+      30_000,
+      'the next transaction to become final',
+    );
   });
 
   it('sends a native transfer to an account without code through an activated receive(), received in full', async () => {

@@ -101,6 +101,8 @@ export interface TransactionEventTransaction {
   mSystemWalletId: number;
   networkId: NetworkId;
   functionArgs: string[];
+  /** The value it sends, in wei, as a decimal string ("0" for none). */
+  value: string;
   /** The fine-grained status the change left the transaction in. */
   status: 'created' | 'processing' | 'broadcasted' | 'succeeded' | 'broadcast-failed' | 'monitor-failed' | 'reverted';
   transactionHash: string | null;

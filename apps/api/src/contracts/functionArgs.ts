@@ -1,7 +1,7 @@
 import { type AbiFunction, type AbiParameter, encodeFunctionData, getAddress, type Hex, isAddress, isHex } from 'viem';
 import { validationError } from '#api/errors/ApiError.ts';
-import type { CallableItem } from './abi.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
+import type { CallableItem } from './abi.ts';
 
 /** A wrong argument, with where it is inside the argument (e.g. `[2].amount`). */
 class ArgumentError extends BaseError {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { apiKey } from '@mountain/api/testing';
 import { settled } from '@mountain/api/testing/transactionFlow.ts';
 import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
-import { answer, type Context, sameShape, type Step } from './context.ts';
+import { answer, type Context, type Step, sameShape } from './context.ts';
 
 /** The recipient the page pays: an address without code. */
 const PAYEE = '0x8ba1f109551bD432803012645Ac136ddd64DBA72';
