@@ -13,6 +13,7 @@ import { REPO_ROOT } from '#api/config/config.ts';
 import type { Db } from '#api/db/db.ts';
 import { TRANSACTION_STATUSES } from '#api/schemas/entities.ts';
 import {
+  failAfterPredecessors,
   failBroadcastOfWallet,
   failWaitingOfWallet,
   markCustodianClaimed,
@@ -240,6 +241,15 @@ describe('the transaction state machine', () => {
         ),
       'estimate-reverted': () => each((id) => markEstimateReverted(h.db, id, 'reverted')),
       'estimate-failed': () => each((id) => markEstimateFailed(h.db, id, 'no estimate')),
+      'predecessor-failed': async () => {
+        // Every row waits for the one that is `reverted`.
+        const failed = rows.find((r) => r.status === 'reverted');
+        await h.db.query('UPDATE transactions SET after_transaction_id = $2 WHERE id = ANY($1::uuid[])', [
+          rows.map((r) => r.id),
+          failed?.id,
+        ]);
+        return failAfterPredecessors(h.db, target);
+      },
       'rpc-unreachable': () => failWaitingOfWallet(h.db.pool, target, 'rpc-unreachable', 'unreachable'),
       'no-sender': () => failWaitingOfWallet(h.db.pool, target, 'no-sender', 'no signer'),
       'send-later': () =>

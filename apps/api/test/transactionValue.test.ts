@@ -204,6 +204,17 @@ describe('value on payable functions, inside spending limits, and native transfe
     assert.equal(little.status, 422, JSON.stringify(little.body));
     assert.match(little.body.message, /too little/);
     // Priced out (base fee above the cap), the row waits unsent; the till closes; then it reverts at its estimate.
+    // The earlier tests' transactions are mined first: priced out, they would hold the in-flight room.
+    await waitFor(
+      async () => {
+        const { rows } = await h.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM transactions WHERE status IN ('created', 'processing', 'broadcasted')",
+        );
+        return rows[0]?.n === 0 || undefined;
+      },
+      60_000,
+      'every earlier transaction to settle',
+    );
     await testClient.request({ method: 'anvil_setNextBlockBaseFeePerGas', params: [toHex(parseGwei('500'))] });
     await testClient.mine({ blocks: 1 });
     const res = await execute(id, ['0'], '500');

@@ -116,6 +116,8 @@ export interface TransactionEventTransaction {
   finalized: boolean;
   errorMessage: string | null;
   idempotencyKey: string;
+  /** The transaction this one waits for (afterTransactionId), or null. */
+  afterTransactionId: string | null;
   custody: { provider: 'fireblocks'; id: string | null; status: string | null; subStatus: string | null } | null;
   createdAt: string;
   updatedAt: string;

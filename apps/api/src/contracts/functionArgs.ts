@@ -1,4 +1,4 @@
-import { type AbiFunction, type AbiParameter, encodeFunctionData, getAddress, type Hex, isAddress, isHex } from 'viem';
+import { type AbiParameter, encodeFunctionData, getAddress, type Hex, isAddress, isHex } from 'viem';
 import { validationError } from '#api/errors/ApiError.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 import type { CallableItem } from './abi.ts';

@@ -267,6 +267,11 @@ export const Transaction = component(
     }),
     errorMessage: nullable(Type.String()),
     idempotencyKey: Type.String(),
+    afterTransactionId: nullable(
+      UuidSchema(
+        'The transaction this one waits for: it is estimated and sent only once that one has succeeded, and ends broadcast-failed, never sent, if that one ends any other way. null when it waits for none.',
+      ),
+    ),
     custody: nullable(
       component(
         'TransactionCustody',

@@ -94,6 +94,7 @@ export const exampleTransaction = {
   networkId: 1337 as const,
   functionArgs: [EXAMPLE.walletTestnet, '1000000000000000000'],
   value: '0',
+  afterTransactionId: null,
   status: 'succeeded' as const,
   transactionHash: EXAMPLE.transactionHash,
   nonce: 4,

@@ -8,7 +8,7 @@ import { type CallableItem, refuseValueOnNonPayable } from '#api/contracts/abi.t
 import { activatedFunctionItem, contractAbiForErrors } from '#api/contracts/contracts.ts';
 import { encodeFunctionArgs } from '#api/contracts/functionArgs.ts';
 import type { Db } from '#api/db/db.ts';
-import { ApiError } from '#api/errors/ApiError.ts';
+import { ApiError, validationError } from '#api/errors/ApiError.ts';
 import { WalletProviderNotConfiguredError } from '#api/wallets/custodian.ts';
 import type { RemoteCustodians, WalletType } from '#api/wallets/custodians.ts';
 import { CustodyNotConfiguredError } from '#api/wallets/custody.ts';
@@ -24,6 +24,8 @@ export interface ExecuteRequest {
   idempotencyKey: string;
   /** Wei, as a decimal string; absent: none. */
   value?: string;
+  /** A transaction of the same project and network that must succeed first. */
+  afterTransactionId?: string;
 }
 
 interface ActivatedFunctionRow {
@@ -58,7 +60,10 @@ export interface ExecuteDeps {
  */
 function requestHash(body: ExecuteRequest): string {
   const fields: unknown[] = [body.contractActivatedFunctionId, body.functionArgs];
-  if (body.value !== undefined && body.value !== '0') fields.push(body.value);
+  if ((body.value !== undefined && body.value !== '0') || body.afterTransactionId !== undefined) {
+    fields.push(body.value ?? '0');
+  }
+  if (body.afterTransactionId !== undefined) fields.push(body.afterTransactionId);
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
@@ -132,6 +137,33 @@ function clientFor(chains: Chains, networkId: NetworkId): PublicClient {
     if (error instanceof NetworkNotConfiguredError) throw new ApiError('NETWORK_NOT_CONFIGURED', { networkId });
     throw error;
   }
+}
+
+/**
+ * The transaction a step waits for: one of the project (another project's is a 404, as if it did not exist), on the
+ * network of the function being executed.
+ */
+async function predecessor(
+  db: Db,
+  projectId: number,
+  id: string,
+  networkId: NetworkId,
+): Promise<{ id: string; status: string }> {
+  const { rows } = await db.query<{ id: string; status: string; networkId: number }>(
+    'SELECT id, status, network_id AS "networkId" FROM transactions WHERE project_id = $1 AND id = $2',
+    [projectId, id],
+  );
+  const found = rows[0];
+  if (!found) throw new ApiError('NOT_FOUND', { resource: 'Transaction', id });
+  if (found.networkId !== networkId) {
+    throw validationError([
+      {
+        field: 'body.afterTransactionId',
+        message: `is a transaction of network ${found.networkId}; a step waits only for one of its own network (${networkId})`,
+      },
+    ]);
+  }
+  return found;
 }
 
 /**
@@ -226,15 +258,21 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
     : { id: fn.walletTestnetId, address: fn.walletTestnetAddress, type: fn.walletTestnetType };
   const custodyProvider = custodianFor(deps, wallet.type, fn.networkId);
   const client = clientFor(deps.chains, fn.networkId);
+  const after = body.afterTransactionId
+    ? await predecessor(deps.db, projectId, body.afterTransactionId, fn.networkId)
+    : undefined;
   if (value > 0n) await checkFunds(client, fn.networkId, wallet.address, value);
-  await simulate(client, {
-    networkId: fn.networkId,
-    from: wallet.address,
-    to: fn.contractAddress,
-    data,
-    value,
-    abi: () => contractAbiForErrors(deps.db, fn.contractId),
-  });
+  // A step that waits for another is simulated only when that one has succeeded: before, the chain does not yet
+  // hold what it builds on (an approval, a deposit). It is estimated before it is sent either way.
+  if (!after || after.status === 'succeeded')
+    await simulate(client, {
+      networkId: fn.networkId,
+      from: wallet.address,
+      to: fn.contractAddress,
+      data,
+      value,
+      abi: () => contractAbiForErrors(deps.db, fn.contractId),
+    });
 
   // The row in one statement, then its sender's wake-up in another (see wakeSender for why not together). A process
   // dying between the two leaves the row for the sweep, which wakes senders of untouched rows.
@@ -243,8 +281,9 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
   const insert = (db: SqlRunner, name?: string) =>
     db.query<Transaction>(
       `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
-         function_args, to_address, data, idempotency_key, request_hash, custody_provider, value)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         function_args, to_address, data, idempotency_key, request_hash, custody_provider, value,
+         after_transaction_id, error_message)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        ON CONFLICT (project_id, idempotency_key) DO NOTHING
        RETURNING ${TRANSACTION_COLUMNS}`,
       [
@@ -259,6 +298,8 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
         hash,
         custodyProvider,
         value.toString(),
+        after?.id ?? null,
+        after && after.status !== 'succeeded' ? `Waiting for transaction ${after.id} to succeed` : null,
       ],
       name,
     );

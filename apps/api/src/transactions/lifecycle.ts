@@ -112,6 +112,26 @@ export async function markEstimateFailed(db: Pick<Db, 'query'>, id: string, mess
   await db.query(ESTIMATE_FAILED, [id, message]);
 }
 
+const PREDECESSOR_FAILED = `UPDATE transactions t SET status = ${to('predecessor-failed')},
+     error_message = 'Not sent: transaction ' || p.id || ', which it waits for (afterTransactionId), ended ' || p.status,
+     updated_at = clock_timestamp()
+   FROM transactions p
+   WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND ${fromGuard('predecessor-failed', 't.status')}
+     AND t.after_transaction_id IS NOT NULL AND t.after_transaction_id = p.id AND p.status IN ('reverted', 'broadcast-failed', 'monitor-failed')`;
+
+/**
+ * `created` → `broadcast-failed` for the wallet's rows whose predecessor (afterTransactionId) ended without
+ * succeeding (predecessor-failed), and then for the rows that waited for those, down each chain. Answers how many.
+ */
+export async function failAfterPredecessors(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<number> {
+  let failed = 0;
+  for (;;) {
+    const { rowCount } = await db.query(PREDECESSOR_FAILED, [target.walletId, target.networkId]);
+    if (!rowCount) return failed;
+    failed += rowCount;
+  }
+}
+
 const WALLET_FAILED = (cause: 'rpc-unreachable' | 'no-sender') =>
   `UPDATE transactions SET status = ${to(cause)}, nonce = NULL, error_message = $3, updated_at = clock_timestamp()
    WHERE system_wallet_id = $1 AND network_id = $2 AND ${fromGuard(cause, 'status')}`;

@@ -4,7 +4,7 @@ import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
-import { markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
+import { failAfterPredecessors, markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
 import type { WalletChain, WalletNetwork } from './senders.ts';
 import { DEFAULT_MAX_IN_FLIGHT, feeCapOf, type TransactionSettings } from './settings.ts';
 
@@ -40,12 +40,16 @@ export async function prepareRound(
 ): Promise<Prepared | typeof PRICED_OUT | undefined> {
   const { db, target, settings, client, devChain, address } = sender;
   if (room <= 0) return undefined;
+  await failAfterPredecessors(db, target);
+  // A row that waits for another (afterTransactionId) is taken once that one has succeeded, not before.
   const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; value: string; contractId: number }>(
     `SELECT t.id, t.to_address AS "to", t.data, t.value::text AS value, c.id AS "contractId"
      FROM transactions t
      JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
      JOIN contracts c ON c.id = f.contract_id
      WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status = 'created'
+       AND (t.after_transaction_id IS NULL
+            OR EXISTS (SELECT 1 FROM transactions p WHERE p.id = t.after_transaction_id AND p.status = 'succeeded'))
      ORDER BY t.created_at, t.id LIMIT $3`,
     [target.walletId, target.networkId, Math.min(settings.batchSize, room)],
   );

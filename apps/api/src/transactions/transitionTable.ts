@@ -14,6 +14,7 @@ export type Cause =
   | 'custodian-claimed'
   | 'estimate-reverted'
   | 'estimate-failed'
+  | 'predecessor-failed'
   | 'rpc-unreachable'
   | 'no-sender'
   | 'send-later'
@@ -84,6 +85,13 @@ export const TRANSITIONS: readonly Transition[] = [
     cause: 'estimate-failed',
     emits: 'transaction.failed',
     says: 'gas estimation failed after the retries',
+  },
+  {
+    from: 'created',
+    to: 'broadcast-failed',
+    cause: 'predecessor-failed',
+    emits: 'transaction.failed',
+    says: 'the transaction it waits for (afterTransactionId) ended without succeeding',
   },
   {
     from: 'created',

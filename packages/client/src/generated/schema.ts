@@ -1493,6 +1493,7 @@ export interface components {
             finalized: boolean;
             errorMessage: string | null;
             idempotencyKey: string;
+            afterTransactionId: string | null;
             custody: components["schemas"]["TransactionCustody"] | null;
             /**
              * Format: date-time
@@ -5414,6 +5415,11 @@ export interface operations {
                     functionArgs: string[];
                     /** @description Unique per project; reuse it to retry the same request safely. */
                     idempotencyKey: string;
+                    /**
+                     * Format: uuid
+                     * @description A transaction of the same project and network that must succeed first: this one stays `created` until then, and is simulated, estimated and sent only after it; if that one ends any other way, this one ends `broadcast-failed`, never sent.
+                     */
+                    afterTransactionId?: string;
                     /** @description The value to send with the call (default "0"): only to a payable function or a contract’s `receive()`, within the spending limits of its activation. In wei, as a decimal string. */
                     value?: string;
                 };
@@ -5442,6 +5448,7 @@ export interface operations {
                      *           "1000000000000000000"
                      *         ],
                      *         "value": "0",
+                     *         "afterTransactionId": null,
                      *         "status": "created",
                      *         "transactionHash": null,
                      *         "nonce": null,
@@ -5648,6 +5655,7 @@ export interface operations {
                      *           "1000000000000000000"
                      *         ],
                      *         "value": "0",
+                     *         "afterTransactionId": null,
                      *         "status": "succeeded",
                      *         "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *         "nonce": 4,
@@ -5818,6 +5826,7 @@ export interface operations {
                      *               "1000000000000000000"
                      *             ],
                      *             "value": "0",
+                     *             "afterTransactionId": null,
                      *             "status": "succeeded",
                      *             "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *             "nonce": 4,

@@ -606,6 +606,7 @@ export interface components {
             finalized: boolean;
             errorMessage: string | null;
             idempotencyKey: string;
+            afterTransactionId: string | null;
             custody: components["schemas"]["TransactionCustody"] | null;
             /**
              * Format: date-time

@@ -3,7 +3,7 @@ import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
-import { FunctionArgsField, WeiString } from '#api/schemas/requests.ts';
+import { FunctionArgsField, RequestUuid, WeiString } from '#api/schemas/requests.ts';
 import { executeTransaction } from '#api/transactions/executeTransaction.ts';
 
 export default defineRoute({
@@ -24,6 +24,11 @@ export default defineRoute({
         maxLength: 256,
         description: 'Unique per project; reuse it to retry the same request safely.',
       }),
+      afterTransactionId: Type.Optional(
+        RequestUuid(
+          'A transaction of the same project and network that must succeed first: this one stays `created` until then, and is simulated, estimated and sent only after it; if that one ends any other way, this one ends `broadcast-failed`, never sent.',
+        ),
+      ),
       value: Type.Optional(
         WeiString(
           'The value to send with the call (default "0"): only to a payable function or a contract’s `receive()`, within the spending limits of its activation.',
