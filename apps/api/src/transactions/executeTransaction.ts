@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Abi, Address, Hex, PublicClient } from 'viem';
 import { describeRevert, isRateLimited, isRevert, isUnreachable, shortError } from '#api/chain/chainErrors.ts';
 import { type Chains, NetworkNotConfiguredError } from '#api/chain/chains.ts';
-import { devChainOf } from '#api/chain/devChain.ts';
 import { type NetworkId, networkTypeOf } from '#api/config/networks.ts';
 import { type CallableItem, refuseValueOnNonPayable } from '#api/contracts/abi.ts';
 import { activatedFunctionItem, contractAbiForErrors } from '#api/contracts/contracts.ts';
@@ -14,7 +13,7 @@ import type { RemoteCustodians, WalletType } from '#api/wallets/custodians.ts';
 import { CustodyNotConfiguredError } from '#api/wallets/custody.ts';
 import { submitterOf } from '#api/wallets/signer.ts';
 import { wakeSender } from './jobs.ts';
-import { ensureSender } from './senders.ts';
+import { ensureSender, walletChain } from './senders.ts';
 import { checkTransactionLimit, withinDayLimit } from './spendingLimits.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
 
@@ -170,10 +169,17 @@ async function predecessor(
  * The wallet can pay the value (the development chain's wallets are topped up first, as before a send): a
  * transaction it cannot pay is refused now rather than failed at its estimate.
  */
-async function checkFunds(client: PublicClient, networkId: NetworkId, address: Address, value: bigint): Promise<void> {
+async function checkFunds(
+  deps: ExecuteDeps,
+  target: { walletId: number; networkId: NetworkId },
+  address: Address,
+  value: bigint,
+): Promise<void> {
+  const { client, devChain } = walletChain(deps.chains, target);
+  const { networkId } = target;
   let balance: bigint;
   try {
-    await devChainOf(client, networkId).ensureFunds(address);
+    await devChain.ensureFunds(address);
     balance = await client.getBalance({ address });
   } catch (error) {
     throw new ApiError('CHAIN_UNAVAILABLE', { networkId, reason: shortError(error) }, { cause: error });
@@ -261,7 +267,7 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
   const after = body.afterTransactionId
     ? await predecessor(deps.db, projectId, body.afterTransactionId, fn.networkId)
     : undefined;
-  if (value > 0n) await checkFunds(client, fn.networkId, wallet.address, value);
+  if (value > 0n) await checkFunds(deps, { walletId: wallet.id, networkId: fn.networkId }, wallet.address, value);
   // A step that waits for another is simulated only when that one has succeeded: before, the chain does not yet
   // hold what it builds on (an approval, a deposit). It is estimated before it is sent either way.
   if (!after || after.status === 'succeeded')
