@@ -1,26 +1,37 @@
-// The console's value controls in Chromium against the real API, worker and anvil, used as a person would:
+// The console's value and read controls in Chromium against the real API, worker and anvil, used as a person would:
 // activate the Till's payable pay() with spending limits (and its receive() with none) and see them listed, execute
 // pay() with a value and see the transaction with it (and the Till's balance on chain), see a non-payable function's
-// form without a value field, and a value over the limit refused with the API's message; and a reader sees the limits
-// without a control that writes. axe-core checks every view.
+// form without a value field, and a value over the limit refused with the API's message; then open the Gauge's Read
+// panel, read its views with an argument and at a block, see a revert's reason, and read as a reader. axe-core checks
+// every view.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { axeViolations } from '@mountain/testkit/axe.ts';
 import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
-import { deployTill, TILL_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
+import {
+  ANVIL_DEPLOYER,
+  compileGauge,
+  deployGauge,
+  deployTill,
+  GAUGE_FORMATTED_ABI,
+  TILL_FORMATTED_ABI,
+} from '@mountain/testkit/testContract.ts';
 import type { Locator, Page } from 'playwright-core';
-import { type Address, parseAbi } from 'viem';
+import { type Address, createWalletClient, http, parseAbi, publicActions } from 'viem';
 import { newTab } from './helpers/page.ts';
 import { type Platform, startPlatform } from './helpers/platform.ts';
 
 const PAY = 'function pay(string memo) payable';
 const NOTE = 'function note(string memo)';
 const RECEIVE = 'receive() external payable';
+const LEVEL = 'function level() view returns (uint256)';
+const READING = 'function reading(string label) view returns (Reading)';
+const CHECKED = 'function checked(uint256 limit) view returns (uint256)';
 const HALF_ETH = '500000000000000000';
 const ONE_ETH = '1000000000000000000';
 const QUARTER_ETH = '250000000000000000';
 
-describe('the console: value on payable functions', { timeout: 120_000 }, () => {
+describe('the console: value on payable functions, and the Read panel', { timeout: 120_000 }, () => {
   let p: Platform;
   let apiKey: string;
   let projectId: number;
@@ -29,6 +40,9 @@ describe('the console: value on payable functions', { timeout: 120_000 }, () => 
   let errors: string[];
   let till: Address;
   let tillId: number;
+  let gaugeId: number;
+  /** The block the Gauge was deployed in: its level was still 0 there. */
+  let gaugeBlock: bigint;
 
   before(async () => {
     p = await startPlatform();
@@ -37,13 +51,29 @@ describe('the console: value on payable functions', { timeout: 120_000 }, () => 
     projectId = created.project.id;
     reader = await p.h.member(projectId, 'reader');
     till = await deployTill(p.anvil.url);
-    const headers = { 'x-api-key': apiKey };
-    const res = await p.h.call('import-contract', {
-      headers,
-      body: { networkId: 1337, address: till, formattedAbi: TILL_FORMATTED_ABI },
+    const gauge = await deployGauge(p.anvil.url);
+    const chain = readClient(p.anvil.url);
+    gaugeBlock = await chain.getBlockNumber();
+    // The Gauge's level is 9 from the next block on: checked(3) reverts with TooHigh(9, 3).
+    const deployer = createWalletClient({ account: ANVIL_DEPLOYER, transport: http(p.anvil.url) }).extend(
+      publicActions,
+    );
+    const hash = await deployer.writeContract({
+      address: gauge,
+      abi: compileGauge().abi,
+      functionName: 'setLevel',
+      args: [9n],
+      chain: null,
     });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    tillId = res.body.contract.id;
+    await deployer.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    const headers = { 'x-api-key': apiKey };
+    const imported = async (address: Address, formattedAbi: string[]) => {
+      const res = await p.h.call('import-contract', { headers, body: { networkId: 1337, address, formattedAbi } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body.contract.id as number;
+    };
+    tillId = await imported(till, TILL_FORMATTED_ABI);
+    gaugeId = await imported(gauge, GAUGE_FORMATTED_ABI);
     ({ page, errors } = await newTab(p.browser));
   });
   after(async () => {
@@ -63,6 +93,7 @@ describe('the console: value on payable functions', { timeout: 120_000 }, () => 
     card(contractId)
       .getByRole('row')
       .filter({ has: page.getByRole('cell', { name: signature, exact: true }) });
+  const readForm = (signature: string): Locator => card(gaugeId).getByRole('form', { name: signature, exact: true });
 
   it('activates pay() with spending limits and receive() with none, and lists them in wei and ether', async () => {
     await page.goto(url('/'));
@@ -167,7 +198,63 @@ describe('the console: value on payable functions', { timeout: 120_000 }, () => 
     assert.equal(await page.getByText(/per transaction/).count(), 0);
   });
 
-  it('shows a reader the limits, with no control that writes', async () => {
+  it('reads a view function with an argument, and another at a block number, from the Read panel', async () => {
+    await nav('Contracts');
+    // A view is read, not activated.
+    await row(gaugeId, LEVEL).getByText('read only (view)').waitFor();
+    assert.equal(await row(gaugeId, LEVEL).getByRole('button').count(), 0);
+    await row(gaugeId, 'function setLevel(uint256 value)')
+      .getByRole('button', { name: /^Activate/ })
+      .waitFor();
+    // Only the Gauge's views and pure functions, none of its functions that change state.
+    await card(gaugeId).getByRole('button', { name: 'Read view functions' }).click();
+    await card(gaugeId).getByRole('heading', { name: 'Read', exact: true }).waitFor();
+    assert.equal(
+      await card(gaugeId)
+        .getByRole('form', { name: /setLevel/ })
+        .count(),
+      0,
+    );
+    await readForm(LEVEL).waitFor();
+    await axeClean('read panel');
+
+    const head = await readClient(p.anvil.url).getBlockNumber();
+    const reading = readForm(READING);
+    await reading.getByLabel('label (string)').fill('north');
+    await reading.getByRole('button', { name: 'Read', exact: true }).click();
+    await reading.getByText('output 1 ((uint64 at, int128 value, string label))').waitFor();
+    await reading.getByText(/^\{"at":"\d+","value":"-9","label":"north"\}$/).waitFor();
+    await reading.getByText(`Read at block ${head}.`).waitFor();
+
+    const level = readForm(LEVEL);
+    await level.getByRole('button', { name: 'Read', exact: true }).click();
+    await level.getByRole('definition').filter({ hasText: /^9$/ }).waitFor();
+    await level.getByLabel('Block', { exact: true }).selectOption('number');
+    await level.getByLabel('Block number').fill('x');
+    await level.getByRole('button', { name: 'Read', exact: true }).click();
+    await level.getByText('A block number, in decimal digits').waitFor();
+    await level.getByLabel('Block number').fill(String(gaugeBlock));
+    await level.getByRole('button', { name: 'Read', exact: true }).click();
+    await level.getByText(`Read at block ${gaugeBlock}.`).waitFor();
+    await level.getByRole('definition').filter({ hasText: /^0$/ }).waitFor();
+    await axeClean('read panel with answers');
+  });
+
+  it('shows the reason of a read that reverts', async () => {
+    const checked = readForm(CHECKED);
+    await checked.getByLabel('limit (uint256)').fill('3');
+    await checked.getByRole('button', { name: 'Read', exact: true }).click();
+    const reverted = checked.getByRole('alert').filter({ hasText: 'The call reverted.' });
+    await reverted.waitFor();
+    assert.match(await reverted.innerText(), /TooHigh\(9, 3\)/);
+    await checked.getByLabel('limit (uint256)').fill('20');
+    await checked.getByRole('button', { name: 'Read', exact: true }).click();
+    await checked.getByRole('definition').filter({ hasText: /^9$/ }).waitFor();
+    assert.equal(await checked.getByRole('alert').count(), 0, 'the revert is gone with the next answer');
+    await axeClean('read after a revert');
+  });
+
+  it('lets a reader read, with no control that writes', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await heading('Sign in to the Mountain console');
     const code = await p.h.consoleLinkCode(reader.userId, { projectId });
@@ -177,7 +264,11 @@ describe('the console: value on payable functions', { timeout: 120_000 }, () => 
     await row(tillId, PAY).getByText(`Per transaction: 0.5 ETH (${HALF_ETH} wei)`).waitFor();
     assert.equal(await page.getByRole('button', { name: /Activate|Deactivate|limits/ }).count(), 0);
     assert.equal(await page.getByRole('link', { name: /^Execute/ }).count(), 0);
-    await axeClean('contracts of a reader');
+    await card(gaugeId).getByRole('button', { name: 'Read view functions' }).click();
+    const level = readForm(LEVEL);
+    await level.getByRole('button', { name: 'Read', exact: true }).click();
+    await level.getByRole('definition').filter({ hasText: /^9$/ }).waitFor();
+    await axeClean('read panel of a reader');
     assert.deepEqual(
       errors.filter((e) => !/401|Unauthorized|422|Unprocessable/.test(e)),
       [],

@@ -99,5 +99,19 @@ export const isPayable = (signature: string, structs: readonly string[]) =>
 /** Whether the entry only reads (view or pure): it is read, never activated. */
 export const isReadOnly = (mutability: string | undefined) => mutability === 'view' || mutability === 'pure';
 
+/** The view and pure functions of an ABI (what can be read), each with its parsed item. */
+export function readableFunctions(formattedAbi: readonly string[]): { signature: string; fn: AbiFunction }[] {
+  const structs = structsOf(formattedAbi);
+  return formattedAbi.flatMap((signature) => {
+    if (!signature.startsWith('function ')) return [];
+    try {
+      const fn = functionItem(signature, structs);
+      return isReadOnly(fn.stateMutability) ? [{ signature, fn }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** viem's parser over signatures known only at run time (its types want literals). */
 const parseSignatures = (signatures: readonly string[]): Abi => parseAbi(signatures as string[]) as unknown as Abi;

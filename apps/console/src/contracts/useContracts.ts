@@ -1,4 +1,4 @@
-import type { MountainClient, NetworkId } from '@mountain/public-api-client';
+import type { MountainClient, NetworkId, RequestBody } from '@mountain/public-api-client';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
 
@@ -56,5 +56,13 @@ export function useSetFunctionActive(contractId: number) {
       else await client.deactivateContractFunction({ contractId, formattedAbiFunction });
     },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['activated-functions', contractId] }),
+  });
+}
+
+/** Reads a view or pure function (an eth_call at a block): nothing is sent, so every role may. */
+export function useReadFunction() {
+  const client = useClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'call-contract-function'>) => client.callContractFunction(body),
   });
 }
