@@ -143,3 +143,12 @@ export function toFunctionArgs(fn: AbiFunction, values: readonly FormValue[]): {
   const functionArgs = converted.map(({ json }) => (typeof json === 'string' ? json : JSON.stringify(json)));
   return { functionArgs, data };
 }
+
+/** The API's errors of the arguments (`functionArgs[1].amount`) by the form's paths (`[1].amount`). */
+export function argErrorsOf(fieldErrors: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(fieldErrors)
+      .filter(([field]) => field.startsWith('functionArgs['))
+      .map(([field, message]) => [field.slice('functionArgs'.length), message]),
+  );
+}

@@ -72,5 +72,46 @@ export function functionItem(signature: string, structs: readonly string[]): Abi
   return item as AbiFunction;
 }
 
+/** `receive() external payable`: what a plain transfer of value runs; the API activates it as a payable entry. */
+export const isReceive = (signature: string) => /^receive\s*\(\s*\)/.test(signature.trim());
+
+/** The entries a transaction can call, as the contract's ABI writes them: its functions and its receive(). */
+export const callableEntries = (formattedAbi: readonly string[]) =>
+  formattedAbi.filter((s) => s.startsWith('function ') || isReceive(s));
+
+/** What an entry does with state and value (receive() is payable); undefined for one that does not parse. */
+export function mutabilityOf(
+  signature: string,
+  structs: readonly string[],
+): AbiFunction['stateMutability'] | undefined {
+  if (isReceive(signature)) return 'payable';
+  try {
+    return functionItem(signature, structs).stateMutability;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the entry takes value: a payable function, or receive(). */
+export const isPayable = (signature: string, structs: readonly string[]) =>
+  mutabilityOf(signature, structs) === 'payable';
+
+/** Whether the entry only reads (view or pure): it is read, never activated. */
+export const isReadOnly = (mutability: string | undefined) => mutability === 'view' || mutability === 'pure';
+
+/** The view and pure functions of an ABI (what can be read), each with its parsed item. */
+export function readableFunctions(formattedAbi: readonly string[]): { signature: string; fn: AbiFunction }[] {
+  const structs = structsOf(formattedAbi);
+  return formattedAbi.flatMap((signature) => {
+    if (!signature.startsWith('function ')) return [];
+    try {
+      const fn = functionItem(signature, structs);
+      return isReadOnly(fn.stateMutability) ? [{ signature, fn }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** viem's parser over signatures known only at run time (its types want literals). */
 const parseSignatures = (signatures: readonly string[]): Abi => parseAbi(signatures as string[]) as unknown as Abi;

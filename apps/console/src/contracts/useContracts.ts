@@ -1,4 +1,4 @@
-import type { MountainClient, NetworkId } from '@mountain/public-api-client';
+import type { MountainClient, NetworkId, RequestBody } from '@mountain/public-api-client';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
 
@@ -29,15 +29,40 @@ export function useImportContract() {
   });
 }
 
-/** Activates or deactivates one function of a contract. */
+/** The spending limits of a payable function's activation (wei, decimal strings). */
+export interface SpendingLimits {
+  maxValuePerTransaction: string;
+  maxValuePerDay: string;
+}
+
+/**
+ * Activates or deactivates one function of a contract; activating a payable function takes its spending limits
+ * (activating an active one again changes them).
+ */
 export function useSetFunctionActive(contractId: number) {
   const client = useClient();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async ({ formattedAbiFunction, active }: { formattedAbiFunction: string; active: boolean }) => {
-      if (active) await client.activateContractFunction({ contractId, formattedAbiFunction });
+    mutationFn: async ({
+      formattedAbiFunction,
+      active,
+      limits,
+    }: {
+      formattedAbiFunction: string;
+      active: boolean;
+      limits?: SpendingLimits;
+    }) => {
+      if (active) await client.activateContractFunction({ contractId, formattedAbiFunction, ...limits });
       else await client.deactivateContractFunction({ contractId, formattedAbiFunction });
     },
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['activated-functions', contractId] }),
+  });
+}
+
+/** Reads a view or pure function (an eth_call at a block): nothing is sent, so every role may. */
+export function useReadFunction() {
+  const client = useClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'call-contract-function'>) => client.callContractFunction(body),
   });
 }

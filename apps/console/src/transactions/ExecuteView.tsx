@@ -1,18 +1,25 @@
+import type { ContractActivatedFunction } from '@mountain/public-api-client';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useMemo, useState } from 'react';
 import { AbiParamInput } from '../abiForm/AbiParamInput.tsx';
-import { emptyValue, FormErrors, type FormValue, toFunctionArgs } from '../abiForm/abiValues.ts';
+import { argErrorsOf, emptyValue, FormErrors, type FormValue, toFunctionArgs } from '../abiForm/abiValues.ts';
 import { fieldErrorsOf, otherErrors } from '../api/errors.ts';
-import { functionItem, structsOf } from '../contracts/abiText.ts';
+import { functionItem, isPayable, isReceive, structsOf } from '../contracts/abiText.ts';
 import { useActivatedFunctions, useContracts } from '../contracts/useContracts.ts';
+import { NETWORKS } from '../networks/networks.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Field } from '../ui/Field.tsx';
 import { Loading } from '../ui/Loading.tsx';
+import { isWei } from '../ui/wei.ts';
 import { useExecuteTransaction } from './useTransactions.ts';
+import { ValueField } from './ValueField.tsx';
 
 const executeRoute = getRouteApi('/_console/execute/$functionId');
 
-/** The execute form of one activated function, generated from its ABI signature. */
+/**
+ * The execute form of one activated function, generated from its ABI signature; a payable function (or receive())
+ * also takes the value to send, within its activation's limits.
+ */
 export function ExecuteView() {
   const { functionId } = executeRoute.useParams();
   const { contractId } = executeRoute.useSearch();
@@ -34,47 +41,59 @@ export function ExecuteView() {
       {contracts.isError && <ErrorNotice error={contracts.error} onRetry={() => contracts.refetch()} />}
       {activated && contract && (
         <ExecuteForm
-          functionId={activated.id}
-          signature={activated.formattedAbiFunction}
+          activated={activated}
           structs={structsOf(contract.formattedAbi)}
+          coin={NETWORKS[contract.networkId]?.coin ?? 'ETH'}
         />
       )}
     </>
   );
 }
 
-function ExecuteForm({ functionId, signature, structs }: { functionId: number; signature: string; structs: string[] }) {
-  const fn = useMemo(() => functionItem(signature, structs), [signature, structs]);
-  const [values, setValues] = useState<FormValue[]>(() => fn.inputs.map(emptyValue));
+function ExecuteForm({
+  activated,
+  structs,
+  coin,
+}: {
+  activated: ContractActivatedFunction;
+  structs: string[];
+  coin: string;
+}) {
+  const signature = activated.formattedAbiFunction;
+  // receive() takes no argument: a plain transfer of value.
+  const fn = useMemo(() => (isReceive(signature) ? undefined : functionItem(signature, structs)), [signature, structs]);
+  const inputs = fn?.inputs ?? [];
+  const payable = isPayable(signature, structs);
+  const [values, setValues] = useState<FormValue[]>(() => inputs.map(emptyValue));
+  const [value, setValue] = useState('');
   const [idempotencyKey, setIdempotencyKey] = useState<string>(() => crypto.randomUUID());
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const execute = useExecuteTransaction();
   const navigate = useNavigate();
   // The API names an argument `functionArgs[1].amount`: the same paths as the form's, after `functionArgs`.
   const apiErrors = fieldErrorsOf(execute.error);
-  const argErrors = Object.fromEntries(
-    Object.entries(apiErrors)
-      .filter(([field]) => field.startsWith('functionArgs['))
-      .map(([field, message]) => [field.slice('functionArgs'.length), message]),
-  );
-  const errors = { ...argErrors, ...localErrors };
-  const unplaced = otherErrors(apiErrors, ['functionArgs', 'idempotencyKey']);
+  const errors = { ...argErrorsOf(apiErrors), ...localErrors };
+  const unplaced = otherErrors(apiErrors, ['functionArgs', 'idempotencyKey', ...(payable ? ['value'] : [])]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    let functionArgs: string[];
+    const problems: Record<string, string> = {};
+    let functionArgs: string[] = [];
     try {
-      ({ functionArgs } = toFunctionArgs(fn, values));
+      if (fn) ({ functionArgs } = toFunctionArgs(fn, values));
     } catch (error) {
       if (!(error instanceof FormErrors)) throw error;
-      setLocalErrors(error.errors);
-      return;
+      Object.assign(problems, error.errors);
     }
-    setLocalErrors({});
+    const sent = value.trim() || '0';
+    if (payable && !isWei(sent)) problems.value = 'A whole number of wei, in decimal digits (1 ETH is 10^18 wei)';
+    setLocalErrors(problems);
+    if (Object.keys(problems).length > 0) return;
     const { transaction } = await execute.mutateAsync({
-      contractActivatedFunctionId: functionId,
+      contractActivatedFunctionId: activated.id,
       functionArgs,
       idempotencyKey,
+      ...(payable && sent !== '0' ? { value: sent } : {}),
     });
     await navigate({ to: '/transactions/$transactionId', params: { transactionId: transaction.id } });
   };
@@ -87,8 +106,12 @@ function ExecuteForm({ functionId, signature, structs }: { functionId: number; s
           {[errors[''], ...unplaced].filter(Boolean).join('; ')}
         </div>
       )}
-      {fn.inputs.length === 0 && <p className="muted">This function takes no argument.</p>}
-      {fn.inputs.map((input, i) => (
+      {inputs.length === 0 && (
+        <p className="muted">
+          {fn ? 'This function takes no argument.' : 'receive() takes no argument: it is a plain transfer of value.'}
+        </p>
+      )}
+      {inputs.map((input, i) => (
         <AbiParamInput
           key={`${input.name ?? ''}-${i}`}
           param={input}
@@ -100,6 +123,16 @@ function ExecuteForm({ functionId, signature, structs }: { functionId: number; s
           disabled={execute.isPending}
         />
       ))}
+      {payable && (
+        <ValueField
+          value={value}
+          onChange={setValue}
+          limits={activated}
+          coin={coin}
+          error={errors.value ?? apiErrors.value}
+          disabled={execute.isPending}
+        />
+      )}
       <Field
         label="Idempotency key"
         hint="Sending again with this key never makes a second transaction. A new key makes a new one."

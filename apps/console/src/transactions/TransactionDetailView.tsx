@@ -1,9 +1,10 @@
 import { getRouteApi } from '@tanstack/react-router';
-import { networkName } from '../networks/networks.ts';
+import { NETWORKS, networkName } from '../networks/networks.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
+import { formatWei } from '../ui/wei.ts';
 import { Timeline } from './Timeline.tsx';
 import { useTransaction } from './useTransactions.ts';
 
@@ -32,6 +33,8 @@ export function TransactionDetailView() {
               <dd>{t.contractActivatedFunctionId}</dd>
               <dt>Arguments</dt>
               <dd className="mono">{JSON.stringify(t.functionArgs)}</dd>
+              <dt>Value</dt>
+              <dd>{t.value === '0' ? 'none' : formatWei(t.value, NETWORKS[t.networkId]?.coin)}</dd>
               <dt>Idempotency key</dt>
               <dd className="mono">{t.idempotencyKey}</dd>
               <dt>Nonce</dt>

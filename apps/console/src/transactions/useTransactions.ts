@@ -2,6 +2,7 @@ import {
   FINAL_TRANSACTION_STATUSES,
   type MountainClient,
   type QueryParams,
+  type RequestBody,
   type Transaction,
 } from '@mountain/public-api-client';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -54,8 +55,7 @@ export function useExecuteTransaction() {
   const client = useClient();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { contractActivatedFunctionId: number; functionArgs: string[]; idempotencyKey: string }) =>
-      client.executeTransaction(body),
+    mutationFn: (body: RequestBody<'execute-transaction'>) => client.executeTransaction(body),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['transactions'] }),
   });
 }
