@@ -39,6 +39,7 @@ const CONSOLE_OPERATIONS = {
   'revoke-access-token': 'POST /auth/revoke-access-token',
   'update-subscription-scan': 'POST /event-notifier/update-subscription-scan',
   'call-contract-function': 'POST /contract/call-contract-function',
+  'speed-up-transaction': 'POST /transaction/speed-up-transaction',
 };
 
 /** The operations added beside the specification's (DESIGN §7). */
@@ -112,6 +113,7 @@ describe('OpenAPI document', () => {
       'activate-contract-function',
       'deactivate-contract-function',
       'execute-transaction',
+      'speed-up-transaction',
       'create-subscription',
       'update-subscription-webhook',
       'update-subscription-scan',

@@ -49,8 +49,18 @@ describe('SDK pages describe exactly the public API', () => {
     const methods = new Set(
       Object.getOwnPropertyNames(client.MountainClient.prototype).filter((m) => m !== 'constructor'),
     );
-    // What the pages call that belongs to Node, the frameworks or other libraries.
-    const elsewhere = new Set(['fetch', 'express', 'json', 'use', 'register', 'serve', 'listen', 'createServer']);
+    // What the pages call that belongs to Node, the frameworks, other libraries or Solidity (a contract's receive()).
+    const elsewhere = new Set([
+      'fetch',
+      'express',
+      'json',
+      'use',
+      'register',
+      'serve',
+      'listen',
+      'createServer',
+      'receive',
+    ]);
     const unknown: string[] = [];
     const code = [...sdkPages.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] as string);
     for (const span of code) {

@@ -361,6 +361,18 @@ export class MountainClient {
   }
 
   /**
+   * speed-up-transaction: re-sign a waiting transaction at its nonce with higher fees (`feeMultiplier`, 1.5 by
+   * default, never above the network's fee cap); get-transaction then shows the new fees and hash.
+   * @example
+   * ```ts
+   * const { transaction } = await client.speedUpTransaction({ transactionId, feeMultiplier: 2 });
+   * ```
+   */
+  speedUpTransaction(body: RequestBody<'speed-up-transaction'>, options?: RequestOptions) {
+    return this.#call('speedUpTransaction', { body }, options);
+  }
+
+  /**
    * get-transactions: one page of the project's transactions, newest first, optionally of one status.
    * @example
    * ```ts

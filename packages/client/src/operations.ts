@@ -106,6 +106,7 @@ export const OPERATIONS = {
   executeTransaction: post('execute-transaction', '/transaction/execute-transaction'),
   getTransaction: get('get-transaction', '/transaction/get-transaction'),
   getTransactions: get('get-transactions', '/transaction/get-transactions'),
+  speedUpTransaction: post('speed-up-transaction', '/transaction/speed-up-transaction'),
   createWebhookEndpoint: post('create-webhook-endpoint', '/webhook/create-webhook-endpoint'),
   getWebhookEndpoints: get('get-webhook-endpoints', '/webhook/get-webhook-endpoints'),
   updateWebhookEndpoint: post('update-webhook-endpoint', '/webhook/update-webhook-endpoint'),

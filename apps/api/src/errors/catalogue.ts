@@ -176,6 +176,37 @@ export const ERROR_CATALOGUE = {
       'Only on `call-contract-function`: the `blockTag` names a block the network has not produced yet. Read at `latest`, or at a block at or below the head.',
     example: { blockNumber: '20000', head: '19876', networkId: '1337' },
   },
+  TRANSACTION_ALREADY_MINED: {
+    status: 409,
+    message:
+      'Transaction {transactionId} is already mined ({status}, block {blockNumber}): it can no longer be replaced',
+    description:
+      'Only on `speed-up-transaction`: the transaction is in a block of the canonical chain, so nothing can take its nonce any more. Follow it to `finalized`.',
+    example: { transactionId: '7f0c3c1e-2b0a-4e55-9a53-3b7f1f3c2d10', status: 'succeeded', blockNumber: '42' },
+  },
+  TRANSACTION_NOT_PENDING: {
+    status: 409,
+    message: 'Transaction {transactionId} is {status}: {reason}',
+    description:
+      'Only on `speed-up-transaction`: the transaction is not waiting in the network: it has not been sent yet (`created`, `processing`: it goes out at the network’s current fees anyway), or it ended without being mined.',
+    example: {
+      transactionId: '7f0c3c1e-2b0a-4e55-9a53-3b7f1f3c2d10',
+      status: 'created',
+      reason: 'it has not been sent yet, and will be at the network’s current fees',
+    },
+  },
+  CUSTODY_OPERATION_UNSUPPORTED: {
+    status: 422,
+    message:
+      'Transaction {transactionId} is signed and sent by {provider}: {operation} is done in {provider} itself, not through Mountain',
+    description:
+      'Only on `speed-up-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) is re-priced by the custodian, not by Mountain: use its console or API. Wallets Mountain signs for (its own and AWS KMS ones) can be sped up.',
+    example: {
+      transactionId: '7f0c3c1e-2b0a-4e55-9a53-3b7f1f3c2d10',
+      provider: 'fireblocks',
+      operation: 'speeding it up',
+    },
+  },
   FUNCTION_NOT_PAYABLE: {
     status: 400,
     message: 'Function {signature} is {mutability}: it cannot receive value, so {field} must be "0" or absent',

@@ -25,6 +25,7 @@ import rotateApiKey from './project/rotateApiKey.ts';
 import executeTransaction from './transaction/executeTransaction.ts';
 import getTransaction from './transaction/getTransaction.ts';
 import getTransactions from './transaction/getTransactions.ts';
+import speedUpTransaction from './transaction/speedUpTransaction.ts';
 import createWebhookEndpoint from './webhook/createWebhookEndpoint.ts';
 import deleteWebhookEndpoint from './webhook/deleteWebhookEndpoint.ts';
 import getWebhookAttempts from './webhook/getWebhookAttempts.ts';
@@ -61,6 +62,7 @@ export const routes = [
   executeTransaction,
   getTransaction,
   getTransactions,
+  speedUpTransaction,
   createWebhookEndpoint,
   getWebhookEndpoints,
   updateWebhookEndpoint,

@@ -188,7 +188,7 @@ async function settleBroadcast(
     `SELECT t.id, t.previous_hashes AS hashes, w.address AS "from", t.to_address AS "to", t.data, t.value::text AS value, t.nonce,
             t.gas_limit::text AS gas, t.gas_price::text AS "maxFeePerGas",
             t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas", t.fee_bumps AS "feeBumps",
-            t.error_message AS "errorMessage",
+            t.error_message AS "errorMessage", t.speed_up_multiplier::float8 AS "speedUp",
             (extract(epoch FROM clock_timestamp() - t.created_at) * 1000)::bigint AS "ageMs",
             (extract(epoch FROM clock_timestamp() - t.broadcasted_at) * 1000)::bigint AS "sinceBroadcastMs",
             c.id AS "contractId"

@@ -11,7 +11,13 @@ import { signEip1559, walletRecord } from './signing.ts';
 export interface WaitingRow extends SignedRow {
   feeBumps: number;
   errorMessage: string | null;
+  /** A speed-up asked for (speed-up-transaction): its fees multiplied by this; null when none. */
+  speedUp?: number | null;
 }
+
+/** The bump of a row's fees, in percent: its speed-up's, else the settings'. */
+const bumpPercentOf = (row: WaitingRow, settings: TransactionSettings) =>
+  row.speedUp ? Math.round((row.speedUp - 1) * 100) : settings.feeBumpPercent;
 
 /** Every "held back by the cap" message starts so. */
 const CAPPED_PREFIX = 'Waiting for the base fee';
@@ -36,7 +42,7 @@ export async function replaceWithHigherFees(
   const cap = feeCapOf(settings, target.networkId);
   const planned = rows.map((row) => {
     const current = { maxFeePerGas: BigInt(row.maxFeePerGas), maxPriorityFeePerGas: BigInt(row.maxPriorityFeePerGas) };
-    const fees = replacementFees(current, network, cap, settings.feeBumpPercent);
+    const fees = replacementFees(current, network, cap, bumpPercentOf(row, settings));
     return { row, fees: fees && fees.maxFeePerGas >= network.baseFee ? fees : undefined };
   });
   const held = planned.filter((p) => !p.fees && BigInt(p.row.maxFeePerGas) < network.baseFee && !p.row.errorMessage);
@@ -45,6 +51,18 @@ export async function replaceWithHigherFees(
       `UPDATE transactions SET error_message = $2, updated_at = clock_timestamp()
         WHERE id = ANY($1::uuid[]) AND status = 'broadcasted' AND error_message IS NULL`,
       [held.map((p) => p.row.id), cappedMessage(target.networkId, network.baseFee, cap)],
+    );
+  }
+  // A speed-up no fee under the cap can give (10% more than now at least) is answered, not kept.
+  const blocked = planned.filter((p) => !p.fees && p.row.speedUp);
+  if (blocked.length > 0) {
+    await deps.db.query(
+      `UPDATE transactions SET speed_up_multiplier = NULL, error_message = $2, updated_at = clock_timestamp()
+        WHERE id = ANY($1::uuid[]) AND status = 'broadcasted'`,
+      [
+        blocked.map((p) => p.row.id),
+        `Not sped up: its fees cannot rise by the 10% a replacement needs under the fee cap MAX_FEE_PER_GAS_GWEI_${target.networkId}`,
+      ],
     );
   }
   const replacing = planned.flatMap((p) => (p.fees ? [{ row: p.row, fees: p.fees }] : []));
@@ -70,7 +88,7 @@ export async function replaceWithHigherFees(
     `UPDATE transactions t SET transaction_hash = v.hash,
        previous_hashes = CASE WHEN v.hash = ANY(t.previous_hashes) THEN t.previous_hashes ELSE t.previous_hashes || v.hash END,
        gas_price = v.max_fee, max_priority_fee_per_gas = v.tip, fee_bumps = t.fee_bumps + 1,
-       raw_transaction = v.raw, error_message = NULL, broadcasted_at = clock_timestamp(),
+       raw_transaction = v.raw, error_message = NULL, broadcasted_at = clock_timestamp(), speed_up_multiplier = NULL,
        updated_at = clock_timestamp()
      FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::int[], $6::text[])
        AS v(id, hash, max_fee, tip, fee_bumps, raw)
@@ -110,7 +128,10 @@ export async function repriceWaiting(
     );
   }
   const due = waiting.filter(
-    (row) => !includable(row) || (row.sinceBroadcastMs > settings.resendAfterMs && row.feeBumps < settings.maxFeeBumps),
+    (row) =>
+      !includable(row) ||
+      row.speedUp ||
+      (row.sinceBroadcastMs > settings.resendAfterMs && row.feeBumps < settings.maxFeeBumps),
   );
   await replaceWithHigherFees(deps, settings, target, client, due, network);
 }

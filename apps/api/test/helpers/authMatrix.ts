@@ -277,6 +277,15 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       assert.equal(res.body.transaction.id, f.transactionId);
     },
   },
+  'speed-up-transaction': {
+    request: (f) => ({ body: { transactionId: f.transactionId } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.transactionId);
+      // The fixture's transaction is not waiting in the network (not sent yet, or mined): refused, as it must be.
+      assert.equal(res.status, 409, JSON.stringify(res.body));
+      assert.match(res.body.code, /^TRANSACTION_(NOT_PENDING|ALREADY_MINED)$/);
+    },
+  },
   'create-webhook-endpoint': {
     request: (_f, n) => ({ body: { url: `https://example.com/hooks/${n}`, eventTypes: ['transaction.failed'] } }),
     check(res, f, actingIn) {

@@ -502,6 +502,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transaction/speed-up-transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Speed up a waiting transaction
+         * @description Re-signs a `broadcasted` transaction that is not mined yet at the same nonce, with the same call and value, and both fees multiplied by `feeMultiplier` (or raised to the network’s current fees with headroom, if higher), never above the network’s fee cap (`MAX_FEE_PER_GAS_GWEI_<networkId>`), and sends it. The wallet’s monitor does it within a moment of the answer: get-transaction then shows the new `gasPrice` and `transactionHash`. Every hash is kept: whichever version the chain mines gives the outcome. A transaction not sent yet, or ended, answers 409; a mined one 409; one a custodian (Fireblocks) signs, 422.
+         */
+        post: operations["speed-up-transaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook/create-webhook-endpoint": {
         parameters: {
             query?: never;
@@ -1228,7 +1248,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "FUNCTION_NOT_PAYABLE" | "SPENDING_LIMIT_EXCEEDED" | "INSUFFICIENT_FUNDS" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "TRANSACTION_ALREADY_MINED" | "TRANSACTION_NOT_PENDING" | "CUSTODY_OPERATION_UNSUPPORTED" | "FUNCTION_NOT_PAYABLE" | "SPENDING_LIMIT_EXCEEDED" | "INSUFFICIENT_FUNDS" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -5894,6 +5914,214 @@ export interface operations {
             };
             /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "speed-up-transaction": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "transactionId": "3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6",
+                 *       "feeMultiplier": 2
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The transaction to speed up.
+                     */
+                    transactionId: string;
+                    /** @description How much to multiply both fees by: 1.1 to 10, rounded to hundredths (1.5 when absent). A replacement needs at least 10% more on both to be taken by nodes. */
+                    feeMultiplier?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The speed-up is asked for; the transaction as it is now. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "transaction": {
+                     *         "id": "3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6",
+                     *         "projectId": 1,
+                     *         "contractActivatedFunctionId": 12,
+                     *         "mSystemWalletId": 2,
+                     *         "networkId": 1337,
+                     *         "functionArgs": [
+                     *           "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
+                     *           "1000000000000000000"
+                     *         ],
+                     *         "value": "0",
+                     *         "afterTransactionId": null,
+                     *         "status": "broadcasted",
+                     *         "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
+                     *         "nonce": 4,
+                     *         "gasPrice": "1875000000",
+                     *         "gasLimit": "61234",
+                     *         "gasUsed": null,
+                     *         "blockNumber": null,
+                     *         "confirmations": null,
+                     *         "finalized": false,
+                     *         "errorMessage": null,
+                     *         "idempotencyKey": "order-2026-11-20-0001",
+                     *         "custody": null,
+                     *         "createdAt": "2026-11-20T10:15:30.000Z",
+                     *         "updatedAt": "2026-11-20T10:15:31.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `TRANSACTION_ALREADY_MINED`: Only on `speed-up-transaction`: the transaction is in a block of the canonical chain, so nothing can take its nonce any more. Follow it to `finalized`.
+             *
+             *     `TRANSACTION_NOT_PENDING`: Only on `speed-up-transaction`: the transaction is not waiting in the network: it has not been sent yet (`created`, `processing`: it goes out at the network’s current fees anyway), or it ended without being mined.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CUSTODY_OPERATION_UNSUPPORTED`: Only on `speed-up-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) is re-priced by the custodian, not by Mountain: use its console or API. Wallets Mountain signs for (its own and AWS KMS ones) can be sped up. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

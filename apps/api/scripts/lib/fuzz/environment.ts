@@ -163,6 +163,8 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       // An endpoint or a subscription is required; the document can only say that each is optional.
       'get-webhook-messages': { endpointId: fc.constant(endpointId) },
       'replay-webhook-messages': { endpointId: fc.constant(endpointId) },
+      // From 1.1 to 10 (the generator draws no number within a range of its own).
+      'speed-up-transaction': { feeMultiplier: fc.double({ min: 1.1, max: 10, noNaN: true }) },
       // A read takes a view function of the contract, with its arguments (none, or one number).
       'call-contract-function': {
         formattedAbiFunction: fc.constant('function claimed(uint256 id) view returns (bool)'),

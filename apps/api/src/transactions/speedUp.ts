@@ -1,0 +1,57 @@
+import type { Db } from '#api/db/db.ts';
+import { ApiError } from '#api/errors/ApiError.ts';
+import { wakeMonitor } from './jobs.ts';
+import { getTransaction, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
+
+/** speed-up-transaction's default multiplier of the fees. */
+export const DEFAULT_FEE_MULTIPLIER = 1.5;
+
+/**
+ * Asks for a waiting transaction to be re-signed at its nonce, with the same call and value, and its fees multiplied
+ * by `multiplier` (or raised to the network's current fees with headroom, if those are higher), never above the
+ * network's fee cap. The monitor of its wallet does it within its next pass (it is the one that re-prices waiting
+ * transactions, so two replacements never race); get-transaction then shows the new fees and hash, and whichever
+ * version the chain mines gives the outcome. Answers the transaction as it is now.
+ */
+export async function speedUpTransaction(
+  db: Db,
+  projectId: number,
+  transactionId: string,
+  multiplier: number,
+): Promise<Transaction> {
+  const { rows } = await db.query<Transaction>(
+    `UPDATE transactions SET speed_up_multiplier = $3, updated_at = clock_timestamp()
+      WHERE project_id = $1 AND id = $2 AND status = 'broadcasted' AND custody_provider IS NULL
+      RETURNING ${TRANSACTION_COLUMNS}`,
+    [projectId, transactionId, multiplier],
+  );
+  const asked = rows[0];
+  if (asked) {
+    await wakeMonitor(db, { walletId: asked.mSystemWalletId, networkId: asked.networkId });
+    return asked;
+  }
+  throw refusal(await getTransaction(db, projectId, transactionId), 'speeding it up');
+}
+
+/** Why a transaction cannot be replaced now. */
+function refusal(t: Transaction, operation: string): ApiError {
+  if (t.blockNumber !== null) {
+    return new ApiError('TRANSACTION_ALREADY_MINED', {
+      transactionId: t.id,
+      status: t.status,
+      blockNumber: t.blockNumber,
+    });
+  }
+  if (t.custody) {
+    return new ApiError('CUSTODY_OPERATION_UNSUPPORTED', {
+      transactionId: t.id,
+      provider: t.custody.provider,
+      operation,
+    });
+  }
+  const reason =
+    t.status === 'created' || t.status === 'processing'
+      ? 'it has not been sent yet, and will be at the network’s current fees'
+      : 'it ended without being mined';
+  return new ApiError('TRANSACTION_NOT_PENDING', { transactionId: t.id, status: t.status, reason });
+}

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type AnvilHandle, startAnvil } from '@mountain/testkit/anvil.ts';
+import { freePort } from '@mountain/testkit/ports.ts';
+import { waitFor } from '@mountain/testkit/waitFor.ts';
+import { createTestClient, type Hex, http } from 'viem';
+import type { Harness } from '#api-testing/harness.ts';
+import { settled } from '#api-testing/transactionFlow.ts';
+import { startFireblocksPlatform } from './fireblocksFixture.ts';
+import { type KmsPlatform, startKmsPlatform } from './kmsFixture.ts';
+
+/** Waits until the row is `broadcasted` (sent, not mined: the chain mines only when the test does). */
+async function broadcasted(h: Harness, headers: Record<string, string>, transactionId: string) {
+  return waitFor(
+    async () => {
+      const { body } = await h.call('get-transaction', { headers, query: { transactionId } });
+      return body.transaction.status === 'broadcasted' && body.transaction.transactionHash
+        ? body.transaction
+        : undefined;
+    },
+    30_000,
+    `transaction ${transactionId} to be broadcast`,
+  );
+}
+
+describe('speed-up through custodians’ wallets, on anvil mining only when told', () => {
+  let anvil: AnvilHandle;
+  let kms: KmsPlatform;
+  const mine = () => createTestClient({ mode: 'anvil', transport: http(anvil.url) }).mine({ blocks: 1 });
+  const stopMining = () => createTestClient({ mode: 'anvil', transport: http(anvil.url) }).setAutomine(false);
+  const startMining = () => createTestClient({ mode: 'anvil', transport: http(anvil.url) }).setAutomine(true);
+
+  before(async () => {
+    anvil = await startAnvil({ port: await freePort() });
+    kms = await startKmsPlatform({ chainUrl: anvil.url, transactions: { resendAfterMs: 3_600_000 } });
+  });
+  after(async () => {
+    await kms?.stop();
+    await anvil?.stop();
+  });
+
+  it('re-signs an AWS KMS wallet’s waiting transaction with KMS: higher fees, a valid signature, the new one mined', async () => {
+    const p = await kms.project(['increment']);
+    await stopMining();
+    try {
+      const res = await kms.h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['3'], idempotencyKey: 'kms-speed' },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const sent = await broadcasted(kms.h, p.headers, res.body.transaction.id);
+      // Read now: the pool keeps only the newest version of a nonce.
+      const first = await kms.chain.getTransaction({ hash: sent.transactionHash as Hex });
+      const asked = await kms.h.call('speed-up-transaction', {
+        headers: p.headers,
+        body: { transactionId: sent.id, feeMultiplier: 3 },
+      });
+      assert.equal(asked.status, 200, JSON.stringify(asked.body));
+      const faster = await waitFor(
+        async () => {
+          const { body } = await kms.h.call('get-transaction', {
+            headers: p.headers,
+            query: { transactionId: sent.id },
+          });
+          return body.transaction.transactionHash !== sent.transactionHash ? body.transaction : undefined;
+        },
+        30_000,
+        'the replacement',
+      );
+      const second = await kms.chain.getTransaction({ hash: faster.transactionHash as Hex });
+      assert.equal(second.nonce, first.nonce);
+      assert.ok((second.maxFeePerGas as bigint) >= 3n * (first.maxFeePerGas as bigint));
+      await kms.assertSignedBy(faster.transactionHash, p.wallet);
+      await mine();
+      const done = await settled(kms.h, p.headers, sent.id, 30_000);
+      assert.equal(done.status, 'succeeded', done.errorMessage);
+      assert.equal(done.transactionHash, faster.transactionHash);
+    } finally {
+      await startMining();
+    }
+  });
+
+  it('leaves a Fireblocks transaction to Fireblocks: 422 naming the custodian, nothing re-signed', async () => {
+    const fb = await startFireblocksPlatform({ chainUrl: anvil.url });
+    try {
+      const p = await fb.project(['increment']);
+      await stopMining();
+      const res = await fb.h.call('execute-transaction', {
+        headers: p.headers,
+        body: { contractActivatedFunctionId: p.ids.increment, functionArgs: ['4'], idempotencyKey: 'fb-speed' },
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const sent = await broadcasted(fb.h, p.headers, res.body.transaction.id);
+      const asked = await fb.h.call('speed-up-transaction', { headers: p.headers, body: { transactionId: sent.id } });
+      assert.equal(asked.status, 422, JSON.stringify(asked.body));
+      assert.equal(asked.body.code, 'CUSTODY_OPERATION_UNSUPPORTED');
+      assert.equal(
+        asked.body.message,
+        `Transaction ${sent.id} is signed and sent by fireblocks: speeding it up is done in fireblocks itself, not through Mountain`,
+      );
+      await startMining();
+      await mine();
+      assert.equal((await settled(fb.h, p.headers, sent.id, 30_000)).status, 'succeeded');
+      assert.equal(fb.custodianTransactionsOf(sent.id).length, 1);
+    } finally {
+      await startMining();
+      await fb.stop();
+    }
+  });
+});
