@@ -122,6 +122,7 @@ export const OPERATION_IDS = [
   'execute-transaction',
   'get-transaction',
   'get-transactions',
+  'speed-up-transaction',
   'create-webhook-endpoint',
   'get-webhook-endpoints',
   'update-webhook-endpoint',
