@@ -6,6 +6,7 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { deployCounter } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { createTestClient, type Hex, http, type PublicClient } from 'viem';
+import { transactionSpeedUps } from '#api/metrics/instruments.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject, settled } from '#api-testing/transactionFlow.ts';
 
@@ -80,6 +81,10 @@ describe('speed-up-transaction: a waiting transaction re-signed at its nonce wit
       'the replacement',
     );
     const second = await chain.getTransaction({ hash: faster.transactionHash as Hex });
+    const counted = Object.fromEntries(
+      (await transactionSpeedUps.get()).values.map((v) => [String(v.labels.outcome), v.value]),
+    );
+    assert.deepEqual([counted.asked, counted.sent], [1, 1], 'counted once asked, once sent');
     assert.equal(second.nonce, first.nonce);
     assert.equal(second.input, first.input);
     assert.equal(second.value, first.value);

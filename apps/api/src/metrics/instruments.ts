@@ -51,6 +51,17 @@ export const rateLimitRefusals = new Counter({
   registers: [registry],
 });
 
+/** How a speed-up went: asked (speed-up-transaction accepted it), sent (its replacement went out), blocked (the fee
+ * cap left no room for the 10% a replacement needs). */
+export type SpeedUpOutcome = 'asked' | 'sent' | 'blocked';
+
+export const transactionSpeedUps = new Counter({
+  name: 'mountain_transaction_speed_ups_total',
+  help: 'Speed-ups by outcome: asked (speed-up-transaction accepted one), sent (the monitor sent its replacement), blocked (the fee cap left no room for the 10% more a replacement needs).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const jobs = new Gauge({
   name: 'mountain_jobs',
   help: 'Jobs in the queue by task (the job name, such as transaction:send) and state: queued (due, waiting for a worker), scheduled (due later), running (taken by a worker process: running, or held up to a second for a slot to free), failed (out of attempts).',

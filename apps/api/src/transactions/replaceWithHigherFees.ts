@@ -1,6 +1,7 @@
 import { type Hex, keccak256, type PublicClient } from 'viem';
 import { shortError } from '#api/chain/chainErrors.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
+import { transactionSpeedUps } from '#api/metrics/instruments.ts';
 import type { SignedRow } from './broadcastBatch.ts';
 import { cappedMessage, type NetworkFees, networkFees, replacementFees } from './fees.ts';
 import type { WalletNetwork } from './senders.ts';
@@ -56,6 +57,7 @@ export async function replaceWithHigherFees(
   // A speed-up no fee under the cap can give (10% more than now at least) is answered, not kept.
   const blocked = planned.filter((p) => !p.fees && p.row.speedUp);
   if (blocked.length > 0) {
+    transactionSpeedUps.inc({ outcome: 'blocked' }, blocked.length);
     await deps.db.query(
       `UPDATE transactions SET speed_up_multiplier = NULL, error_message = $2, updated_at = clock_timestamp()
         WHERE id = ANY($1::uuid[]) AND status = 'broadcasted'`,
@@ -84,6 +86,8 @@ export async function replaceWithHigherFees(
   );
   const sent = replacing.flatMap((r, i) => (accepted[i] ? [{ ...r, serialized: signed[i] as Hex }] : []));
   if (sent.length === 0) return;
+  const spedUp = sent.filter((s) => s.row.speedUp).length;
+  if (spedUp > 0) transactionSpeedUps.inc({ outcome: 'sent' }, spedUp);
   await deps.db.query(
     `UPDATE transactions t SET transaction_hash = v.hash,
        previous_hashes = CASE WHEN v.hash = ANY(t.previous_hashes) THEN t.previous_hashes ELSE t.previous_hashes || v.hash END,

@@ -1,5 +1,6 @@
 import type { Db } from '#api/db/db.ts';
 import { ApiError } from '#api/errors/ApiError.ts';
+import { transactionSpeedUps } from '#api/metrics/instruments.ts';
 import { wakeMonitor } from './jobs.ts';
 import { getTransaction, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
 
@@ -27,6 +28,7 @@ export async function speedUpTransaction(
   );
   const asked = rows[0];
   if (asked) {
+    transactionSpeedUps.inc({ outcome: 'asked' });
     await wakeMonitor(db, { walletId: asked.mSystemWalletId, networkId: asked.networkId });
     return asked;
   }
