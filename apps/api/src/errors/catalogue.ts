@@ -203,7 +203,7 @@ export const ERROR_CATALOGUE = {
       'Only on `speed-up-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) is re-priced by the custodian, not by Mountain: use its console or API. Wallets Mountain signs for (its own and AWS KMS ones) can be sped up.',
     example: {
       transactionId: '7f0c3c1e-2b0a-4e55-9a53-3b7f1f3c2d10',
-      provider: 'fireblocks',
+      provider: 'Fireblocks',
       operation: 'speeding it up',
     },
   },

@@ -47,7 +47,8 @@ function refusal(t: Transaction, operation: string): ApiError {
   if (t.custody) {
     return new ApiError('CUSTODY_OPERATION_UNSUPPORTED', {
       transactionId: t.id,
-      provider: t.custody.provider,
+      // The custodian's name as a sentence writes it (Fireblocks).
+      provider: t.custody.provider.replace(/^./, (c) => c.toUpperCase()),
       operation,
     });
   }

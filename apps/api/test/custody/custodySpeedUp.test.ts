@@ -96,7 +96,7 @@ describe('speed-up through custodians’ wallets, on anvil mining only when told
       assert.equal(asked.body.code, 'CUSTODY_OPERATION_UNSUPPORTED');
       assert.equal(
         asked.body.message,
-        `Transaction ${sent.id} is signed and sent by fireblocks: speeding it up is done in fireblocks itself, not through Mountain`,
+        `Transaction ${sent.id} is signed and sent by Fireblocks: speeding it up is done in Fireblocks itself, not through Mountain`,
       );
       await startMining();
       await mine();
