@@ -10,7 +10,8 @@
 // answering each Sign 30 ms late and throttling now and then (CHAOS_KMS=0: none). Meanwhile a driver draws a fault
 // every 3–7 s from a
 // seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
-// transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node.
+// transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node,
+// a speed-up (×1.1–×4) asked for a waiting transaction of a wallet the platform signs for.
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
 // present and final on the canonical chain exactly once (canonicalViolations), none left non-terminal, no nonce gap.
 // Prints the faults and a summary; exits 1 on a broken invariant. CHAOS_SECONDS (180) bounds the load; a hard
@@ -21,7 +22,7 @@ import { faultInjector, seededRandom } from './lib/chaosFaults.ts';
 import { hardDeadline } from './lib/deadline.ts';
 import { chainTallyOf, printTable, shorten, unfinished, waitUntilSettled } from './lib/labChecks.ts';
 import { offerSteadily } from './lib/labLoad.ts';
-import { type LabPlatform, startLabPlatform, statusCounts } from './lib/labPlatform.ts';
+import { type LabPlatform, type LabProject, startLabPlatform, statusCounts } from './lib/labPlatform.ts';
 
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 180);
 const SEED = Number(process.env.CHAOS_SEED ?? randomInt(2 ** 31));
@@ -71,7 +72,7 @@ try {
       `(burst ${RATE_LIMIT.burst}, HTTP 429), 16 slots per sender, 2% of requests from a node 2 blocks behind\n`,
   );
   await platform.startWorker();
-  const projects = [];
+  const projects: LabProject[] = [];
   for (let i = 0; i < PROJECTS; i++) {
     const fireblocks = FIREBLOCKS && i === PROJECTS - 1;
     const kms = KMS && i === PROJECTS - (FIREBLOCKS ? 2 : 1) && i > 0;
@@ -102,6 +103,25 @@ try {
     chain,
     provider,
     projects.map((p) => p.wallet),
+    async (pick, multiplier) => {
+      // A waiting transaction of a wallet the platform signs for (Fireblocks re-prices its own).
+      const { rows } = await db.query<{ id: string; projectId: number }>(
+        `SELECT id, project_id AS "projectId" FROM transactions
+          WHERE status = 'broadcasted' AND custody_provider IS NULL AND project_id = ANY($1::int[])
+          ORDER BY id LIMIT 200`,
+        [projects.map((p) => p.projectId)],
+      );
+      const row = rows[Math.floor(pick * rows.length)];
+      const project = projects.find((p) => p.projectId === row?.projectId);
+      if (!row || !project) return { done: false, what: 'speed-up: no waiting transaction (skipped)' };
+      const answer = await (platform as LabPlatform).speedUp(project, row.id, multiplier);
+      return answer.status === 200
+        ? { done: true, what: `speed-up ×${multiplier} of ${row.id.slice(0, 8)}… (project ${project.projectId})` }
+        : {
+            done: false,
+            what: `speed-up of ${row.id.slice(0, 8)}…: ${answer.status} ${answer.code} (mined meanwhile; skipped)`,
+          };
+    },
   );
   const counts: Record<string, number> = {};
   const loadEnds = loadStarted + SECONDS * 1000;

@@ -1,15 +1,15 @@
 // The faults `npm run chaos` injects, drawn from a seeded generator so that a run can be replayed: reorgs of depth
 // 1–10 with and without re-inclusion, a platform transaction dropped from the node's pool, base-fee spikes of
-// ×10–×50, a provider outage, a lagging node.
+// ×10–×50, a provider outage, a lagging node, a speed-up asked for a waiting platform transaction.
 import type { LabChain } from '@mountain/testkit/lab/chain.ts';
 import type { PoolEntry } from '@mountain/testkit/lab/pool.ts';
 import type { ProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { parseGwei } from 'viem';
 
-export type FaultKind = 'reorg' | 'drop' | 'spike' | 'outage' | 'lag';
+export type FaultKind = 'reorg' | 'drop' | 'spike' | 'outage' | 'lag' | 'speedup';
 
 /** How often each fault is drawn, relative to the others. */
-const WEIGHTS: Record<FaultKind, number> = { reorg: 3, drop: 2, spike: 1, outage: 1, lag: 2 };
+const WEIGHTS: Record<FaultKind, number> = { reorg: 3, drop: 2, spike: 1, outage: 1, lag: 2, speedup: 2 };
 
 /** A spike is held under this base fee, well below the platform's fee cap on 1337 (1,000 gwei). */
 const SPIKE_CEILING = parseGwei('300');
@@ -41,6 +41,8 @@ export function faultInjector(
   chain: LabChain,
   provider: ProviderProxy,
   wallets: string[],
+  /** Asks for a speed-up of one waiting transaction, drawn with `pick` (in [0, 1)); answers what happened. */
+  speedUp: (pick: number, multiplier: number) => Promise<{ done: boolean; what: string }>,
 ): FaultInjector {
   const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
   const total = Object.values(WEIGHTS).reduce((s, w) => s + w, 0);
@@ -101,6 +103,11 @@ export function faultInjector(
       await new Promise((r) => setTimeout(r, ms));
       await provider.up();
       return { done: true, what: `provider down for ${(ms / 1000).toFixed(1)} s (connections refused)` };
+    },
+    async speedup() {
+      const pick = random();
+      const multiplier = int(110, 400) / 100;
+      return speedUp(pick, multiplier);
     },
     async lag() {
       const ms = int(3_000, 8_000);

@@ -77,6 +77,12 @@ export interface LabPlatform {
   project(name: string, walletType?: WalletType): Promise<LabProject>;
   /** One execution of `increment(1)` with a fresh idempotency key. */
   execute(project: LabProject): Promise<Execution>;
+  /** speed-up-transaction of one of the project's transactions: its HTTP status and error code. */
+  speedUp(
+    project: LabProject,
+    transactionId: string,
+    feeMultiplier: number,
+  ): Promise<{ status: number; code?: string }>;
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   /** Stops everything started, in reverse order; safe to call twice. */
@@ -260,6 +266,15 @@ export async function startLabPlatform(options: {
         return res.statusCode === 201
           ? { id: body.transaction.id as string, status: res.statusCode, answeredAt }
           : { status: res.statusCode, code: body?.code, answeredAt };
+      },
+      async speedUp(project, transactionId, feeMultiplier) {
+        const res = await app.inject({
+          method: 'POST',
+          url: `${API_PREFIX}/transaction/speed-up-transaction`,
+          headers: { 'x-api-key': project.apiKey },
+          payload: { transactionId, feeMultiplier },
+        });
+        return { status: res.statusCode, ...(res.statusCode === 200 ? {} : { code: res.json()?.code }) };
       },
       async startWorker() {
         if (worker) return;
