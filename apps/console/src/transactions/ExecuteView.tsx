@@ -11,6 +11,7 @@ import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Field } from '../ui/Field.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { isWei } from '../ui/wei.ts';
+import { AfterTransactionField } from './AfterTransactionField.tsx';
 import { useExecuteTransaction } from './useTransactions.ts';
 import { ValueField } from './ValueField.tsx';
 
@@ -43,6 +44,7 @@ export function ExecuteView() {
         <ExecuteForm
           activated={activated}
           structs={structsOf(contract.formattedAbi)}
+          networkId={contract.networkId}
           coin={NETWORKS[contract.networkId]?.coin ?? 'ETH'}
         />
       )}
@@ -53,10 +55,12 @@ export function ExecuteView() {
 function ExecuteForm({
   activated,
   structs,
+  networkId,
   coin,
 }: {
   activated: ContractActivatedFunction;
   structs: string[];
+  networkId: number;
   coin: string;
 }) {
   const signature = activated.formattedAbiFunction;
@@ -66,6 +70,7 @@ function ExecuteForm({
   const payable = isPayable(signature, structs);
   const [values, setValues] = useState<FormValue[]>(() => inputs.map(emptyValue));
   const [value, setValue] = useState('');
+  const [afterTransactionId, setAfterTransactionId] = useState('');
   const [idempotencyKey, setIdempotencyKey] = useState<string>(() => crypto.randomUUID());
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const execute = useExecuteTransaction();
@@ -73,7 +78,12 @@ function ExecuteForm({
   // The API names an argument `functionArgs[1].amount`: the same paths as the form's, after `functionArgs`.
   const apiErrors = fieldErrorsOf(execute.error);
   const errors = { ...argErrorsOf(apiErrors), ...localErrors };
-  const unplaced = otherErrors(apiErrors, ['functionArgs', 'idempotencyKey', ...(payable ? ['value'] : [])]);
+  const unplaced = otherErrors(apiErrors, [
+    'functionArgs',
+    'idempotencyKey',
+    'afterTransactionId',
+    ...(payable ? ['value'] : []),
+  ]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -94,6 +104,7 @@ function ExecuteForm({
       functionArgs,
       idempotencyKey,
       ...(payable && sent !== '0' ? { value: sent } : {}),
+      ...(afterTransactionId ? { afterTransactionId } : {}),
     });
     await navigate({ to: '/transactions/$transactionId', params: { transactionId: transaction.id } });
   };
@@ -133,6 +144,13 @@ function ExecuteForm({
           disabled={execute.isPending}
         />
       )}
+      <AfterTransactionField
+        networkId={networkId}
+        value={afterTransactionId}
+        onChange={setAfterTransactionId}
+        error={apiErrors.afterTransactionId}
+        disabled={execute.isPending}
+      />
       <Field
         label="Idempotency key"
         hint="Sending again with this key never makes a second transaction. A new key makes a new one."

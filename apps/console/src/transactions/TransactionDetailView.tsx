@@ -1,10 +1,12 @@
-import { getRouteApi } from '@tanstack/react-router';
+import { getRouteApi, Link } from '@tanstack/react-router';
 import { NETWORKS, networkName } from '../networks/networks.ts';
+import { useCanWrite } from '../project/useProject.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { formatTime } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatWei } from '../ui/wei.ts';
+import { SpeedUpControl } from './SpeedUpControl.tsx';
 import { Timeline } from './Timeline.tsx';
 import { useTransaction } from './useTransactions.ts';
 
@@ -13,6 +15,7 @@ const transactionRoute = getRouteApi('/_console/transactions/$transactionId');
 export function TransactionDetailView() {
   const { transactionId } = transactionRoute.useParams();
   const query = useTransaction(transactionId);
+  const canWrite = useCanWrite();
   const t = query.data?.transaction;
   return (
     <>
@@ -35,10 +38,28 @@ export function TransactionDetailView() {
               <dd className="mono">{JSON.stringify(t.functionArgs)}</dd>
               <dt>Value</dt>
               <dd>{t.value === '0' ? 'none' : formatWei(t.value, NETWORKS[t.networkId]?.coin)}</dd>
+              {t.afterTransactionId && (
+                <>
+                  <dt>Order</dt>
+                  <dd>
+                    Waits for{' '}
+                    <Link
+                      to="/transactions/$transactionId"
+                      params={{ transactionId: t.afterTransactionId }}
+                      className="mono"
+                    >
+                      {t.afterTransactionId}
+                    </Link>{' '}
+                    to succeed before it is sent
+                  </dd>
+                </>
+              )}
               <dt>Idempotency key</dt>
               <dd className="mono">{t.idempotencyKey}</dd>
               <dt>Nonce</dt>
               <dd>{t.nonce ?? '—'}</dd>
+              <dt>Gas price</dt>
+              <dd>{t.gasPrice ? `${t.gasPrice} wei` : '—'}</dd>
               <dt>Gas used</dt>
               <dd>{t.gasUsed ?? '—'}</dd>
               <dt>Updated</dt>
@@ -55,6 +76,7 @@ export function TransactionDetailView() {
             <h2 id="tx-lifecycle">Lifecycle</h2>
             <Timeline transaction={t} reorgs={query.data?.reorgs ?? []} />
           </section>
+          {canWrite && <SpeedUpControl key={t.id} transaction={t} />}
         </div>
       )}
     </>

@@ -59,3 +59,16 @@ export function useExecuteTransaction() {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['transactions'] }),
   });
 }
+
+/**
+ * Asks the wallet's monitor to re-sign a broadcast transaction at its nonce with higher fees; the transaction's
+ * query is asked for again at once (and keeps refreshing while it is not final) so its new hash shows.
+ */
+export function useSpeedUpTransaction(transactionId: string) {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (feeMultiplier: number) => client.speedUpTransaction({ transactionId, feeMultiplier }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['transaction', transactionId] }),
+  });
+}

@@ -20,10 +20,18 @@ export interface Platform {
   close(): Promise<void>;
 }
 
-export async function startPlatform(): Promise<Platform> {
+/** `transactions`: the harness's transaction settings (e.g. no re-send for want of a receipt). */
+export async function startPlatform(
+  options: { transactions?: NonNullable<Parameters<typeof createHarness>[0]>['transactions'] } = {},
+): Promise<Platform> {
   const anvil = await startAnvil({ port: await freePort() });
   const counter = await deployCounter(anvil.url);
-  const h = await createHarness({ rpcUrls: { 1337: anvil.url }, worker: true, consoleDir: CONSOLE_DIST });
+  const h = await createHarness({
+    rpcUrls: { 1337: anvil.url },
+    worker: true,
+    consoleDir: CONSOLE_DIST,
+    ...(options.transactions ? { transactions: options.transactions } : {}),
+  });
   const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
   const browser = await launchBrowser();
   return {
