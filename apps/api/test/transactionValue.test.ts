@@ -67,6 +67,17 @@ describe('value on payable functions, inside spending limits, and native transfe
   }
   const activate = (contractId: number, formattedAbiFunction: string, limits: object = {}) =>
     h.call('activate-contract-function', { headers, body: { contractId, formattedAbiFunction, ...limits } });
+  /** Opens or closes a Till, from the deployer, and waits for the block. */
+  async function setClosed(address: Address, closed: boolean): Promise<void> {
+    const hash = await deployer.writeContract({
+      address,
+      abi: compileTill().abi,
+      functionName: 'setClosed',
+      args: [closed],
+      chain: null,
+    });
+    await deployer.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+  }
   const execute = (contractActivatedFunctionId: number, functionArgs: string[], value?: string) =>
     h.call('execute-transaction', {
       headers,
@@ -227,14 +238,7 @@ describe('value on payable functions, inside spending limits, and native transfe
       20_000,
       'the row to wait for the base fee',
     );
-    const closing = await deployer.writeContract({
-      address,
-      abi: compileTill().abi,
-      functionName: 'setClosed',
-      args: [true],
-      chain: null,
-    });
-    await deployer.waitForTransactionReceipt({ hash: closing, pollingInterval: 50 });
+    await setClosed(address, true);
     assert.equal((await execute(id, ['0'], '1')).status, 422, 'a full day refuses more while the row waits');
     await testClient.request({ method: 'anvil_setNextBlockBaseFeePerGas', params: [toHex(parseGwei('1'))] });
     const done = await settled(h, headers, res.body.transaction.id);
@@ -242,14 +246,7 @@ describe('value on payable functions, inside spending limits, and native transfe
     assert.equal(done.blockNumber, null);
     assert.match(done.errorMessage, /^Reverted before broadcast .*closed/);
     // Never mined, it no longer counts: the whole day's limit is free again.
-    const reopening = await deployer.writeContract({
-      address,
-      abi: compileTill().abi,
-      functionName: 'setClosed',
-      args: [false],
-      chain: null,
-    });
-    await deployer.waitForTransactionReceipt({ hash: reopening, pollingInterval: 50 });
+    await setClosed(address, false);
     const again = await execute(id, ['0'], '500');
     assert.equal(again.status, 201, JSON.stringify(again.body));
     // The row that never had a block does not hold the wallet's others back from becoming final.

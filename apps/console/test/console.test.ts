@@ -10,12 +10,11 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bearer } from '@mountain/api/testing';
-import { axeViolations } from '@mountain/testkit/axe.ts';
 import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 import { COUNTER_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
 import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { Page } from 'playwright-core';
-import { newTab } from './helpers/page.ts';
+import { consoleView, newTab } from './helpers/page.ts';
 import { type Platform, startPlatform } from './helpers/platform.ts';
 
 const RECORD = COUNTER_FORMATTED_ABI.find((s) => s.startsWith('function record(')) as string;
@@ -55,9 +54,10 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await p?.close();
   });
 
-  const url = (path: string) => `${p.origin}/console${path}`;
-  const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-  const axeClean = async (view: string) => assert.deepEqual(await axeViolations(page), [], `axe on ${view}`);
+  const { url, heading, axeClean } = consoleView(
+    () => p.origin,
+    () => page,
+  );
   /** The docs' picture of the view as it is now, when screenshots are asked for. */
   const screenshot = async (name: string) => {
     if (!SCREENSHOTS) return;

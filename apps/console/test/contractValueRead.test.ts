@@ -6,7 +6,6 @@
 // every view.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { axeViolations } from '@mountain/testkit/axe.ts';
 import { readClient } from '@mountain/testkit/lab/devAccounts.ts';
 import {
   ANVIL_DEPLOYER,
@@ -18,7 +17,7 @@ import {
 } from '@mountain/testkit/testContract.ts';
 import type { Locator, Page } from 'playwright-core';
 import { type Address, createWalletClient, http, parseAbi, publicActions } from 'viem';
-import { newTab } from './helpers/page.ts';
+import { consoleView, newTab } from './helpers/page.ts';
 import { type Platform, startPlatform } from './helpers/platform.ts';
 
 const PAY = 'function pay(string memo) payable';
@@ -80,9 +79,10 @@ describe('the console: value on payable functions, and the Read panel', { timeou
     await p?.close();
   });
 
-  const url = (path: string) => `${p.origin}/console${path}`;
-  const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-  const axeClean = async (view: string) => assert.deepEqual(await axeViolations(page), [], `axe on ${view}`);
+  const { url, heading, axeClean } = consoleView(
+    () => p.origin,
+    () => page,
+  );
   const nav = async (name: string) => {
     await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
     await heading(name);

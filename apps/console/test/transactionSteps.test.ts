@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { counterProject } from '@mountain/api/testing/transactionFlow.ts';
-import { axeViolations } from '@mountain/testkit/axe.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import type { Page } from 'playwright-core';
 import { createTestClient, http } from 'viem';
-import { newTab } from './helpers/page.ts';
+import { consoleView, newTab } from './helpers/page.ts';
 import { type Platform, startPlatform } from './helpers/platform.ts';
 
 const INCREMENT = 'function increment(uint256 amount)';
@@ -37,9 +36,10 @@ describe('the console: speed up a waiting transaction, and one after another', {
     await p?.close();
   });
 
-  const url = (path: string) => `${p.origin}/console${path}`;
-  const heading = (name: string) => page.getByRole('heading', { level: 1, name }).waitFor();
-  const axeClean = async (view: string) => assert.deepEqual(await axeViolations(page), [], `axe on ${view}`);
+  const { url, heading, axeClean } = consoleView(
+    () => p.origin,
+    () => page,
+  );
   const status = (name: string, timeout = 20_000) =>
     page.locator('#tx-facts .badge', { hasText: name }).waitFor({ timeout });
   const shownHash = () => page.getByRole('list', { name: 'Lifecycle' }).locator('.mono').innerText();

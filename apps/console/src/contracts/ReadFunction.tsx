@@ -1,7 +1,7 @@
 import { MountainError } from '@mountain/public-api-client';
 import { type FormEvent, useId, useState } from 'react';
 import type { AbiFunction } from 'viem';
-import { AbiParamInput } from '../abiForm/AbiParamInput.tsx';
+import { AbiArgsInputs } from '../abiForm/AbiArgsInputs.tsx';
 import { argErrorsOf, emptyValue, FormErrors, type FormValue, toFunctionArgs } from '../abiForm/abiValues.ts';
 import { fieldErrorsOf, otherErrors } from '../api/errors.ts';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
@@ -53,18 +53,13 @@ export function ReadFunction({
       <h4 id={headingId} className="mono">
         {signature}
       </h4>
-      {fn.inputs.map((input, i) => (
-        <AbiParamInput
-          key={`${input.name ?? ''}-${i}`}
-          param={input}
-          name={input.name || `argument ${i + 1}`}
-          value={values[i] ?? emptyValue(input)}
-          onChange={(next) => setValues((current) => current.map((v, j) => (j === i ? next : v)))}
-          path={`[${i}]`}
-          errors={errors}
-          disabled={read.isPending}
-        />
-      ))}
+      <AbiArgsInputs
+        inputs={fn.inputs}
+        values={values}
+        setValues={setValues}
+        errors={errors}
+        disabled={read.isPending}
+      />
       {(unplaced.length > 0 || errors['']) && (
         <div className="notice error" role="alert">
           {[errors[''], ...unplaced].filter(Boolean).join('; ')}

@@ -1,7 +1,7 @@
 import type { ContractActivatedFunction } from '@mountain/public-api-client';
 import { getRouteApi, useNavigate } from '@tanstack/react-router';
 import { type FormEvent, useMemo, useState } from 'react';
-import { AbiParamInput } from '../abiForm/AbiParamInput.tsx';
+import { AbiArgsInputs } from '../abiForm/AbiArgsInputs.tsx';
 import { argErrorsOf, emptyValue, FormErrors, type FormValue, toFunctionArgs } from '../abiForm/abiValues.ts';
 import { fieldErrorsOf, otherErrors } from '../api/errors.ts';
 import { functionItem, isPayable, isReceive, structsOf } from '../contracts/abiText.ts';
@@ -122,18 +122,13 @@ function ExecuteForm({
           {fn ? 'This function takes no argument.' : 'receive() takes no argument: it is a plain transfer of value.'}
         </p>
       )}
-      {inputs.map((input, i) => (
-        <AbiParamInput
-          key={`${input.name ?? ''}-${i}`}
-          param={input}
-          name={input.name || `argument ${i + 1}`}
-          value={values[i] ?? emptyValue(input)}
-          onChange={(next) => setValues((current) => current.map((v, j) => (j === i ? next : v)))}
-          path={`[${i}]`}
-          errors={errors}
-          disabled={execute.isPending}
-        />
-      ))}
+      <AbiArgsInputs
+        inputs={inputs}
+        values={values}
+        setValues={setValues}
+        errors={errors}
+        disabled={execute.isPending}
+      />
       {payable && (
         <ValueField
           value={value}

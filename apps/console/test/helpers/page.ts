@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { axeViolations } from '@mountain/testkit/axe.ts';
 import type { Browser } from '@mountain/testkit/browser.ts';
 import type { Page } from 'playwright-core';
 
@@ -10,4 +12,16 @@ export async function newTab(browser: Browser): Promise<{ page: Page; errors: st
   });
   page.on('pageerror', (error) => errors.push(error.message));
   return { page, errors };
+}
+
+/**
+ * What every console test does with its tab: the URL of a console path, waiting for a view's heading, and axe on
+ * the view. Given getters, since the platform and the tab are made in the suite's `before`.
+ */
+export function consoleView(origin: () => string, page: () => Page) {
+  return {
+    url: (path: string) => `${origin()}/console${path}`,
+    heading: (name: string) => page().getByRole('heading', { level: 1, name }).waitFor(),
+    axeClean: async (view: string) => assert.deepEqual(await axeViolations(page()), [], `axe on ${view}`),
+  };
 }
