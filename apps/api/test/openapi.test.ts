@@ -40,6 +40,7 @@ const CONSOLE_OPERATIONS = {
   'update-subscription-scan': 'POST /event-notifier/update-subscription-scan',
   'call-contract-function': 'POST /contract/call-contract-function',
   'speed-up-transaction': 'POST /transaction/speed-up-transaction',
+  'cancel-transaction': 'POST /transaction/cancel-transaction',
 };
 
 /** The operations added beside the specification's (DESIGN §7). */
@@ -114,6 +115,7 @@ describe('OpenAPI document', () => {
       'deactivate-contract-function',
       'execute-transaction',
       'speed-up-transaction',
+      'cancel-transaction',
       'create-subscription',
       'update-subscription-webhook',
       'update-subscription-scan',
@@ -235,6 +237,7 @@ describe('OpenAPI document', () => {
       'transaction.failed',
       'transaction.reorged',
       'transaction.finalized',
+      'transaction.cancelled',
       'endpoint.disabled',
       'subscription.webhook_disabled',
     ]);

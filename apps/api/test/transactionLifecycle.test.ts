@@ -13,9 +13,13 @@ import { REPO_ROOT } from '#api/config/config.ts';
 import type { Db } from '#api/db/db.ts';
 import { TRANSACTION_STATUSES } from '#api/schemas/entities.ts';
 import {
+  cancelUnsent,
   failAfterPredecessors,
   failBroadcastOfWallet,
   failWaitingOfWallet,
+  markCancelBlocked,
+  markCancelling,
+  markCancelMined,
   markCustodianClaimed,
   markCustodianRefused,
   markEstimateFailed,
@@ -195,7 +199,8 @@ describe('the transaction state machine', () => {
     async function reset() {
       await h.db.query(
         `UPDATE transactions t SET status = v.status, nonce = NULL, custody_provider = 'fireblocks', custody_id = NULL,
-           transaction_hash = NULL, block_number = NULL, block_hash = NULL, finalized_at = NULL, error_message = NULL
+           transaction_hash = NULL, block_number = NULL, block_hash = NULL, finalized_at = NULL, error_message = NULL,
+           cancel_requested_at = NULL, cancel_reason = NULL, cancel_hashes = '{}', expires_at = NULL
            FROM unnest($1::uuid[], $2::text[]) AS v(id, status) WHERE t.id = v.id`,
         [rows.map((r) => r.id), rows.map((r) => r.status)],
       );
@@ -286,7 +291,36 @@ describe('the transaction state machine', () => {
           h.db,
           rows.map((r) => ({ id: r.id, signedFeeCap: null })),
         ),
+      // Cancels move only rows whose cancel is asked for (here: every row) or whose deadline passed.
+      'cancel-unsent': async () => {
+        await askCancel();
+        return cancelUnsent(h.db, target);
+      },
+      'cancel-sent': async () => {
+        await h.db.query(`UPDATE transactions SET expires_at = clock_timestamp() - interval '1 second'`);
+        return markCancelling(h.db, target);
+      },
+      'cancel-mined': () =>
+        markCancelMined(
+          h.db,
+          rows.map((r) => ({ id: r.id, receipt })),
+        ),
+      'cancel-blocked': () =>
+        markCancelBlocked(
+          h.db,
+          rows.map((r) => r.id),
+          'no room under the cap',
+        ),
+      'reorg-cancelling': async () => {
+        await askCancel();
+        return markReorged(
+          h.db,
+          rows.map((r) => ({ id: r.id, signedFeeCap: null })),
+        );
+      },
     };
+    const askCancel = () =>
+      h.db.query(`UPDATE transactions SET cancel_requested_at = clock_timestamp(), cancel_reason = 'asked'`);
 
     it('every cause of the table has its statement here', () => {
       assert.deepEqual(

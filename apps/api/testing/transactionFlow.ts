@@ -3,7 +3,7 @@ import { COUNTER_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { apiKey, type Harness } from './harness.ts';
 
-export const FINAL = ['succeeded', 'reverted', 'broadcast-failed', 'monitor-failed'];
+export const FINAL = ['succeeded', 'reverted', 'broadcast-failed', 'monitor-failed', 'cancelled'];
 
 /** A project with the Counter imported and `functions` activated; returns the key and activation ids by name. */
 export async function counterProject(

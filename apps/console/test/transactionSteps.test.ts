@@ -1,7 +1,8 @@
 // The console's speed-up and ordering controls in Chromium against the real API, worker and anvil, used as a person
 // would, with anvil mining only when the test says so: speed up a waiting transaction with fees × 2 and see its hash
 // change, then mined and succeeded; execute a transaction after another one still waiting, see it wait for it (a link
-// to it) and stay created, then both succeed; a reader sees no Speed up control. axe-core checks every view.
+// to it) and stay created, then both succeed; cancel a broadcast one (ask, confirm) and see it cancelling, then
+// cancelled once mined; a reader sees no Speed up or Cancel control. axe-core checks every view.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { counterProject } from '@mountain/api/testing/transactionFlow.ts';
@@ -144,7 +145,31 @@ describe('the console: speed up a waiting transaction, and one after another', {
     ]);
   });
 
-  it('shows a reader a broadcast transaction without a Speed up control', async () => {
+  it('cancels a broadcast transaction: asks, confirms, shows it being cancelled, then cancelled once mined', async () => {
+    const id = await execute('5');
+    await status('broadcasted');
+    const before = await shownHash();
+    const cancel = () => page.getByRole('region', { name: 'Cancel' });
+    await cancel().getByRole('button', { name: 'Cancel transaction' }).click();
+    await cancel().getByRole('button', { name: 'Keep it' }).click();
+    assert.equal(await status('broadcasted').then(() => true), true, 'Keep it changes nothing');
+    await cancel().getByRole('button', { name: 'Cancel transaction' }).click();
+    await cancel().getByRole('button', { name: 'Yes, cancel it' }).click();
+    await status('cancelling');
+    await cancel().getByText('Being cancelled: a 0-value transfer to the wallet itself').waitFor();
+    await waitFor(async () => ((await shownHash()) !== before ? true : undefined), 20_000, 'the transfer’s hash');
+    assert.equal(await speedUp().count(), 0, 'no Speed up control while it is cancelled');
+    await axeClean('a transaction being cancelled');
+    await mine();
+    await status('cancelled');
+    await cancel().getByText('Cancelled: Cancelled by cancel-transaction.').waitFor();
+    assert.equal(await cancel().getByRole('button').count(), 0, 'no Cancel button once cancelled');
+    await axeClean('a cancelled transaction');
+    const { rows } = await p.h.db.query<{ status: string }>('SELECT status FROM transactions WHERE id = $1', [id]);
+    assert.equal(rows[0]?.status, 'cancelled');
+  });
+
+  it('shows a reader a broadcast transaction without a Speed up or Cancel control', async () => {
     const sent = await p.h.call('execute-transaction', {
       headers: project.headers,
       body: { contractActivatedFunctionId: project.ids.increment, functionArgs: ['4'], idempotencyKey: 'for-reader' },
@@ -172,6 +197,7 @@ describe('the console: speed up a waiting transaction, and one after another', {
     assert.equal(await speedUp().count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Speed up' }).count(), 0);
     assert.equal(await page.getByLabel('Fee multiplier').count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Cancel transaction' }).count(), 0, 'nor a Cancel one');
     await axeClean('a broadcast transaction as a reader');
     await minedUntil(status('succeeded'));
     assert.deepEqual(

@@ -373,6 +373,18 @@ export class MountainClient {
   }
 
   /**
+   * cancel-transaction: a transaction not sent yet is `cancelled` at once; a sent one is `cancelling` until its
+   * cancelling transfer (or the original) is mined.
+   * @example
+   * ```ts
+   * const { transaction } = await client.cancelTransaction({ transactionId });
+   * ```
+   */
+  cancelTransaction(body: RequestBody<'cancel-transaction'>, options?: RequestOptions) {
+    return this.#call('cancelTransaction', { body }, options);
+  }
+
+  /**
    * get-transactions: one page of the project's transactions, newest first, optionally of one status.
    * @example
    * ```ts

@@ -107,6 +107,7 @@ export const OPERATIONS = {
   getTransaction: get('get-transaction', '/transaction/get-transaction'),
   getTransactions: get('get-transactions', '/transaction/get-transactions'),
   speedUpTransaction: post('speed-up-transaction', '/transaction/speed-up-transaction'),
+  cancelTransaction: post('cancel-transaction', '/transaction/cancel-transaction'),
   createWebhookEndpoint: post('create-webhook-endpoint', '/webhook/create-webhook-endpoint'),
   getWebhookEndpoints: get('get-webhook-endpoints', '/webhook/get-webhook-endpoints'),
   updateWebhookEndpoint: post('update-webhook-endpoint', '/webhook/update-webhook-endpoint'),

@@ -7,7 +7,8 @@ import { sleep } from './retry.ts';
 import type { Transaction, TransactionStatus } from './types.ts';
 
 /**
- * The statuses a transaction never leaves: `succeeded`, `reverted`, `broadcast-failed`, `monitor-failed`.
+ * The statuses a transaction never leaves (but by a reorg, for the mined ones): `succeeded`, `reverted`,
+ * `broadcast-failed`, `monitor-failed`, `cancelled`.
  *
  * @example
  * ```ts
@@ -22,6 +23,7 @@ export const FINAL_TRANSACTION_STATUSES: readonly TransactionStatus[] = Object.f
   'reverted',
   'broadcast-failed',
   'monitor-failed',
+  'cancelled',
 ] as const satisfies readonly TransactionStatus[]);
 
 /**

@@ -18,6 +18,7 @@ export const TRANSACTION_EVENT_TYPES = [
   'transaction.failed',
   'transaction.reorged',
   'transaction.finalized',
+  'transaction.cancelled',
 ] as const;
 
 /**

@@ -104,7 +104,16 @@ export interface TransactionEventTransaction {
   /** The value it sends, in wei, as a decimal string ("0" for none). */
   value: string;
   /** The fine-grained status the change left the transaction in. */
-  status: 'created' | 'processing' | 'broadcasted' | 'succeeded' | 'broadcast-failed' | 'monitor-failed' | 'reverted';
+  status:
+    | 'created'
+    | 'processing'
+    | 'broadcasted'
+    | 'succeeded'
+    | 'broadcast-failed'
+    | 'monitor-failed'
+    | 'reverted'
+    | 'cancelling'
+    | 'cancelled';
   transactionHash: string | null;
   nonce: number | null;
   gasPrice: string | null;
@@ -118,6 +127,8 @@ export interface TransactionEventTransaction {
   idempotencyKey: string;
   /** The transaction this one waits for (afterTransactionId), or null. */
   afterTransactionId: string | null;
+  /** Its deadline (timeoutSeconds), ISO 8601, or null. */
+  expiresAt: string | null;
   custody: { provider: 'fireblocks'; id: string | null; status: string | null; subStatus: string | null } | null;
   createdAt: string;
   updatedAt: string;
@@ -167,7 +178,8 @@ export interface TransactionEvent {
     | 'transaction.reverted'
     | 'transaction.failed'
     | 'transaction.reorged'
-    | 'transaction.finalized';
+    | 'transaction.finalized'
+    | 'transaction.cancelled';
   /** ISO 8601 time of the change. */
   timestamp: string;
   data: TransactionEventData;

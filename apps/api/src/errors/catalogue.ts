@@ -181,14 +181,14 @@ export const ERROR_CATALOGUE = {
     message:
       'Transaction {transactionId} is already mined ({status}, block {blockNumber}): it can no longer be replaced',
     description:
-      'Only on `speed-up-transaction`: the transaction is in a block of the canonical chain, so nothing can take its nonce any more. Follow it to `finalized`.',
+      'Only on `speed-up-transaction` and `cancel-transaction`: the transaction is in a block of the canonical chain, so nothing can take its nonce any more. Follow it to `finalized`.',
     example: { transactionId: '7f0c3c1e-2b0a-4e55-9a53-3b7f1f3c2d10', status: 'succeeded', blockNumber: '42' },
   },
   TRANSACTION_NOT_PENDING: {
     status: 409,
     message: 'Transaction {transactionId} is {status}: {reason}',
     description:
-      'Only on `speed-up-transaction`: the transaction is not waiting in the network: it has not been sent yet (`created`, `processing`: it goes out at the network’s current fees anyway), or it ended without being mined.',
+      'On `speed-up-transaction`: the transaction is not waiting in the network: it has not been sent yet (`created`, `processing`: it goes out at the network’s current fees anyway), it is being cancelled, or it ended without being mined. On `cancel-transaction`: it ended without being mined (`broadcast-failed`, `monitor-failed`, or `reverted` before it was sent): there is nothing left to cancel.',
     example: {
       transactionId: '7f0c3c1e-2b0a-4e55-9a53-3b7f1f3c2d10',
       status: 'created',
@@ -200,7 +200,7 @@ export const ERROR_CATALOGUE = {
     message:
       'Transaction {transactionId} is signed and sent by {provider}: {operation} is done in {provider} itself, not through Mountain',
     description:
-      'Only on `speed-up-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) is re-priced by the custodian, not by Mountain: use its console or API. Wallets Mountain signs for (its own and AWS KMS ones) can be sped up.',
+      'Only on `speed-up-transaction` and `cancel-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) that the custodian already holds is re-priced or dropped by the custodian, not by Mountain: use its console or API (one not handed to it yet, `created`, is cancelled by Mountain). Wallets Mountain signs for (its own and AWS KMS ones) can be sped up and cancelled.',
     example: {
       transactionId: '7f0c3c1e-2b0a-4e55-9a53-3b7f1f3c2d10',
       provider: 'Fireblocks',

@@ -55,6 +55,13 @@ export const rateLimitRefusals = new Counter({
  * cap left no room for the 10% a replacement needs). */
 export type SpeedUpOutcome = 'asked' | 'sent' | 'blocked';
 
+export const transactionCancellations = new Counter({
+  name: 'mountain_transaction_cancellations_total',
+  help: 'Cancels by outcome: asked (cancel-transaction accepted one), expired (a deadline passed), unsent (cancelled before it was sent), sent (a cancelling transfer went out at its nonce), cancelled (that transfer was mined), lost (the original was mined first), blocked (the fee cap left no room to replace it).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const transactionSpeedUps = new Counter({
   name: 'mountain_transaction_speed_ups_total',
   help: 'Speed-ups by outcome: asked (speed-up-transaction accepted one), sent (the monitor sent its replacement), blocked (the fee cap left no room for the 10% more a replacement needs).',
@@ -78,7 +85,7 @@ export const jobOldestQueued = new Gauge({
 
 export const transactionsUnfinished = new Gauge({
   name: 'mountain_transactions_unfinished',
-  help: 'Transactions not yet mined (created, processing, broadcasted), by network and status.',
+  help: 'Transactions not yet mined (created, processing, broadcasted, cancelling), by network and status.',
   labelNames: ['network', 'status'] as const,
   registers: [registry],
 });

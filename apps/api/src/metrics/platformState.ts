@@ -24,7 +24,7 @@ export interface StateSource {
 /** A chain that does not answer within this long is reported down for this scrape, not waited for. */
 const CHAIN_TIMEOUT_MS = 3_000;
 
-const UNFINISHED = ['created', 'processing', 'broadcasted'] as const;
+const UNFINISHED = ['created', 'processing', 'broadcasted', 'cancelling'] as const;
 
 // One reading at a time per source: scrapes that arrive while one runs share it.
 const readings = new WeakMap<StateSource, Promise<void>>();
@@ -138,8 +138,9 @@ async function readTransactions(db: Db) {
   const { rows } = await db.query<{ network: number; status: string; count: number; oldest: number }>(
     `SELECT network_id AS network, status, count(*)::int AS count,
             extract(epoch FROM now() - min(created_at))::float8 AS oldest
-       FROM transactions WHERE status IN ('created', 'processing', 'broadcasted')
+       FROM transactions WHERE status = ANY($1::text[])
       GROUP BY network_id, status`,
+    [UNFINISHED],
   );
   return rows;
 }

@@ -22,6 +22,7 @@ import getProjects from './project/getProjects.ts';
 import getStatistics from './project/getStatistics.ts';
 import getWalletBalances from './project/getWalletBalances.ts';
 import rotateApiKey from './project/rotateApiKey.ts';
+import cancelTransaction from './transaction/cancelTransaction.ts';
 import executeTransaction from './transaction/executeTransaction.ts';
 import getTransaction from './transaction/getTransaction.ts';
 import getTransactions from './transaction/getTransactions.ts';
@@ -63,6 +64,7 @@ export const routes = [
   getTransaction,
   getTransactions,
   speedUpTransaction,
+  cancelTransaction,
   createWebhookEndpoint,
   getWebhookEndpoints,
   updateWebhookEndpoint,

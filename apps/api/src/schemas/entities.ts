@@ -226,6 +226,8 @@ export const TRANSACTION_STATUSES = [
   'broadcast-failed',
   'monitor-failed',
   'reverted',
+  'cancelling',
+  'cancelled',
 ] as const;
 
 export type TransactionStatusValue = (typeof TRANSACTION_STATUSES)[number];
@@ -234,7 +236,7 @@ export const TransactionStatus = Type.Unsafe<TransactionStatusValue>({
   type: 'string',
   enum: [...TRANSACTION_STATUSES],
   description:
-    'Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed. Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted).',
+    "Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed; cancel-transaction or a deadline: created → cancelled, or broadcasted → cancelling → cancelled (or the original's outcome, if the original is mined first). Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted), cancelled.",
 });
 
 export const Transaction = component(
@@ -270,6 +272,11 @@ export const Transaction = component(
     afterTransactionId: nullable(
       UuidSchema(
         'The transaction this one waits for: it is estimated and sent only once that one has succeeded, and ends broadcast-failed, never sent, if that one ends any other way. null when it waits for none.',
+      ),
+    ),
+    expiresAt: nullable(
+      DateTime(
+        "Its deadline (execute-transaction's timeoutSeconds): not mined by then, it is cancelled as cancel-transaction does, its errorMessage saying it timed out. null without one.",
       ),
     ),
     custody: nullable(

@@ -95,6 +95,7 @@ export const exampleTransaction = {
   functionArgs: [EXAMPLE.walletTestnet, '1000000000000000000'],
   value: '0',
   afterTransactionId: null,
+  expiresAt: null,
   status: 'succeeded' as const,
   transactionHash: EXAMPLE.transactionHash,
   nonce: 4,

@@ -32,6 +32,8 @@ const DESCRIPTIONS: Record<(typeof TRANSACTION_EVENT_TYPES)[number], string> = {
   'transaction.reorged':
     'The block of the mined transaction left the canonical chain: it is `broadcasted` again, block fields cleared, and settles again.',
   'transaction.finalized': 'Its block is final (`finalized` is now true).',
+  'transaction.cancelled':
+    "It was cancelled (cancel-transaction, or its deadline): before it was sent (`created` → `cancelled`), or its cancelling transfer was mined (`cancelling` → `cancelled`). A cancel the original wins ends as the original's outcome (`transaction.succeeded` or `transaction.reverted`).",
 };
 
 /** One component per transaction event type, each the same envelope with its own `type`. */

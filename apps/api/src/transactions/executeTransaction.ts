@@ -25,7 +25,13 @@ export interface ExecuteRequest {
   value?: string;
   /** A transaction of the same project and network that must succeed first. */
   afterTransactionId?: string;
+  /** A deadline, in seconds from acceptance: not mined by then, it is cancelled. */
+  timeoutSeconds?: number;
 }
+
+/** The bounds of execute-transaction's timeoutSeconds: half a minute to a week. */
+export const MIN_TIMEOUT_SECONDS = 30;
+export const MAX_TIMEOUT_SECONDS = 604_800;
 
 interface ActivatedFunctionRow {
   id: number;
@@ -63,6 +69,7 @@ function requestHash(body: ExecuteRequest): string {
     fields.push(body.value ?? '0');
   }
   if (body.afterTransactionId !== undefined) fields.push(body.afterTransactionId);
+  if (body.timeoutSeconds !== undefined) fields.push({ timeoutSeconds: body.timeoutSeconds });
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
@@ -288,8 +295,9 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
     db.query<Transaction>(
       `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
          function_args, to_address, data, idempotency_key, request_hash, custody_provider, value,
-         after_transaction_id, error_message)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         after_transaction_id, error_message, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+               clock_timestamp() + $14::int * interval '1 second')
        ON CONFLICT (project_id, idempotency_key) DO NOTHING
        RETURNING ${TRANSACTION_COLUMNS}`,
       [
@@ -306,6 +314,7 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
         value.toString(),
         after?.id ?? null,
         after && after.status !== 'succeeded' ? `Waiting for transaction ${after.id} to succeed` : null,
+        body.timeoutSeconds ?? null,
       ],
       name,
     );

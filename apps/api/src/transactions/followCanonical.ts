@@ -3,7 +3,7 @@ import { canonicalHashes } from '#api/chain/canonicalBlocks.ts';
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
 import type { ChainView } from './canonical.ts';
-import { markFinal, markReorged } from './lifecycle.ts';
+import { MINED_STATUSES, markFinal, markReorged } from './lifecycle.ts';
 import type { WalletChain, WalletNetwork } from './senders.ts';
 
 /** A block holding mined transactions of the wallet that are still watched. */
@@ -50,11 +50,11 @@ export async function followCanonical(
   const { rows: blocks } = await db.query<WatchedBlock>(
     `SELECT block_number::float8 AS "blockNumber", block_hash AS "blockHash", count(*)::int AS transactions
        FROM transactions
-      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('succeeded', 'reverted')
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status = ANY($5::text[])
         AND block_number IS NOT NULL -- not one that reverted at its estimate, before any block
         AND (finalized_at IS NULL OR ($3 AND nonce >= $4))
       GROUP BY block_number, block_hash ORDER BY block_number LIMIT ${BLOCKS_PER_LOOK}`,
-    [target.walletId, target.networkId, !view.lagging, minedCount],
+    [target.walletId, target.networkId, !view.lagging, minedCount, MINED_STATUSES],
   );
   if (blocks.length === 0) return report;
   const hashes = await canonicalHashes(
@@ -108,9 +108,15 @@ async function takeBack(
     `SELECT t.id, t.nonce, t.raw_transaction AS raw
        FROM transactions t JOIN unnest($3::bigint[], $4::text[]) AS b(number, hash)
          ON t.block_number = b.number AND t.block_hash IS NOT DISTINCT FROM b.hash
-      WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status IN ('succeeded', 'reverted')
+      WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status = ANY($5::text[])
       ORDER BY t.nonce LIMIT ${TAKEN_BACK_PER_LOOK}`,
-    [target.walletId, target.networkId, blocks.map((b) => b.blockNumber), blocks.map((b) => b.blockHash)],
+    [
+      target.walletId,
+      target.networkId,
+      blocks.map((b) => b.blockNumber),
+      blocks.map((b) => b.blockHash),
+      MINED_STATUSES,
+    ],
   );
   if (rows.length === 0) return 0;
   // A mined transaction's gas_price is what it paid; waiting again, it is the fee cap it was signed with.

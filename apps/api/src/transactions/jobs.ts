@@ -103,7 +103,7 @@ export const monitorJob: Job<typeof WalletNetworkPayload> = defineJob<typeof Wal
       deps.db,
       graceMs,
       monitorJob,
-      "status = 'broadcasted' OR (status IN ('succeeded', 'reverted') AND finalized_at IS NULL)",
+      "status IN ('broadcasted', 'cancelling') OR (status IN ('succeeded', 'reverted', 'cancelled') AND finalized_at IS NULL)",
     )) + (await recoverChainResets(deps)),
 });
 
@@ -148,7 +148,7 @@ async function senderWanted(deps: WorkerDeps, target: WalletNetwork): Promise<bo
 async function monitorWanted(db: Db, target: WalletNetwork): Promise<boolean> {
   const { rows } = await db.query<{ wanted: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM transactions
-                     WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted')
+                     WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('broadcasted', 'cancelling'))
          OR (EXISTS (SELECT 1 FROM transactions WHERE system_wallet_id = $1 AND network_id = $2
                         AND status = 'processing' AND custody_id IS NOT NULL)
              AND NOT ${runQueuedSql('$3')}) AS wanted`,
@@ -173,7 +173,8 @@ async function recoverWallets(
   const { rows } = await db.query<WalletNetwork>(
     `SELECT system_wallet_id AS "walletId", network_id AS "networkId"
        FROM transactions
-      WHERE status IN ('created', 'processing', 'broadcasted') OR (status IN ('succeeded', 'reverted') AND finalized_at IS NULL)
+      WHERE status IN ('created', 'processing', 'broadcasted', 'cancelling')
+         OR (status IN ('succeeded', 'reverted', 'cancelled') AND finalized_at IS NULL)
       GROUP BY system_wallet_id, network_id
      HAVING bool_or(${waiting}) AND max(updated_at) < clock_timestamp() - $1 * interval '1 millisecond'`,
     [graceMs],
@@ -213,7 +214,7 @@ async function recoverChainResets(deps: WorkerDeps): Promise<number> {
     }
     const { rows } = await deps.db.query<{ walletId: number }>(
       `SELECT DISTINCT system_wallet_id AS "walletId" FROM transactions
-        WHERE network_id = $1 AND block_number > $2 AND status IN ('succeeded', 'reverted')`,
+        WHERE network_id = $1 AND block_number > $2 AND status IN ('succeeded', 'reverted', 'cancelled')`,
       [networkId, head],
     );
     for (const { walletId } of rows) {

@@ -117,7 +117,8 @@ const PREDECESSOR_FAILED = `UPDATE transactions t SET status = ${to('predecessor
      updated_at = clock_timestamp()
    FROM transactions p
    WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND ${fromGuard('predecessor-failed', 't.status')}
-     AND t.after_transaction_id IS NOT NULL AND t.after_transaction_id = p.id AND p.status IN ('reverted', 'broadcast-failed', 'monitor-failed')`;
+     AND t.after_transaction_id IS NOT NULL AND t.after_transaction_id = p.id
+     AND p.status IN ('reverted', 'broadcast-failed', 'monitor-failed', 'cancelled')`;
 
 /**
  * `created` → `broadcast-failed` for the wallet's rows whose predecessor (afterTransactionId) ended without
@@ -256,9 +257,13 @@ export async function recordCustodianView(
 
 // ── The monitor ─────────────────────────────────────────────────────────────────────────────────────────────────
 
+/** A mined original's message: none, or, when a cancel was asked, that the original was mined first. */
+const LOST_RACE = `CASE WHEN cancel_requested_at IS NOT NULL
+     THEN 'Not cancelled: it was mined before its cancellation (' || coalesce(cancel_reason, 'cancel-transaction') || ')' END`;
+
 const MINED = `UPDATE transactions t SET status = ${to('mined')}, transaction_hash = v.hash, gas_used = v.gas_used,
-     gas_price = v.gas_price, block_number = v.block_number, block_hash = v.block_hash, error_message = NULL,
-     updated_at = clock_timestamp()
+     gas_price = v.gas_price, block_number = v.block_number, block_hash = v.block_hash,
+     error_message = ${LOST_RACE}, updated_at = clock_timestamp()
    FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::bigint[], $6::text[])
      AS v(id, hash, gas_used, gas_price, block_number, block_hash)
    WHERE t.id = v.id AND ${fromGuard('mined', 't.status')}`;
@@ -286,8 +291,8 @@ export async function markMined(db: Pick<Db, 'query'>, rows: { id: string; recei
 }
 
 const MINED_REVERTED = `UPDATE transactions SET status = ${to('mined-reverted')}, transaction_hash = $2,
-     gas_used = $3::numeric, gas_price = $4::numeric, block_number = $5, block_hash = $6, error_message = $7,
-     updated_at = clock_timestamp()
+     gas_used = $3::numeric, gas_price = $4::numeric, block_number = $5, block_hash = $6,
+     error_message = $7 || coalesce('. ' || ${LOST_RACE}, ''), updated_at = clock_timestamp()
    WHERE id = $1 AND ${fromGuard('mined-reverted', 'status')}`;
 
 /** `broadcasted` → `reverted`: mined, and the call reverted on chain (mined-reverted), with `message` the reason. */
@@ -337,15 +342,20 @@ export async function failBroadcastOfWallet(db: Pick<Db, 'query'>, target: Walle
   await db.query(NO_MONITOR, [target.walletId, target.networkId, message]);
 }
 
-const REORG = `UPDATE transactions t SET status = ${to('reorg')}, block_number = NULL, block_hash = NULL, gas_used = NULL,
+const REORG = `UPDATE transactions t SET
+     status = CASE WHEN t.cancel_requested_at IS NULL THEN ${to('reorg')} ELSE ${to('reorg-cancelling')} END,
+     block_number = NULL, block_hash = NULL, gas_used = NULL,
      finalized_at = NULL, error_message = NULL, gas_price = coalesce(v.fee_cap, t.gas_price),
      broadcasted_at = clock_timestamp(), updated_at = clock_timestamp()
    FROM unnest($1::uuid[], $2::numeric[]) AS v(id, fee_cap)
-   WHERE t.id = v.id AND ${fromGuard('reorg', 't.status')}`;
+   WHERE t.id = v.id AND ((t.cancel_requested_at IS NULL AND ${fromGuard('reorg', 't.status')})
+     OR (t.cancel_requested_at IS NOT NULL AND ${fromGuard('reorg-cancelling', 't.status')}))`;
 
 /**
- * `succeeded` or `reverted` → `broadcasted`: their block left the canonical chain (reorg). Block fields and finality
- * cleared; `gas_price` back to the fee cap they were signed with, when known.
+ * `succeeded` or `reverted` → `broadcasted`: their block left the canonical chain (reorg); a row whose cancel was
+ * asked (`cancelled`, or an original mined before its cancel) → `cancelling` instead (reorg-cancelling), and whichever
+ * of its versions a block holds next gives its outcome. Block fields and finality cleared; `gas_price` back to the
+ * fee cap they were signed with, when known.
  */
 export async function markReorged(
   db: Pick<Db, 'query'>,
@@ -356,7 +366,11 @@ export async function markReorged(
 }
 
 /** The statuses whose block may become final: those a receipt moves a row to. */
-const MINED_STATUSES = [transitionOf('mined').to, transitionOf('mined-reverted').to];
+export const MINED_STATUSES = [
+  transitionOf('mined').to,
+  transitionOf('mined-reverted').to,
+  transitionOf('cancel-mined').to,
+];
 
 const FINAL = `UPDATE transactions t SET finalized_at = clock_timestamp(), updated_at = clock_timestamp()
      FROM unnest($3::bigint[], $4::text[]) AS b(number, hash)
@@ -382,4 +396,90 @@ export async function markFinal(
     minedCount,
   ]);
   return rowCount ?? 0;
+}
+
+// ── Cancels (cancel-transaction, deadlines) ─────────────────────────────────────────────────────────────────────
+
+/** A cancel is due: asked for, or the deadline passed (then its reason is the deadline's). */
+const CANCEL_DUE = `(cancel_requested_at IS NOT NULL OR expires_at <= clock_timestamp())`;
+const CANCEL_REASON = `coalesce(cancel_reason, 'Cancelled: not mined within '
+     || round(extract(epoch FROM expires_at - created_at))::bigint || ' s (timeoutSeconds)')`;
+
+const CANCEL_UNSENT = `UPDATE transactions SET status = ${to('cancel-unsent')}, nonce = NULL,
+     cancel_requested_at = coalesce(cancel_requested_at, clock_timestamp()), cancel_reason = ${CANCEL_REASON},
+     error_message = ${CANCEL_REASON}, updated_at = clock_timestamp()
+   WHERE system_wallet_id = $1 AND network_id = $2 AND ${fromGuard('cancel-unsent', 'status')} AND ${CANCEL_DUE}
+     AND ($3::uuid IS NULL OR id = $3)`;
+
+/**
+ * `created` → `cancelled` for the wallet's rows whose cancel is due (cancel-unsent): never sent, no nonce taken
+ * (the next row takes the one it would have had). `id`: only that row. Answers how many.
+ */
+export async function cancelUnsent(db: Pick<Db, 'query'>, target: WalletNetwork, id?: string): Promise<CancelMoves> {
+  return cancelMoves(
+    await db.query(`${CANCEL_UNSENT} RETURNING ${BY_DEADLINE}`, [target.walletId, target.networkId, id ?? null]),
+  );
+}
+
+const CANCEL_SENT = `UPDATE transactions SET status = ${to('cancel-sent')},
+     cancel_requested_at = coalesce(cancel_requested_at, clock_timestamp()), cancel_reason = ${CANCEL_REASON},
+     speed_up_multiplier = NULL, updated_at = clock_timestamp()
+   WHERE system_wallet_id = $1 AND network_id = $2 AND ${fromGuard('cancel-sent', 'status')} AND ${CANCEL_DUE}
+     AND ($3::uuid IS NULL OR id = $3)`;
+
+/**
+ * `broadcasted` → `cancelling` for the wallet's rows whose cancel is due (cancel-sent): the monitor then sends a
+ * 0-value transfer to the wallet itself at each one's nonce. `id`: only that row. Answers how many.
+ */
+export async function markCancelling(db: Pick<Db, 'query'>, target: WalletNetwork, id?: string): Promise<CancelMoves> {
+  return cancelMoves(
+    await db.query(`${CANCEL_SENT} RETURNING ${BY_DEADLINE}`, [target.walletId, target.networkId, id ?? null]),
+  );
+}
+
+/** How many rows a cancel statement moved, and how many of those for their deadline. */
+export interface CancelMoves {
+  moved: number;
+  expired: number;
+}
+const BY_DEADLINE = `cancel_reason LIKE 'Cancelled: not mined within %' AS expired`;
+const cancelMoves = ({ rows }: { rows: { expired: boolean }[] }): CancelMoves => ({
+  moved: rows.length,
+  expired: rows.filter((r) => r.expired).length,
+});
+
+const CANCEL_MINED = `UPDATE transactions t SET status = ${to('cancel-mined')}, transaction_hash = v.hash,
+     gas_used = v.gas_used, gas_price = v.gas_price, block_number = v.block_number, block_hash = v.block_hash,
+     error_message = coalesce(t.cancel_reason, 'Cancelled'), updated_at = clock_timestamp()
+   FROM unnest($1::uuid[], $2::text[], $3::numeric[], $4::numeric[], $5::bigint[], $6::text[])
+     AS v(id, hash, gas_used, gas_price, block_number, block_hash)
+   WHERE t.id = v.id AND ${fromGuard('cancel-mined', 't.status')}`;
+
+/** `cancelling` → `cancelled`: the receipt is its cancelling transfer's (cancel-mined), with that receipt's fields. */
+export async function markCancelMined(
+  db: Pick<Db, 'query'>,
+  rows: { id: string; receipt: ReceiptValues }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(CANCEL_MINED, [
+    rows.map((r) => r.id),
+    rows.map((r) => r.receipt.transactionHash),
+    rows.map((r) => r.receipt.gasUsed),
+    rows.map((r) => r.receipt.gasPrice),
+    rows.map((r) => r.receipt.blockNumber),
+    rows.map((r) => r.receipt.blockHash),
+  ]);
+}
+
+const CANCEL_BLOCKED = `UPDATE transactions SET status = ${to('cancel-blocked')}, cancel_requested_at = NULL,
+     cancel_reason = NULL, expires_at = NULL, error_message = $2, updated_at = clock_timestamp()
+   WHERE id = ANY($1::uuid[]) AND ${fromGuard('cancel-blocked', 'status')} AND cardinality(cancel_hashes) = 0`;
+
+/**
+ * `cancelling` → `broadcasted` with `message` (cancel-blocked): no transfer under the fee cap can replace it (a
+ * replacement raises both fees by 10%), and none was sent. The cancel is dropped; the original goes on.
+ */
+export async function markCancelBlocked(db: Pick<Db, 'query'>, ids: string[], message: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(CANCEL_BLOCKED, [ids, message]);
 }

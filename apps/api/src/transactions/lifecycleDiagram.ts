@@ -17,6 +17,8 @@ const BOXES: Record<TransactionStatus, { col: number; row: number; final?: true 
   succeeded: { col: 1.9, row: 4.7, final: true },
   'broadcast-failed': { col: 2.6, row: 1.6, final: true },
   'monitor-failed': { col: 2.6, row: 3.4, final: true },
+  cancelling: { col: 1, row: 5.9 },
+  cancelled: { col: -0.6, row: 2.8, final: true },
 };
 
 /** How far an arrow bows (to the left of its direction), by `from→to`; straight when absent. */
@@ -28,6 +30,15 @@ const BENDS: Record<string, number> = {
   'succeeded→broadcasted': 14,
   'broadcasted→reverted': 14,
   'reverted→broadcasted': 14,
+  'broadcasted→cancelling': -40,
+  'cancelling→broadcasted': -40,
+  'cancelling→succeeded': 14,
+  'succeeded→cancelling': 14,
+  'cancelling→reverted': 14,
+  'reverted→cancelling': 14,
+  'cancelling→cancelled': 14,
+  'cancelled→cancelling': 14,
+  'cancelling→monitor-failed': 40,
 };
 
 const quote = (text: string) => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

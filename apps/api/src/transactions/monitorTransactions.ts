@@ -7,13 +7,16 @@ import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
+import { transactionCancellations } from '#api/metrics/instruments.ts';
 import type { Submitter } from '#api/wallets/custody.ts';
+import { applyDueCancels } from './cancel.ts';
 import { observeChain } from './canonical.ts';
 import { networkFees } from './fees.ts';
 import { followCanonical } from './followCanonical.ts';
 import { followCustodian } from './followCustodian.ts';
 import {
   failBroadcastOfWallet,
+  markCancelMined,
   markMined,
   markMinedReverted,
   markMonitorFailed,
@@ -113,6 +116,9 @@ async function checkOnce(
 ): Promise<{ waiting: number; watched: number; custodianPending: number }> {
   const { address } = target;
   try {
+    // Cancels asked for, and deadlines passed: before the receipts (a custodian sends its own transactions, and
+    // cancels only those not handed to it yet).
+    await applyDueCancels(deps.db, target, { sent: !submitter });
     const custodianPending = submitter ? (await followCustodian(deps.db, client, target, submitter)).pending : 0;
     const [view, minedCount] = await Promise.all([
       observeChain(deps.db, client, target.networkId, {
@@ -158,7 +164,7 @@ async function timeOutUnreachable(
 ): Promise<number> {
   const { rows } = await db.query<{ id: string; ageMs: number }>(
     `SELECT id, (extract(epoch FROM clock_timestamp() - created_at) * 1000)::bigint AS "ageMs"
-       FROM transactions WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted'`,
+       FROM transactions WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('broadcasted', 'cancelling')`,
     [target.walletId, target.networkId],
   );
   for (const row of rows.filter((r) => r.ageMs > settings.receiptTimeoutMs)) {
@@ -189,6 +195,7 @@ async function settleBroadcast(
             t.gas_limit::text AS gas, t.gas_price::text AS "maxFeePerGas",
             t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas", t.fee_bumps AS "feeBumps",
             t.error_message AS "errorMessage", t.speed_up_multiplier::float8 AS "speedUp",
+            t.status = 'cancelling' AS cancelling, t.cancel_hashes AS "cancelHashes",
             (extract(epoch FROM clock_timestamp() - t.created_at) * 1000)::bigint AS "ageMs",
             (extract(epoch FROM clock_timestamp() - t.broadcasted_at) * 1000)::bigint AS "sinceBroadcastMs",
             c.id AS "contractId"
@@ -196,7 +203,7 @@ async function settleBroadcast(
      JOIN system_wallets w ON w.id = t.system_wallet_id
      JOIN contract_activated_functions f ON f.id = t.contract_activated_function_id
      JOIN contracts c ON c.id = f.contract_id
-     WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status = 'broadcasted'
+     WHERE t.system_wallet_id = $1 AND t.network_id = $2 AND t.status IN ('broadcasted', 'cancelling')
      ORDER BY t.nonce NULLS LAST, t.created_at LIMIT 1000`,
     [target.walletId, target.networkId],
   );
@@ -211,20 +218,31 @@ async function settleBroadcast(
   if (stalled && (await target.devChain.unstick()) && stalled.feeBumps < settings.maxFeeBumps) {
     await replaceWithHigherFees(deps, settings, target, client, [stalled], await networkFees(client));
   }
+  // A receipt of a cancelling transfer is the cancel's; any other is the original's.
+  const isCancel = (row: BroadcastRow, receipt: TransactionReceipt | undefined) =>
+    receipt !== undefined && (row.cancelHashes ?? []).includes(receipt.transactionHash);
+  const settledAs = (wanted: 'cancelled' | 'succeeded') =>
+    rows.flatMap((row, i) => {
+      const receipt = receipts[i];
+      if (!receipt) return [];
+      const outcome = isCancel(row, receipt) ? 'cancelled' : receipt.status === 'success' ? 'succeeded' : undefined;
+      return outcome === wanted ? [{ id: row.id, receipt: receiptValues(receipt), cancelling: row.cancelling }] : [];
+    });
   // Successes are recorded in one statement (one commit for the whole pass, not one per transaction).
-  const succeeded = rows.flatMap((row, i) => {
-    const receipt = receipts[i];
-    return receipt?.status === 'success' ? [{ id: row.id, receipt }] : [];
-  });
-  await markMined(
-    deps.db,
-    succeeded.map((s) => ({ id: s.id, receipt: receiptValues(s.receipt) })),
-  );
+  const succeeded = settledAs('succeeded');
+  const cancelled = settledAs('cancelled');
+  await markMined(deps.db, succeeded);
+  await markCancelMined(deps.db, cancelled);
+  if (cancelled.length > 0) transactionCancellations.inc({ outcome: 'cancelled' }, cancelled.length);
+  const lost = succeeded.filter((s) => s.cancelling).length;
   const stillWaiting: BroadcastRow[] = [];
   await mapLimit(rows, 8, async (row, i) => {
     const receipt = receipts[i];
-    if (receipt?.status === 'success') return;
-    if (receipt) return recordRevert(deps.db, client, row, receipt);
+    if (receipt?.status === 'success' || isCancel(row, receipt)) return;
+    if (receipt) {
+      if (row.cancelling) transactionCancellations.inc({ outcome: 'lost' });
+      return recordRevert(deps.db, client, row, receipt);
+    }
     if (row.ageMs > settings.receiptTimeoutMs) {
       return markMonitorFailed(
         deps.db,
@@ -235,6 +253,7 @@ async function settleBroadcast(
     }
     stillWaiting.push(row);
   });
+  if (lost > 0) transactionCancellations.inc({ outcome: 'lost' }, lost);
   if (!resends) return { waiting: stillWaiting.length, settled: rows.length - stillWaiting.length };
   await repriceWaiting(
     deps,

@@ -3,6 +3,7 @@ import { describeRevert, isRevert, isUnreachable, nodeAnswer } from '#api/chain/
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
+import { applyDueCancels } from './cancel.ts';
 import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
 import { failAfterPredecessors, markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
 import type { WalletChain, WalletNetwork } from './senders.ts';
@@ -40,6 +41,8 @@ export async function prepareRound(
 ): Promise<Prepared | typeof PRICED_OUT | undefined> {
   const { db, target, settings, client, devChain, address } = sender;
   if (room <= 0) return undefined;
+  // Cancels asked for and deadlines passed first: a cancelled row is never sent, and the rows that wait for it fail.
+  await applyDueCancels(db, target, { sent: false });
   await failAfterPredecessors(db, target);
   // A row that waits for another (afterTransactionId) is taken once that one has succeeded, not before.
   const { rows: waiting } = await db.query<{ id: string; to: Address; data: Hex; value: string; contractId: number }>(
@@ -132,7 +135,7 @@ export async function inFlightRoom(sender: Omit<RoundContext, 'address' | 'clien
   }
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM transactions
-      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('processing', 'broadcasted')`,
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('processing', 'broadcasted', 'cancelling')`,
     [target.walletId, target.networkId],
   );
   return limit - (rows[0]?.n ?? 0);

@@ -21,7 +21,7 @@ export async function repairDropped(
   // Only transactions sent a while ago can be missing: without any, the node is not asked.
   const { rows: old } = await db.query(
     `SELECT 1 FROM transactions
-      WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted'
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('broadcasted', 'cancelling')
         AND broadcasted_at < clock_timestamp() - $3 * interval '1 millisecond' LIMIT 1`,
     [target.walletId, target.networkId, options.resendDroppedAfterMs],
   );
@@ -29,7 +29,7 @@ export async function repairDropped(
   const pending = await client.getTransactionCount({ address, blockTag: 'pending' });
   const { rows } = await db.query<{ id: string; nonce: number; raw: Hex | null }>(
     `SELECT id, nonce, raw_transaction AS raw FROM transactions
-      WHERE system_wallet_id = $1 AND network_id = $2 AND status = 'broadcasted' AND nonce >= $3
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('broadcasted', 'cancelling') AND nonce >= $3
         AND broadcasted_at < clock_timestamp() - $4 * interval '1 millisecond'
       ORDER BY nonce LIMIT 64`,
     [target.walletId, target.networkId, pending, options.resendDroppedAfterMs],
@@ -50,8 +50,8 @@ export async function repairDropped(
   for (const row of resent) await rebroadcast(client, row.raw as Hex);
   if (resent.length > 0) {
     await db.query(
-      'UPDATE transactions SET broadcasted_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND status = $2',
-      [resent.map((r) => r.id), 'broadcasted'],
+      'UPDATE transactions SET broadcasted_at = clock_timestamp() WHERE id = ANY($1::uuid[]) AND status = ANY($2)',
+      [resent.map((r) => r.id), ['broadcasted', 'cancelling']],
     );
   }
   return resent.length;

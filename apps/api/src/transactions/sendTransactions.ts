@@ -150,8 +150,23 @@ async function prepare(sender: Sender): Promise<Prepared | typeof PRICED_OUT | u
   return prepareRound(sender, await inFlightRoom(sender));
 }
 
-/** Nonces, gas limits and fees for prepared transactions, in one database transaction; they become `processing`. */
-async function allocate(sender: Sender, { ready, fees }: Prepared): Promise<SignedRow[]> {
+/** A row of the round left `created` before its nonce was given (cancelled meanwhile): the round is prepared again. */
+class RoundChanged extends Error {}
+
+/**
+ * Nonces, gas limits and fees for prepared transactions, in one database transaction; they become `processing`. A
+ * row that left `created` meanwhile (cancelled) would leave its nonce unused: then nothing is allocated (empty).
+ */
+async function allocate(sender: Sender, prepared: Prepared): Promise<SignedRow[]> {
+  try {
+    return await allocateOnce(sender, prepared);
+  } catch (error) {
+    if (error instanceof RoundChanged) return [];
+    throw error;
+  }
+}
+
+async function allocateOnce(sender: Sender, { ready, fees }: Prepared): Promise<SignedRow[]> {
   const { db, target, settings, client, account } = sender;
   if (ready.length === 0) return [];
   const headroom = BigInt(100 + settings.gasHeadroomPercent);
@@ -166,6 +181,7 @@ async function allocate(sender: Sender, { ready, fees }: Prepared): Promise<Sign
       `t.id, t.to_address AS "to", t.data, t.value::text AS value, t.nonce, t.gas_limit::text AS "gas",
          t.gas_price::text AS "maxFeePerGas", t.max_priority_fee_per_gas::text AS "maxPriorityFeePerGas"`,
     );
+    if (rows.length < ready.length) throw new RoundChanged();
     return rows.sort((a, b) => Number(a.nonce) - Number(b.nonce));
   });
 }

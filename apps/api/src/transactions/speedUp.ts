@@ -35,8 +35,8 @@ export async function speedUpTransaction(
   throw refusal(await getTransaction(db, projectId, transactionId), 'speeding it up');
 }
 
-/** Why a transaction cannot be replaced now. */
-function refusal(t: Transaction, operation: string): ApiError {
+/** Why a transaction cannot be replaced (sped up, cancelled) now. */
+export function refusal(t: Transaction, operation: string): ApiError {
   if (t.blockNumber !== null) {
     return new ApiError('TRANSACTION_ALREADY_MINED', {
       transactionId: t.id,
@@ -55,6 +55,8 @@ function refusal(t: Transaction, operation: string): ApiError {
   const reason =
     t.status === 'created' || t.status === 'processing'
       ? 'it has not been sent yet, and will be at the network’s current fees'
-      : 'it ended without being mined';
+      : t.status === 'cancelling'
+        ? 'it is being cancelled'
+        : 'it ended without being mined';
   return new ApiError('TRANSACTION_NOT_PENDING', { transactionId: t.id, status: t.status, reason });
 }

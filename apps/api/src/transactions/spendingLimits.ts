@@ -39,14 +39,15 @@ export async function checkTransactionLimit(
 
 /**
  * The value the function's transactions have sent, or may still send, this UTC day: every transaction accepted
- * today, but those that ended without being mined (failed before or after broadcast, or reverted before it).
+ * today, but those that ended without being mined (failed before or after broadcast, reverted before it, or
+ * cancelled: a cancelled one sent nothing).
  */
 async function spentToday(db: SqlRunner, functionId: number): Promise<bigint> {
   const { rows } = await db.query<{ spent: string }>(
     `SELECT coalesce(sum(value), 0)::text AS spent FROM transactions
       WHERE contract_activated_function_id = $1 AND value > 0
         AND created_at >= date_trunc('day', clock_timestamp() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-        AND status NOT IN ('broadcast-failed', 'monitor-failed')
+        AND status NOT IN ('broadcast-failed', 'monitor-failed', 'cancelled')
         AND NOT (status = 'reverted' AND block_number IS NULL)`,
     [functionId],
   );

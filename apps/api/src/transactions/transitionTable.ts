@@ -28,7 +28,12 @@ export type Cause =
   | 'receipt-timeout'
   | 'custodian-failed-off-chain'
   | 'no-monitor'
-  | 'reorg';
+  | 'reorg'
+  | 'cancel-unsent'
+  | 'cancel-sent'
+  | 'cancel-mined'
+  | 'cancel-blocked'
+  | 'reorg-cancelling';
 
 export interface Transition {
   /** null: the row's birth. */
@@ -185,6 +190,83 @@ export const TRANSITIONS: readonly Transition[] = [
     cause: 'no-monitor',
     emits: 'transaction.failed',
     says: 'no RPC endpoint or custodian to follow it',
+  },
+  {
+    from: 'created',
+    to: 'cancelled',
+    cause: 'cancel-unsent',
+    emits: 'transaction.cancelled',
+    says: 'cancel-transaction, or its deadline, before it was sent: never sent, no nonce used',
+  },
+  {
+    from: 'broadcasted',
+    to: 'cancelling',
+    cause: 'cancel-sent',
+    emits: null,
+    says: 'cancel-transaction, or its deadline, after it was sent: a 0-value transfer to itself at its nonce',
+  },
+  {
+    from: 'cancelling',
+    to: 'cancelled',
+    cause: 'cancel-mined',
+    emits: 'transaction.cancelled',
+    says: 'the cancelling transfer is mined',
+  },
+  {
+    from: 'cancelling',
+    to: 'broadcasted',
+    cause: 'cancel-blocked',
+    emits: null,
+    says: 'no cancelling transfer can outbid it under the fee cap',
+  },
+  {
+    from: 'cancelling',
+    to: 'succeeded',
+    cause: 'mined',
+    emits: 'transaction.succeeded',
+    says: 'the original is mined first, status 1',
+  },
+  {
+    from: 'cancelling',
+    to: 'reverted',
+    cause: 'mined-reverted',
+    emits: 'transaction.reverted',
+    says: 'the original is mined first, status 0',
+  },
+  {
+    from: 'cancelling',
+    to: 'monitor-failed',
+    cause: 'receipt-timeout',
+    emits: 'transaction.failed',
+    says: 'no receipt in time',
+  },
+  {
+    from: 'cancelling',
+    to: 'monitor-failed',
+    cause: 'no-monitor',
+    emits: 'transaction.failed',
+    says: 'no RPC endpoint or custodian to follow it',
+  },
+  {
+    from: 'succeeded',
+    to: 'cancelling',
+    cause: 'reorg-cancelling',
+    emits: 'transaction.reorged',
+    says: 'a reorg removed the block of the original, mined before its cancel',
+  },
+  {
+    from: 'reverted',
+    to: 'cancelling',
+    cause: 'reorg-cancelling',
+    emits: 'transaction.reorged',
+    says: 'a reorg removed the block of the original, mined before its cancel',
+  },
+  {
+    from: 'cancelled',
+    to: 'cancelling',
+    cause: 'reorg-cancelling',
+    emits: 'transaction.reorged',
+    says: 'a reorg removed its block',
   },
 ];
 

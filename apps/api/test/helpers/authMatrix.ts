@@ -286,6 +286,17 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       assert.match(res.body.code, /^TRANSACTION_(NOT_PENDING|ALREADY_MINED)$/);
     },
   },
+  'cancel-transaction': {
+    request: (f) => ({ body: { transactionId: f.transactionId } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.transactionId);
+      // The fixture's transaction is cancelled by the first writer to ask (it is never sent), and answered as it is
+      // to the next ones; mined or ended, it is refused (the cancel itself is transactionCancel.test.ts's).
+      if (res.status === 200) return assert.equal(res.body.transaction.status, 'cancelled', JSON.stringify(res.body));
+      assert.equal(res.status, 409, JSON.stringify(res.body));
+      assert.match(res.body.code, /^TRANSACTION_(NOT_PENDING|ALREADY_MINED)$/);
+    },
+  },
   'create-webhook-endpoint': {
     request: (_f, n) => ({ body: { url: `https://example.com/hooks/${n}`, eventTypes: ['transaction.failed'] } }),
     check(res, f, actingIn) {

@@ -45,7 +45,12 @@ export function timelineOf(t: Transaction, reorgs: Reorg[] = []): Step[] {
     const block = explorerUrl(t.networkId, 'block', t.blockNumber);
     steps.push({
       key: 'mined',
-      title: t.status === 'reverted' ? `${again}, reverted` : again,
+      title:
+        t.status === 'reverted'
+          ? `${again}, reverted`
+          : t.status === 'cancelled'
+            ? `${again}: its cancelling transfer`
+            : again,
       detail: (
         <>
           in block{' '}
@@ -66,7 +71,14 @@ export function timelineOf(t: Transaction, reorgs: Reorg[] = []): Step[] {
   }
   if (failed)
     steps.push({ key: 'failed', title: `Failed (${t.status})`, detail: t.errorMessage ?? undefined, done: true });
-  else if (t.status === 'succeeded' || t.status === 'reverted') {
+  else if (t.status === 'cancelled' && t.blockNumber === null) {
+    steps.push({
+      key: 'cancelled',
+      title: 'Cancelled before it was sent',
+      detail: t.errorMessage ?? undefined,
+      done: true,
+    });
+  } else if (t.status === 'succeeded' || t.status === 'reverted' || t.status === 'cancelled') {
     steps.push({
       key: 'finalized',
       title: t.finalized ? 'Finalized' : 'Waiting for finality',

@@ -6,6 +6,7 @@ import { formatTime } from '../ui/format.ts';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { formatWei } from '../ui/wei.ts';
+import { CancelControl } from './CancelControl.tsx';
 import { SpeedUpControl } from './SpeedUpControl.tsx';
 import { Timeline } from './Timeline.tsx';
 import { useTransaction } from './useTransactions.ts';
@@ -54,6 +55,12 @@ export function TransactionDetailView() {
                   </dd>
                 </>
               )}
+              {t.expiresAt && (
+                <>
+                  <dt>Deadline</dt>
+                  <dd>{formatTime(t.expiresAt)}: cancelled if not mined by then</dd>
+                </>
+              )}
               <dt>Idempotency key</dt>
               <dd className="mono">{t.idempotencyKey}</dd>
               <dt>Nonce</dt>
@@ -77,6 +84,7 @@ export function TransactionDetailView() {
             <Timeline transaction={t} reorgs={query.data?.reorgs ?? []} />
           </section>
           {canWrite && <SpeedUpControl key={t.id} transaction={t} />}
+          {canWrite && <CancelControl key={`cancel-${t.id}`} transaction={t} />}
         </div>
       )}
     </>

@@ -7,6 +7,8 @@ export const STATUS_FILTERS = [
   'reverted',
   'broadcast-failed',
   'monitor-failed',
+  'cancelling',
+  'cancelled',
   'failed',
 ] as const;
 

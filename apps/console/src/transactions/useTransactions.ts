@@ -72,3 +72,13 @@ export function useSpeedUpTransaction(transactionId: string) {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['transaction', transactionId] }),
   });
 }
+
+/** cancel-transaction of one transaction; its query is asked for again at once, so its new status shows. */
+export function useCancelTransaction(transactionId: string) {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => client.cancelTransaction({ transactionId }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['transaction', transactionId] }),
+  });
+}

@@ -123,6 +123,7 @@ export const OPERATION_IDS = [
   'get-transaction',
   'get-transactions',
   'speed-up-transaction',
+  'cancel-transaction',
   'create-webhook-endpoint',
   'get-webhook-endpoints',
   'update-webhook-endpoint',

@@ -522,6 +522,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/transaction/cancel-transaction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a transaction that is not mined
+         * @description A transaction not sent yet (`created`) is `cancelled` at once: never sent, and its nonce is never taken (the next transaction takes it). A sent one that is not mined (`broadcasted`) becomes `cancelling`: its wallet’s monitor sends, at its nonce, a 0-value transfer to the wallet itself with both fees at least 10% above the original’s and above the network’s current fees, never above the network’s fee cap (`MAX_FEE_PER_GAS_GWEI_<networkId>`). Whichever of the two the chain mines decides: the transfer → `cancelled` (a `transaction.cancelled` event); the original → its own outcome (`succeeded` or `reverted`, its `errorMessage` saying it was mined before its cancellation). One being signed at this very moment (`processing`) becomes `cancelling` once sent. Reorgs are followed both ways. Asking again answers the transaction as it is. A mined transaction answers 409; one ended without being mined 409; one a custodian (Fireblocks) already holds, 422.
+         */
+        post: operations["cancel-transaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook/create-webhook-endpoint": {
         parameters: {
             query?: never;
@@ -1088,6 +1108,54 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transaction.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * It was cancelled (cancel-transaction, or its deadline): before it was sent (`created` → `cancelled`), or its cancelling transfer was mined (`cancelling` → `cancelled`). A cancel the original wins ends as the original's outcome (`transaction.succeeded` or `transaction.reverted`).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventCancelled"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "endpoint.disabled": {
         parameters: {
             query?: never;
@@ -1498,10 +1566,10 @@ export interface components {
             /** @description The value it sends, in wei, as a decimal string ("0" for none). */
             value: string;
             /**
-             * @description Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed. Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted).
+             * @description Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed; cancel-transaction or a deadline: created → cancelled, or broadcasted → cancelling → cancelled (or the original's outcome, if the original is mined first). Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted), cancelled.
              * @enum {string}
              */
-            status: "created" | "processing" | "broadcasted" | "succeeded" | "broadcast-failed" | "monitor-failed" | "reverted";
+            status: "created" | "processing" | "broadcasted" | "succeeded" | "broadcast-failed" | "monitor-failed" | "reverted" | "cancelling" | "cancelled";
             transactionHash: string | null;
             nonce: number | null;
             gasPrice: string | null;
@@ -1514,6 +1582,7 @@ export interface components {
             errorMessage: string | null;
             idempotencyKey: string;
             afterTransactionId: string | null;
+            expiresAt: string | null;
             custody: components["schemas"]["TransactionCustody"] | null;
             /**
              * Format: date-time
@@ -1541,6 +1610,17 @@ export interface components {
         TransactionEventBroadcasted: {
             /** @constant */
             type: "transaction.broadcasted";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description It was cancelled (cancel-transaction, or its deadline): before it was sent (`created` → `cancelled`), or its cancelling transfer was mined (`cancelling` → `cancelled`). A cancel the original wins ends as the original's outcome (`transaction.succeeded` or `transaction.reverted`). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventCancelled: {
+            /** @constant */
+            type: "transaction.cancelled";
             /**
              * Format: date-time
              * @description When the change was made.
@@ -1728,7 +1808,7 @@ export interface components {
          * @description A type of webhook: a transaction’s status change (`transaction.*`), an event notifier event (`event_notifier.*`), another endpoint of the project disabled after failing (`endpoint.disabled`), or a subscription’s own webhook disabled after failing (`subscription.webhook_disabled`).
          * @enum {string}
          */
-        WebhookEventType: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
+        WebhookEventType: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "transaction.cancelled" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
         WebhookMessage: {
             /**
              * Format: uuid
@@ -5442,6 +5522,8 @@ export interface operations {
                     afterTransactionId?: string;
                     /** @description The value to send with the call (default "0"): only to a payable function or a contract’s `receive()`, within the spending limits of its activation. In wei, as a decimal string. */
                     value?: string;
+                    /** @description A deadline, in seconds from now (30 to 604800, 7 days): not mined by then, the transaction is cancelled as cancel-transaction does (not sent yet: `cancelled`; sent: `cancelling`, then whichever version the chain mines), its `errorMessage` saying it timed out. The transaction shows it as `expiresAt`. */
+                    timeoutSeconds?: number;
                 };
             };
         };
@@ -5469,6 +5551,7 @@ export interface operations {
                      *         ],
                      *         "value": "0",
                      *         "afterTransactionId": null,
+                     *         "expiresAt": null,
                      *         "status": "created",
                      *         "transactionHash": null,
                      *         "nonce": null,
@@ -5676,6 +5759,7 @@ export interface operations {
                      *         ],
                      *         "value": "0",
                      *         "afterTransactionId": null,
+                     *         "expiresAt": null,
                      *         "status": "succeeded",
                      *         "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *         "nonce": 4,
@@ -5811,7 +5895,7 @@ export interface operations {
                 /** @description Items per page (at most 100). */
                 perPage: number;
                 /** @description Only transactions with this status. `failed` matches broadcast-failed, monitor-failed and reverted (the coarse view). */
-                status?: "created" | "processing" | "broadcasted" | "succeeded" | "broadcast-failed" | "monitor-failed" | "reverted" | "failed";
+                status?: "created" | "processing" | "broadcasted" | "succeeded" | "broadcast-failed" | "monitor-failed" | "reverted" | "cancelling" | "cancelled" | "failed";
             };
             header?: {
                 /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
@@ -5847,6 +5931,7 @@ export interface operations {
                      *             ],
                      *             "value": "0",
                      *             "afterTransactionId": null,
+                     *             "expiresAt": null,
                      *             "status": "succeeded",
                      *             "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *             "nonce": 4,
@@ -6007,6 +6092,7 @@ export interface operations {
                      *         ],
                      *         "value": "0",
                      *         "afterTransactionId": null,
+                     *         "expiresAt": null,
                      *         "status": "broadcasted",
                      *         "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *         "nonce": 4,
@@ -6086,9 +6172,9 @@ export interface operations {
                 };
             };
             /**
-             * @description `TRANSACTION_ALREADY_MINED`: Only on `speed-up-transaction`: the transaction is in a block of the canonical chain, so nothing can take its nonce any more. Follow it to `finalized`.
+             * @description `TRANSACTION_ALREADY_MINED`: Only on `speed-up-transaction` and `cancel-transaction`: the transaction is in a block of the canonical chain, so nothing can take its nonce any more. Follow it to `finalized`.
              *
-             *     `TRANSACTION_NOT_PENDING`: Only on `speed-up-transaction`: the transaction is not waiting in the network: it has not been sent yet (`created`, `processing`: it goes out at the network’s current fees anyway), or it ended without being mined.
+             *     `TRANSACTION_NOT_PENDING`: On `speed-up-transaction`: the transaction is not waiting in the network: it has not been sent yet (`created`, `processing`: it goes out at the network’s current fees anyway), it is being cancelled, or it ended without being mined. On `cancel-transaction`: it ended without being mined (`broadcast-failed`, `monitor-failed`, or `reverted` before it was sent): there is nothing left to cancel.
              */
             409: {
                 headers: {
@@ -6120,7 +6206,213 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `CUSTODY_OPERATION_UNSUPPORTED`: Only on `speed-up-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) is re-priced by the custodian, not by Mountain: use its console or API. Wallets Mountain signs for (its own and AWS KMS ones) can be sped up. */
+            /** @description `CUSTODY_OPERATION_UNSUPPORTED`: Only on `speed-up-transaction` and `cancel-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) that the custodian already holds is re-priced or dropped by the custodian, not by Mountain: use its console or API (one not handed to it yet, `created`, is cancelled by Mountain). Wallets Mountain signs for (its own and AWS KMS ones) can be sped up and cancelled. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "cancel-transaction": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "transactionId": "3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The transaction to cancel.
+                     */
+                    transactionId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The cancel is made or under way; the transaction as it is now (`cancelled` or `cancelling`). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "transaction": {
+                     *         "id": "3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6",
+                     *         "projectId": 1,
+                     *         "contractActivatedFunctionId": 12,
+                     *         "mSystemWalletId": 2,
+                     *         "networkId": 1337,
+                     *         "functionArgs": [
+                     *           "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
+                     *           "1000000000000000000"
+                     *         ],
+                     *         "value": "0",
+                     *         "afterTransactionId": null,
+                     *         "expiresAt": null,
+                     *         "status": "cancelled",
+                     *         "transactionHash": null,
+                     *         "nonce": null,
+                     *         "gasPrice": "1875000000",
+                     *         "gasLimit": "61234",
+                     *         "gasUsed": null,
+                     *         "blockNumber": null,
+                     *         "confirmations": null,
+                     *         "finalized": false,
+                     *         "errorMessage": "Cancelled by cancel-transaction",
+                     *         "idempotencyKey": "order-2026-11-20-0001",
+                     *         "custody": null,
+                     *         "createdAt": "2026-11-20T10:15:30.000Z",
+                     *         "updatedAt": "2026-11-20T10:15:31.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        transaction: components["schemas"]["Transaction"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `TRANSACTION_ALREADY_MINED`: Only on `speed-up-transaction` and `cancel-transaction`: the transaction is in a block of the canonical chain, so nothing can take its nonce any more. Follow it to `finalized`.
+             *
+             *     `TRANSACTION_NOT_PENDING`: On `speed-up-transaction`: the transaction is not waiting in the network: it has not been sent yet (`created`, `processing`: it goes out at the network’s current fees anyway), it is being cancelled, or it ended without being mined. On `cancel-transaction`: it ended without being mined (`broadcast-failed`, `monitor-failed`, or `reverted` before it was sent): there is nothing left to cancel.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CUSTODY_OPERATION_UNSUPPORTED`: Only on `speed-up-transaction` and `cancel-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) that the custodian already holds is re-priced or dropped by the custodian, not by Mountain: use its console or API (one not handed to it yet, `created`, is cancelled by Mountain). Wallets Mountain signs for (its own and AWS KMS ones) can be sped up and cancelled. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6190,8 +6482,8 @@ export interface operations {
                      * @description http(s) URL that receives the webhooks (the same URL policy as a subscription’s `webhookURL`).
                      */
                     url: string;
-                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`, `subscription.webhook_disabled`. */
-                    eventTypes: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled")[];
+                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `transaction.cancelled`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`, `subscription.webhook_disabled`. */
+                    eventTypes: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "transaction.cancelled" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled")[];
                     /** @description A note for you (at most 512 characters). */
                     description?: string;
                     /** @description Only the `event_notifier.*` webhooks of these subscriptions (at most 100). Absent or empty: of every subscription. */
@@ -6507,8 +6799,8 @@ export interface operations {
                      * @description http(s) URL that receives the webhooks (the same URL policy as a subscription’s `webhookURL`).
                      */
                     url?: string;
-                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`, `subscription.webhook_disabled`. */
-                    eventTypes?: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled")[];
+                    /** @description The types of webhook to receive, at least one of: `transaction.broadcasted`, `transaction.succeeded`, `transaction.reverted`, `transaction.failed`, `transaction.reorged`, `transaction.finalized`, `transaction.cancelled`, `event_notifier.event`, `event_notifier.event.removed`, `endpoint.disabled`, `subscription.webhook_disabled`. */
+                    eventTypes?: ("transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "transaction.cancelled" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled")[];
                     /** @description A note for you (at most 512 characters). */
                     description?: string;
                     /** @description Only the `event_notifier.*` webhooks of these subscriptions (at most 100). Absent or empty: of every subscription. */
@@ -7011,7 +7303,7 @@ export interface operations {
                 endpointId?: string;
                 /** @description Only this subscription’s own webhook’s. */
                 subscriptionId?: string;
-                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
+                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "transaction.cancelled" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
                 /** @description From this time (included). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
                 since?: string;
                 /** @description Before this time (excluded). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
@@ -7153,7 +7445,7 @@ export interface operations {
                 endpointId?: string;
                 /** @description Only this subscription’s own webhook’s. */
                 subscriptionId?: string;
-                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
+                eventType?: "transaction.broadcasted" | "transaction.succeeded" | "transaction.reverted" | "transaction.failed" | "transaction.reorged" | "transaction.finalized" | "transaction.cancelled" | "event_notifier.event" | "event_notifier.event.removed" | "endpoint.disabled" | "subscription.webhook_disabled";
                 /** @description From this time (included). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */
                 since?: string;
                 /** @description Before this time (excluded). An RFC 3339 date-time; the year 0000 and UTC offsets of 16 hours or more are refused. */

@@ -387,6 +387,54 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transaction.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * It was cancelled (cancel-transaction, or its deadline): before it was sent (`created` → `cancelled`), or its cancelling transfer was mined (`cancelling` → `cancelled`). A cancel the original wins ends as the original's outcome (`transaction.succeeded` or `transaction.reverted`).
+         * @description Sent to the project’s webhook endpoints that take the type, signed with each endpoint’s secret (with two signatures during a rotation’s grace period). Any 2xx answer within 10 s acknowledges it; anything else is retried with exponential backoff up to 10 times, then kept, failed, for a replay.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description Stable per delivery: the same on every retry and resend. Deduplicate on it. */
+                    "webhook-id": string;
+                    /** @description When this attempt was signed, in Unix seconds. */
+                    "webhook-timestamp": string;
+                    /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`. */
+                    "webhook-signature": string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TransactionEventCancelled"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged. */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "endpoint.disabled": {
         parameters: {
             query?: never;
@@ -591,10 +639,10 @@ export interface components {
             /** @description The value it sends, in wei, as a decimal string ("0" for none). */
             value: string;
             /**
-             * @description Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed. Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted).
+             * @description Lifecycle: created → processing → broadcasted → succeeded | reverted; failures broadcast-failed and monitor-failed; cancel-transaction or a deadline: created → cancelled, or broadcasted → cancelling → cancelled (or the original's outcome, if the original is mined first). Coarse view: created, broadcasted, succeeded, failed (= broadcast-failed, monitor-failed, reverted), cancelled.
              * @enum {string}
              */
-            status: "created" | "processing" | "broadcasted" | "succeeded" | "broadcast-failed" | "monitor-failed" | "reverted";
+            status: "created" | "processing" | "broadcasted" | "succeeded" | "broadcast-failed" | "monitor-failed" | "reverted" | "cancelling" | "cancelled";
             transactionHash: string | null;
             nonce: number | null;
             gasPrice: string | null;
@@ -607,6 +655,7 @@ export interface components {
             errorMessage: string | null;
             idempotencyKey: string;
             afterTransactionId: string | null;
+            expiresAt: string | null;
             custody: components["schemas"]["TransactionCustody"] | null;
             /**
              * Format: date-time
@@ -634,6 +683,17 @@ export interface components {
         TransactionEventBroadcasted: {
             /** @constant */
             type: "transaction.broadcasted";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            data: components["schemas"]["TransactionEventData"];
+        };
+        /** @description It was cancelled (cancel-transaction, or its deadline): before it was sent (`created` → `cancelled`), or its cancelling transfer was mined (`cancelling` → `cancelled`). A cancel the original wins ends as the original's outcome (`transaction.succeeded` or `transaction.reverted`). `webhook-id` is the message id, the same on every retry and replay. */
+        TransactionEventCancelled: {
+            /** @constant */
+            type: "transaction.cancelled";
             /**
              * Format: date-time
              * @description When the change was made.

@@ -4,7 +4,7 @@ import { defineRoute } from '#api/http/route.ts';
 import { Transaction } from '#api/schemas/entities.ts';
 import { exampleTransaction } from '#api/schemas/examples.ts';
 import { FunctionArgsField, RequestUuid, WeiString } from '#api/schemas/requests.ts';
-import { executeTransaction } from '#api/transactions/executeTransaction.ts';
+import { executeTransaction, MAX_TIMEOUT_SECONDS, MIN_TIMEOUT_SECONDS } from '#api/transactions/executeTransaction.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -33,6 +33,14 @@ export default defineRoute({
         WeiString(
           'The value to send with the call (default "0"): only to a payable function or a contract’s `receive()`, within the spending limits of its activation.',
         ),
+      ),
+      timeoutSeconds: Type.Optional(
+        Type.Integer({
+          minimum: MIN_TIMEOUT_SECONDS,
+          maximum: MAX_TIMEOUT_SECONDS,
+          description:
+            'A deadline, in seconds from now (30 to 604800, 7 days): not mined by then, the transaction is cancelled as cancel-transaction does (not sent yet: `cancelled`; sent: `cancelling`, then whichever version the chain mines), its `errorMessage` saying it timed out. The transaction shows it as `expiresAt`.',
+        }),
       ),
     },
     { additionalProperties: false },
