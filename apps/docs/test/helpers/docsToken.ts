@@ -55,5 +55,13 @@ export async function deployDocsToken(rpcUrl: string) {
         args: [owner],
       })) as bigint;
     },
+    async allowance(owner: Address, spender: Address): Promise<bigint> {
+      return (await client.readContract({
+        address: DOCS_TOKEN_ADDRESS,
+        abi,
+        functionName: 'allowance',
+        args: [owner, spender],
+      })) as bigint;
+    },
   };
 }
