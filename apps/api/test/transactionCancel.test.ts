@@ -10,6 +10,7 @@ import { createTestClient, type Hex, http, type PublicClient, parseAbi } from 'v
 import { transactionCancellations } from '#api/metrics/instruments.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { counterProject, settled } from '#api-testing/transactionFlow.ts';
+import { adminCliBeside } from './helpers/adminCli.ts';
 
 const COUNT = parseAbi(['function count() view returns (uint256)']);
 
@@ -255,5 +256,40 @@ describe('cancel-transaction and deadlines: a transaction taken back before it i
     const ended = await cancel(failed.id as string);
     assert.equal(ended.status, 409);
     assert.equal(ended.body.code, 'TRANSACTION_NOT_PENDING');
+  });
+
+  it('an operator cancels from the admin CLI (cancel-transaction --transaction), and is refused a mined one', async () => {
+    const admin = adminCliBeside(
+      () => h,
+      () => anvil.url,
+      () => ({}),
+    );
+    const first = await execute(['20']);
+    const sent = await broadcasted(first.body.transaction.id);
+    const waiting = await execute(['21'], { afterTransactionId: sent.id });
+    const id = waiting.body.transaction.id as string;
+    const done = await admin('cancel-transaction', '--transaction', id);
+    assert.equal(done.code, 0, done.err);
+    assert.equal(done.out.trim(), `transaction ${id} (project ${p.projectId}): cancelled`);
+    assert.equal((await get(id)).status, 'cancelled');
+    const json = await admin('cancel-transaction', '--transaction', sent.id, '--json');
+    assert.equal(json.code, 0, json.err);
+    assert.equal(JSON.parse(json.out).transaction.status, 'cancelling');
+    await until(sent.id, (t) => t.transactionHash !== sent.transactionHash, 'the cancelling transfer');
+    await mine();
+    await until(sent.id, (t) => t.status === 'cancelled', 'cancelled');
+    const unknown = await admin('cancel-transaction', '--transaction', '00000000-0000-4000-8000-000000000000');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.err, /no transaction "00000000-0000-4000-8000-000000000000"/);
+    const bad = await admin('cancel-transaction', '--transaction', 'abc');
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /--transaction must be a transaction id/);
+    const other = await execute(['22']);
+    await broadcasted(other.body.transaction.id);
+    await mine();
+    await settled(h, p.headers, other.body.transaction.id);
+    const mined = await admin('cancel-transaction', '--transaction', other.body.transaction.id);
+    assert.equal(mined.code, 2);
+    assert.match(mined.err, /is already mined \(succeeded, block \d+\): it can no longer be replaced/);
   });
 });

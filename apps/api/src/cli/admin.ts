@@ -67,6 +67,10 @@ Commands:
       Revokes every access token issued to the user until now.
   set-scan --subscription <uuid> --enabled true|false
       Stops an event notifier subscription's scanning, or resumes it from where it stopped (at once).
+  cancel-transaction --transaction <uuid>
+      Cancels a transaction of any project that is not mined, as cancel-transaction does: not sent yet, it is
+      cancelled at once; sent, it is cancelling until its cancelling transfer (or the original) is mined. A
+      running worker sends the transfer. Mined, or ended, it is refused (exit 2, nothing changed).
   list-projects
       Every project: id, name, API key (masked), wallet owner type, members, creation time.
   list-users
@@ -93,6 +97,7 @@ const OPTIONS = {
   subscription: { type: 'string' },
   enabled: { type: 'string' },
   'token-id': { type: 'string' },
+  transaction: { type: 'string' },
   'batch-size': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -146,6 +151,7 @@ const COMMANDS = [
   'revoke-token',
   'revoke-user-tokens',
   'set-scan',
+  'cancel-transaction',
   'list-projects',
   'list-users',
   'list-members',
@@ -223,6 +229,10 @@ export async function runAdmin(argv: string[], print: (line: string) => void): P
     input.userRef = required(values, 'user');
   }
   if (command === 'set-scan') input.scan = scanInput(values);
+  if (command === 'cancel-transaction') {
+    input.transactionId = required(values, 'transaction').toLowerCase();
+    if (!UUID.test(input.transactionId)) throw new UsageError('--transaction must be a transaction id (a uuid)');
+  }
   if (command === 'revoke-token') {
     input.tokenId = required(values, 'token-id').toLowerCase();
     if (!UUID.test(input.tokenId))

@@ -33,6 +33,8 @@ export interface CommandInput {
   scan?: { subscriptionId: string; enabled: boolean };
   /** Rows per database transaction of rotate-master-key (--batch-size). */
   batchSize?: number;
+  /** The transaction cancel-transaction cancels (--transaction). */
+  transactionId?: string;
 }
 
 const isoSeconds = (seconds: number) => new Date(seconds * 1000).toISOString();
@@ -245,6 +247,29 @@ export async function runCommand(
         lines: [`subscription ${subscriptionId}: scanning ${enabled ? 'resumed' : 'stopped'}`],
         json: { subscriptionId, scanEnabled: enabled },
       };
+    }
+    case 'cancel-transaction': {
+      const id = input.transactionId as string;
+      const [{ cancelTransaction }, { ApiError }] = await Promise.all([
+        import('#api/transactions/cancel.ts'),
+        import('#api/errors/ApiError.ts'),
+      ]);
+      const { rows } = await db.query<{ projectId: number }>(
+        'SELECT project_id AS "projectId" FROM transactions WHERE id = $1',
+        [id],
+      );
+      if (!rows[0]) throw new UsageError(`no transaction "${id}"`);
+      try {
+        const t = await cancelTransaction(db, rows[0].projectId, id);
+        const what =
+          t.status === 'cancelled'
+            ? 'cancelled'
+            : `${t.status}: a 0-value transfer to its wallet replaces it at nonce ${t.nonce} once a worker sends it`;
+        return { lines: [`transaction ${id} (project ${t.projectId}): ${what}`], json: { transaction: t } };
+      } catch (error) {
+        if (error instanceof ApiError) throw new UsageError(error.message);
+        throw error;
+      }
     }
     case 'list-projects': {
       const projects = await listProjects(db);
