@@ -74,7 +74,10 @@ describe('waitForTransaction', () => {
   });
 
   it('resolves at once on each final status', async () => {
-    assert.deepEqual([...FINAL_TRANSACTION_STATUSES], ['succeeded', 'reverted', 'broadcast-failed', 'monitor-failed']);
+    assert.deepEqual(
+      [...FINAL_TRANSACTION_STATUSES],
+      ['succeeded', 'reverted', 'broadcast-failed', 'monitor-failed', 'cancelled'],
+    );
     assert.ok(Object.isFrozen(FINAL_TRANSACTION_STATUSES));
     for (const status of FINAL_TRANSACTION_STATUSES) {
       const { server, client } = await serve((_, res) => json(res, 200, { transaction: { id: 'tx', status } }));
