@@ -18,7 +18,7 @@ const BOXES: Record<TransactionStatus, { col: number; row: number; final?: true 
   'broadcast-failed': { col: 2.6, row: 1.6, final: true },
   'monitor-failed': { col: 2.6, row: 3.4, final: true },
   cancelling: { col: 1, row: 5.9 },
-  cancelled: { col: -0.6, row: 2.8, final: true },
+  cancelled: { col: -0.6, row: 5.9, final: true },
 };
 
 /** How far an arrow bows (to the left of its direction), by `from→to`; straight when absent. */
@@ -30,6 +30,7 @@ const BENDS: Record<string, number> = {
   'succeeded→broadcasted': 14,
   'broadcasted→reverted': 14,
   'reverted→broadcasted': 14,
+  'created→cancelled': -60,
   'broadcasted→cancelling': -40,
   'cancelling→broadcasted': -40,
   'cancelling→succeeded': 14,
