@@ -125,6 +125,33 @@ describe('admin CLI as a tool: mountain-admin, --json, list commands', () => {
       subscriptionId,
       scanEnabled: false,
     });
+    // A transaction not sent yet, as the API accepts it: cancel-transaction ends it at once.
+    const { rows } = await database.db.query<{ wallet: number }>(
+      'SELECT wallet_testnet_id AS wallet FROM projects WHERE id = $1',
+      [projectId],
+    );
+    const contract = await database.db.query<{ id: number }>(
+      `INSERT INTO contracts (project_id, network_id, address, formatted_abi)
+       VALUES ($1, 1337, '0x5FbDB2315678afecb367f032d93F642f64180aa3', '["function f()"]') RETURNING id`,
+      [projectId],
+    );
+    const fn = await database.db.query<{ id: number }>(
+      `INSERT INTO contract_activated_functions (contract_id, formatted_abi_function, signature)
+       VALUES ($1, 'function f()', 'f()') RETURNING id`,
+      [contract.rows[0]?.id],
+    );
+    const waiting = await database.db.query<{ id: string }>(
+      `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
+         function_args, to_address, data, status, idempotency_key, request_hash)
+       VALUES ($1, $2, $3, 1337, '[]', '0x5FbDB2315678afecb367f032d93F642f64180aa3', '0x26121ff0', 'created',
+         gen_random_uuid()::text, 'h') RETURNING id`,
+      [projectId, fn.rows[0]?.id, rows[0]?.wallet],
+    );
+    const cancelled = run('cancel-transaction', '--transaction', waiting.rows[0]?.id as string).transaction;
+    assert.deepEqual(
+      [cancelled.id, cancelled.status, cancelled.errorMessage, cancelled.transactionHash],
+      [waiting.rows[0]?.id, 'cancelled', 'Cancelled by cancel-transaction', null],
+    );
     const revoked = run('revoke-token', '--token-id', issued.tokenId);
     assert.deepEqual(
       { ...revoked, expiresAt: 'x' },

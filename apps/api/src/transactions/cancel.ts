@@ -1,8 +1,7 @@
 import type { Db } from '#api/db/db.ts';
 import { transactionCancellations } from '#api/metrics/instruments.ts';
 import { wakeMonitor } from './jobs.ts';
-import { cancelUnsent, markCancelling } from './lifecycle.ts';
-import type { WalletNetwork } from './senders.ts';
+import { applyDueCancels } from './lifecycle.ts';
 import { refusal } from './speedUp.ts';
 import { getTransaction, type Transaction } from './transactions.ts';
 
@@ -39,20 +38,4 @@ export async function cancelTransaction(db: Db, projectId: number, transactionId
   const now = await getTransaction(db, projectId, transactionId);
   if (now.status === 'cancelling' || now.status === 'cancelled') return now;
   throw refusal(now, 'cancelling it');
-}
-
-/**
- * The wallet's cancels that are due (asked for, or past their deadline): rows not sent yet → `cancelled`, and with
- * `sent`, sent ones → `cancelling` (the monitor, which sends the cancelling transfers, moves those). `id`: that row only.
- */
-export async function applyDueCancels(
-  db: Pick<Db, 'query'>,
-  target: WalletNetwork,
-  options: { sent: boolean; id?: string },
-): Promise<void> {
-  const unsent = await cancelUnsent(db, target, options.id);
-  const sent = options.sent ? await markCancelling(db, target, options.id) : { moved: 0, expired: 0 };
-  if (unsent.moved > 0) transactionCancellations.inc({ outcome: 'unsent' }, unsent.moved);
-  const expired = unsent.expired + sent.expired;
-  if (expired > 0) transactionCancellations.inc({ outcome: 'expired' }, expired);
 }

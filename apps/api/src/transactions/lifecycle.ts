@@ -1,5 +1,6 @@
 import type { Hex } from 'viem';
 import type { Db, Queryable } from '#api/db/db.ts';
+import { transactionCancellations } from '#api/metrics/instruments.ts';
 import { TRANSACTION_STATUSES } from '#api/schemas/entities.ts';
 import type { CustodianView } from '#api/wallets/custody.ts';
 import type { WalletNetwork } from './senders.ts';
@@ -482,4 +483,20 @@ const CANCEL_BLOCKED = `UPDATE transactions SET status = ${to('cancel-blocked')}
 export async function markCancelBlocked(db: Pick<Db, 'query'>, ids: string[], message: string): Promise<void> {
   if (ids.length === 0) return;
   await db.query(CANCEL_BLOCKED, [ids, message]);
+}
+
+/**
+ * The wallet's cancels that are due (asked for, or past their deadline): rows not sent yet → `cancelled`, and with
+ * `sent`, sent ones → `cancelling` (the monitor, which sends the cancelling transfers, moves those). `id`: that row only.
+ */
+export async function applyDueCancels(
+  db: Pick<Db, 'query'>,
+  target: WalletNetwork,
+  options: { sent: boolean; id?: string },
+): Promise<void> {
+  const unsent = await cancelUnsent(db, target, options.id);
+  const sent = options.sent ? await markCancelling(db, target, options.id) : { moved: 0, expired: 0 };
+  if (unsent.moved > 0) transactionCancellations.inc({ outcome: 'unsent' }, unsent.moved);
+  const expired = unsent.expired + sent.expired;
+  if (expired > 0) transactionCancellations.inc({ outcome: 'expired' }, expired);
 }

@@ -9,12 +9,12 @@ import type { WorkerDeps } from '#api/jobs/workerDeps.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import { transactionCancellations } from '#api/metrics/instruments.ts';
 import type { Submitter } from '#api/wallets/custody.ts';
-import { applyDueCancels } from './cancel.ts';
 import { observeChain } from './canonical.ts';
 import { networkFees } from './fees.ts';
 import { followCanonical } from './followCanonical.ts';
 import { followCustodian } from './followCustodian.ts';
 import {
+  applyDueCancels,
   failBroadcastOfWallet,
   markCancelMined,
   markMined,

@@ -3,9 +3,8 @@ import { describeRevert, isRevert, isUnreachable, nodeAnswer } from '#api/chain/
 import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
-import { applyDueCancels } from './cancel.ts';
 import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
-import { failAfterPredecessors, markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
+import { applyDueCancels, failAfterPredecessors, markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
 import type { WalletChain, WalletNetwork } from './senders.ts';
 import { DEFAULT_MAX_IN_FLIGHT, feeCapOf, type TransactionSettings } from './settings.ts';
 
