@@ -234,7 +234,7 @@ async function underFaults(platform: LabPlatform, heads: HeadWatcher, rate: numb
     contract: platform.counter,
     fromBlock,
   });
-  const t = await chainTallyOf(platform, project, accepted, fromBlock);
+  const t = await chainTallyOf(platform, project, tally.accepted, fromBlock);
   const ok = violations.length === 0 && t.lost === 0 && t.duplicated === 0 && t.nonceGaps === 0 && t.notTerminal === 0;
   printTable(
     ['accepted', 'final on chain', 'lost', 'duplicated', 'nonce gaps', 'target', ''],

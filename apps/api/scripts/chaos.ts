@@ -4,16 +4,23 @@
 // provider-like proxy (latency, a rate limit of CHAOS_RPC_RATE calls/s (100) answered HTTP 429, a geth-like pool
 // taking 16 transactions per sender, a node that sometimes answers from 2 blocks behind); the platform (the API,
 // one job worker) with several projects, each its own system wallet, executing Counter increments steadily
-// (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all). The last project's wallets are kept in a simulated Fireblocks workspace
+// (CHAOS_PROJECTS 4, CHAOS_RATE 20/s in all), one offer in CHAOS_TRANSFER_EVERY (10; 0: none) being instead a
+// native transfer of 1,000 wei to the project's payee (an account without code, imported with ABI
+// `receive() external payable` and its receive() activated with generous limits). The last project's wallets are kept in a simulated Fireblocks workspace
 // (packages/testkit/src/fireblocks, parallel transactions allowed), which signs and broadcasts its transactions itself
 // (CHAOS_FIREBLOCKS=0: none); the one before it signs with a key in a simulated AWS KMS (packages/testkit/src/awsKms)
 // answering each Sign 30 ms late and throttling now and then (CHAOS_KMS=0: none). Meanwhile a driver draws a fault
 // every 3–7 s from a
 // seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
 // transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node,
-// a speed-up (×1.1–×4) asked for a waiting transaction of a wallet the platform signs for.
+// a speed-up (×1.1–×4) asked for a waiting transaction of a wallet the platform signs for, a cancel
+// (cancel-transaction) asked for a waiting transaction of any project (created, or broadcasted by a wallet the
+// platform signs for: Fireblocks refuses to cancel what it holds).
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
-// present and final on the canonical chain exactly once (canonicalViolations), none left non-terminal, no nonce gap.
+// present and final on the canonical chain exactly once, or cancelled (never sent, or its nonce taken on chain by a
+// 0-value transfer to the wallet itself, also final) (canonicalViolations); the wallet's calls to the Counter exactly
+// the succeeded and reverted rows' hashes, its transfers to the payee exactly the transfer rows', the payee's balance
+// exactly the succeeded transfers' sum; none left non-terminal (cancelling counts as waiting), no nonce gap.
 // Prints the faults and a summary; exits 1 on a broken invariant. CHAOS_SECONDS (180) bounds the load; a hard
 // deadline stops the run, and everything it started is stopped even after a failure.
 import { randomInt } from 'node:crypto';
@@ -30,6 +37,9 @@ const PROJECTS = Number(process.env.CHAOS_PROJECTS ?? 4);
 const RATE = Number(process.env.CHAOS_RATE ?? 20);
 const FIREBLOCKS = process.env.CHAOS_FIREBLOCKS !== '0';
 const KMS = process.env.CHAOS_KMS !== '0';
+const TRANSFER_EVERY = Number(process.env.CHAOS_TRANSFER_EVERY ?? 10);
+/** The wei of each native transfer to a payee. */
+const TRANSFER_VALUE = 1_000n;
 const SETTLE_MS = 180_000;
 /** The provider's rate limit (calls per second, burst): modest, far above what the platform needs here. */
 const RATE_LIMIT = { requestsPerSecond: Number(process.env.CHAOS_RPC_RATE ?? 100), burst: 150 };
@@ -81,6 +91,7 @@ try {
       await platform.project(`Chaos ${i + 1}${fireblocks ? ' (Fireblocks)' : kms ? ' (AWS KMS)' : ''}`, walletType),
     );
     if (walletType) console.log(`project ${projects.at(-1)?.projectId}: ${walletType} wallets (simulated)`);
+    if (TRANSFER_EVERY > 0) await platform.payee(projects.at(-1) as LabProject);
   }
   console.log('');
   const fromBlock = Number(await chain.head());
@@ -95,6 +106,7 @@ try {
     rate: RATE,
     durationMs: SECONDS * 1000,
     signal: stopLoad.signal,
+    ...(TRANSFER_EVERY > 0 ? { transfers: { every: TRANSFER_EVERY, value: TRANSFER_VALUE } } : {}),
   });
   const random = seededRandom(SEED);
   const kmsRandom = seededRandom(SEED + 1);
@@ -121,6 +133,24 @@ try {
             done: false,
             what: `speed-up of ${row.id.slice(0, 8)}…: ${answer.status} ${answer.code} (mined meanwhile; skipped)`,
           };
+    },
+    async (pick) => {
+      // A waiting transaction of any project: Fireblocks cancels only what it has not been handed yet.
+      const { rows } = await db.query<{ id: string; projectId: number; status: string; value: string }>(
+        `SELECT id, project_id AS "projectId", status, value::text AS value FROM transactions
+          WHERE (status = 'created' OR (status = 'broadcasted' AND custody_provider IS NULL))
+            AND project_id = ANY($1::int[])
+          ORDER BY id LIMIT 200`,
+        [projects.map((p) => p.projectId)],
+      );
+      const row = rows[Math.floor(pick * rows.length)];
+      const project = projects.find((p) => p.projectId === row?.projectId);
+      if (!row || !project) return { done: false, what: 'cancel: no waiting transaction (skipped)' };
+      const answer = await (platform as LabPlatform).cancel(project, row.id);
+      const which = `${row.id.slice(0, 8)}… (${row.status}${row.value !== '0' ? `, ${row.value} wei` : ''}, project ${project.projectId})`;
+      return answer.status === 200
+        ? { done: true, what: `cancel of ${which}: ${answer.transactionStatus}` }
+        : { done: false, what: `cancel of ${which}: ${answer.status} ${answer.code} (moved on meanwhile; skipped)` };
     },
   );
   const counts: Record<string, number> = {};
@@ -167,11 +197,12 @@ try {
   const violations: string[] = [];
   const rows: string[][] = [];
   for (const project of projects) {
-    const accepted = tally.accepted.filter((a) => a.projectId === project.projectId).map((a) => a.id);
+    const accepted = tally.accepted.filter((a) => a.projectId === project.projectId);
     const t = await chainTallyOf(platform, project, accepted, fromBlock);
     const broken = await canonicalViolations(db, platform.rpc, project.projectId, {
       contract: platform.counter,
       fromBlock,
+      ...(project.payee ? { recipient: { address: project.payee.address } } : {}),
     });
     const problems = [
       ...broken.map((v) => `project ${project.projectId}: ${v}`),
@@ -185,7 +216,10 @@ try {
     rows.push([
       String(project.projectId),
       fmt(accepted.length),
+      fmt(accepted.filter((a) => a.value !== undefined).length),
       fmt(t.final),
+      fmt(t.transfers),
+      fmt(t.cancelled),
       fmt(t.notTerminal),
       fmt(t.missing),
       fmt(t.lost),
@@ -208,6 +242,17 @@ try {
     'SELECT count(*)::int AS n FROM transactions WHERE project_id = ANY($1) AND fee_bumps > 0',
     [ids],
   );
+  const { rows: cancels } = await db.query<{ unsent: number; onChain: number; notCancelled: number }>(
+    `SELECT count(*) FILTER (WHERE status = 'cancelled' AND transaction_hash IS NULL)::int AS unsent,
+            count(*) FILTER (WHERE status = 'cancelled' AND transaction_hash IS NOT NULL)::int AS "onChain",
+            count(*) FILTER (WHERE status <> 'cancelled' AND cancel_requested_at IS NOT NULL)::int AS "notCancelled"
+       FROM transactions WHERE project_id = ANY($1)`,
+    [ids],
+  );
+  const c = cancels[0];
+  console.log(
+    `cancelled: ${fmt(c?.unsent ?? 0)} before they were sent, ${fmt(c?.onChain ?? 0)} by a transfer to the wallet itself; ${fmt(c?.notCancelled ?? 0)} mined before their cancel`,
+  );
   console.log(`re-sent with higher fees (after a spike, or waiting too long): ${fmt(bumped[0]?.n ?? 0)}`);
   const served = Object.values(provider.stats.served).reduce((s, n) => s + n, 0);
   console.log(
@@ -217,7 +262,10 @@ try {
     [
       'project',
       'accepted',
+      'transfers',
       'final on chain',
+      'transfers final',
+      'cancelled',
       'not terminal',
       'missing',
       'lost',

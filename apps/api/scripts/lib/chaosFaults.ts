@@ -1,15 +1,16 @@
 // The faults `npm run chaos` injects, drawn from a seeded generator so that a run can be replayed: reorgs of depth
 // 1–10 with and without re-inclusion, a platform transaction dropped from the node's pool, base-fee spikes of
-// ×10–×50, a provider outage, a lagging node, a speed-up asked for a waiting platform transaction.
+// ×10–×50, a provider outage, a lagging node, a speed-up asked for a waiting platform transaction, a cancel asked
+// for a waiting transaction (created, or broadcasted by a wallet the platform signs for).
 import type { LabChain } from '@mountain/testkit/lab/chain.ts';
 import type { PoolEntry } from '@mountain/testkit/lab/pool.ts';
 import type { ProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { parseGwei } from 'viem';
 
-export type FaultKind = 'reorg' | 'drop' | 'spike' | 'outage' | 'lag' | 'speedup';
+export type FaultKind = 'reorg' | 'drop' | 'spike' | 'outage' | 'lag' | 'speedup' | 'cancel';
 
 /** How often each fault is drawn, relative to the others. */
-const WEIGHTS: Record<FaultKind, number> = { reorg: 3, drop: 2, spike: 1, outage: 1, lag: 2, speedup: 2 };
+const WEIGHTS: Record<FaultKind, number> = { reorg: 3, drop: 2, spike: 1, outage: 1, lag: 2, speedup: 2, cancel: 2 };
 
 /** A spike is held under this base fee, well below the platform's fee cap on 1337 (1,000 gwei). */
 const SPIKE_CEILING = parseGwei('300');
@@ -43,6 +44,8 @@ export function faultInjector(
   wallets: string[],
   /** Asks for a speed-up of one waiting transaction, drawn with `pick` (in [0, 1)); answers what happened. */
   speedUp: (pick: number, multiplier: number) => Promise<{ done: boolean; what: string }>,
+  /** Asks for the cancel of one waiting transaction, drawn with `pick` (in [0, 1)); answers what happened. */
+  cancel: (pick: number) => Promise<{ done: boolean; what: string }>,
 ): FaultInjector {
   const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
   const total = Object.values(WEIGHTS).reduce((s, w) => s + w, 0);
@@ -108,6 +111,9 @@ export function faultInjector(
       const pick = random();
       const multiplier = int(110, 400) / 100;
       return speedUp(pick, multiplier);
+    },
+    async cancel() {
+      return cancel(random());
     },
     async lag() {
       const ms = int(3_000, 8_000);

@@ -44,6 +44,8 @@ export interface Accepted {
   projectId: number;
   answeredAt: number;
   headAtAnswer: number;
+  /** A native transfer of this wei to the project's payee (undefined: an increment). */
+  value?: bigint;
 }
 
 export interface OfferTally {
@@ -55,14 +57,21 @@ export interface OfferTally {
 
 /**
  * Offers `increment` executions at `rate` per second, open loop (one every 1/rate s, whatever the answers), round
- * robin over `projects`, until `durationMs` has passed or `signal` aborts. At most `maxWaiting` answers are awaited
- * at once; a tick past that is skipped (counted).
+ * robin over `projects`, until `durationMs` has passed or `signal` aborts. With `transfers`, every `every`-th offer
+ * to a project that has a payee is a native transfer of `value` wei to it instead. At most `maxWaiting` answers are
+ * awaited at once; a tick past that is skipped (counted).
  */
 export async function offerSteadily(
   platform: LabPlatform,
   projects: LabProject[],
   heads: HeadWatcher | undefined,
-  options: { rate: number; durationMs: number; signal?: AbortSignal; maxWaiting?: number },
+  options: {
+    rate: number;
+    durationMs: number;
+    signal?: AbortSignal;
+    maxWaiting?: number;
+    transfers?: { every: number; value: bigint };
+  },
 ): Promise<OfferTally> {
   const tally: OfferTally = { offered: 0, accepted: [], refused: {} };
   const maxWaiting = options.maxWaiting ?? 500;
@@ -81,7 +90,11 @@ export async function offerSteadily(
     }
     const project = projects[n % projects.length] as LabProject;
     tally.offered++;
-    const request: Promise<void> = platform.execute(project).then(
+    const transfers = options.transfers;
+    const round = Math.floor(n / projects.length);
+    const value =
+      transfers && project.payee && round % transfers.every === transfers.every - 1 ? transfers.value : undefined;
+    const request: Promise<void> = platform.execute(project, value).then(
       (answer: Execution) => {
         if (answer.id) {
           const headAtAnswer = heads?.current() ?? -1;
@@ -90,6 +103,7 @@ export async function offerSteadily(
             projectId: project.projectId,
             answeredAt: answer.answeredAt,
             headAtAnswer,
+            ...(value === undefined ? {} : { value }),
           });
         } else count(`${answer.status} ${answer.code ?? ''}`.trim());
       },

@@ -24,6 +24,7 @@ import {
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
 import type { FastifyInstance } from 'fastify';
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import { buildApp } from '#api/app.ts';
 import { createChains } from '#api/chain/chains.ts';
 import { REPO_ROOT } from '#api/config/config.ts';
@@ -50,6 +51,8 @@ export interface LabProject {
   functionId: number;
   /** Its testnet system wallet, which sends on 1337. */
   wallet: `0x${string}`;
+  /** An account without code the project pays (native transfers through its activated receive()), once payee() made it. */
+  payee?: { address: `0x${string}`; functionId: number };
 }
 
 /** One execute-transaction answer: 201 with the transaction's id, or the status and error code. */
@@ -75,8 +78,18 @@ export interface LabPlatform {
   rpc<T>(method: string, params?: unknown[]): Promise<T>;
   /** A fresh project (so a fresh system wallet) with the Counter imported and `increment` activated. */
   project(name: string, walletType?: WalletType): Promise<LabProject>;
-  /** One execution of `increment(1)` with a fresh idempotency key. */
-  execute(project: LabProject): Promise<Execution>;
+  /**
+   * Makes a fresh account without code the project's payee: imported with ABI `receive() external payable`, its
+   * receive() activated with limits far above any run's spending; sets `project.payee`.
+   */
+  payee(project: LabProject): Promise<NonNullable<LabProject['payee']>>;
+  /** One execution of `increment(1)` with a fresh idempotency key; with `value`, a transfer of that wei to the payee. */
+  execute(project: LabProject, value?: bigint): Promise<Execution>;
+  /** cancel-transaction of one of the project's transactions: its HTTP status, error code, and the status answered. */
+  cancel(
+    project: LabProject,
+    transactionId: string,
+  ): Promise<{ status: number; code?: string; transactionStatus?: string }>;
   /** speed-up-transaction of one of the project's transactions: its HTTP status and error code. */
   speedUp(
     project: LabProject,
@@ -250,16 +263,37 @@ export async function startLabPlatform(options: {
           wallet: detail.data.mSystemWalletTestnet.address,
         };
       },
-      async execute(project) {
+      async payee(project) {
+        const address = privateKeyToAddress(generatePrivateKey());
+        const contract = await call(app, project.apiKey, 'POST', '/contract/import-contract', {
+          networkId: 1337,
+          address,
+          formattedAbi: ['receive() external payable'],
+        });
+        const activated = await call(app, project.apiKey, 'POST', '/contract/activate-contract-function', {
+          contractId: contract.contract.id,
+          formattedAbiFunction: 'receive() external payable',
+          maxValuePerTransaction: (10n ** 18n).toString(),
+          maxValuePerDay: (10n ** 21n).toString(),
+        });
+        project.payee = { address, functionId: activated.contractActivatedFunction.id };
+        return project.payee;
+      },
+      async execute(project, value) {
+        if (value !== undefined && !project.payee) throw new Error(`project ${project.projectId} has no payee`);
         const res = await app.inject({
           method: 'POST',
           url: `${API_PREFIX}/transaction/execute-transaction`,
           headers: { 'x-api-key': project.apiKey },
-          payload: {
-            contractActivatedFunctionId: project.functionId,
-            functionArgs: ['1'],
-            idempotencyKey: randomUUID(),
-          },
+          payload:
+            value !== undefined && project.payee
+              ? {
+                  contractActivatedFunctionId: project.payee.functionId,
+                  functionArgs: [],
+                  value: value.toString(),
+                  idempotencyKey: randomUUID(),
+                }
+              : { contractActivatedFunctionId: project.functionId, functionArgs: ['1'], idempotencyKey: randomUUID() },
         });
         const answeredAt = performance.now();
         const body = res.json();
@@ -275,6 +309,18 @@ export async function startLabPlatform(options: {
           payload: { transactionId, feeMultiplier },
         });
         return { status: res.statusCode, ...(res.statusCode === 200 ? {} : { code: res.json()?.code }) };
+      },
+      async cancel(project, transactionId) {
+        const res = await app.inject({
+          method: 'POST',
+          url: `${API_PREFIX}/transaction/cancel-transaction`,
+          headers: { 'x-api-key': project.apiKey },
+          payload: { transactionId },
+        });
+        const body = res.json();
+        return res.statusCode === 200
+          ? { status: res.statusCode, transactionStatus: body?.transaction?.status }
+          : { status: res.statusCode, code: body?.code };
       },
       async startWorker() {
         if (worker) return;
