@@ -109,6 +109,11 @@ describe('docs samples', () => {
     const port = Number(env.PORT ?? (await freePort()));
     const running = await startFile(file, { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/`);
     try {
+      if (step.during) {
+        const during = execute(step.during);
+        started.set(step.during, during);
+        await during;
+      }
       await step.serve(c, port);
     } finally {
       await running.stop();
@@ -145,7 +150,9 @@ describe('docs samples', () => {
       assert.ok(sample, `no block tagged ${step.kind}=${id}`);
       if (id === 'create-subscription') await captureDelivery();
       if (step.kind === 'shape') return step.check(sample.code, c);
-      const out = await (sample.lang === 'sql' ? runSql(sample) : step.concurrent ? launch(id) : execute(id));
+      const out = await (sample.lang === 'sql'
+        ? runSql(sample)
+        : (started.get(id) ?? (step.concurrent ? launch(id) : execute(id))));
       await step.check(out, c);
     });
   }

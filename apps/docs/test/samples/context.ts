@@ -38,6 +38,8 @@ export type Step =
       driver?: string;
       /** The sample serves until stopped: `serve` talks to it on `PORT`, then it gets SIGTERM. */
       serve?: (c: Context, port: number) => Promise<void>;
+      /** A later step run while this one serves, before `serve` (a command that needs the server listening). */
+      during?: string;
       /** Independent of its neighbours: started together with the concurrent steps right after it. */
       concurrent?: boolean;
       /** Work done before the sample, such as the setup a reader would already have. */

@@ -21,14 +21,12 @@ import {
 export const eventSteps: Record<string, Step> = {
   'create-subscription': {
     kind: 'run',
-    env: async (c) => {
-      c.values.receiverPort = await freePort();
-      return { PORT: String(c.values.receiverPort) };
-    },
     check: (out, c) => {
       const body = answer(out, c, 'create-subscription', 201);
       const s = body.eventNotifierSubscription;
-      assert.equal(s.webhookURL, `http://127.0.0.1:${c.values.receiverPort}/`);
+      // No webhook yet: the records wait, and nothing is sent before the receiver listens.
+      assert.equal(s.webhookURL, null);
+      assert.equal(s.webhookEnabled, false);
       c.values.subscription = s;
       c.env.MOUNTAIN_SUBSCRIPTION_ID = s.id;
       c.env.MOUNTAIN_WEBHOOK_SECRET = s.webhookSecret;
@@ -47,9 +45,14 @@ export const eventSteps: Record<string, Step> = {
   },
   'events-receiver': {
     kind: 'run',
-    env: (c) => ({ PORT: String(c.values.receiverPort) }),
+    env: async (c) => {
+      c.values.receiverPort = await freePort();
+      return { PORT: String(c.values.receiverPort) };
+    },
+    // The next step of the page, run while the receiver listens: it points the subscription's webhook at it.
+    during: 'subscription-webhook-on',
     serve: async (c, port) => {
-      // The worker delivers the token's Transfer events (retrying the ones sent before the receiver listened).
+      // The worker delivers the token's Transfer events, each on its first attempt.
       await waitFor(
         async () =>
           (await records(c, c.env.MOUNTAIN_SUBSCRIPTION_ID as string)).every((r) => r.status === 'notified')
@@ -64,12 +67,28 @@ export const eventSteps: Record<string, Step> = {
         body: c.delivery?.body as string,
       });
       assert.equal(bad.status, 400, 'a delivery signed with another subscription’s secret is refused');
+      const all = await records(c, c.env.MOUNTAIN_SUBSCRIPTION_ID as string);
+      assert.deepEqual(
+        all.filter((r) => r.notificationFailureCount > 0),
+        [],
+        'no record failed: the receiver listened before the webhook was on',
+      );
     },
     check: (out) => {
       assert.match(
         out.stdout,
         /Transfer \{\n\s*from: '0x[0-9a-fA-F]{40}',\n\s*to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',\n\s*value: '1000'\n\}/,
       );
+    },
+  },
+  'subscription-webhook-on': {
+    kind: 'run',
+    env: (c) => ({ PORT: String(c.values.receiverPort) }),
+    check: (out, c) => {
+      const s = answer(out, c, 'update-subscription-webhook', 200).eventNotifierSubscription;
+      assert.equal(s.id, c.values.subscription.id);
+      assert.equal(s.webhookURL, `http://127.0.0.1:${c.values.receiverPort}/`);
+      assert.equal(s.webhookEnabled, true);
     },
   },
   'events-get-records': {

@@ -1,4 +1,4 @@
-// Docs sample checks: webhook endpoints: the receiver of transaction events that drops stale ones by `sequence`,
+// Docs sample checks: webhook endpoints: creating one with curl, the receiver of transaction events that drops stale ones by `sequence`,
 // and a receiver through a secret rotation. Both get real webhooks from the worker, signed with the endpoint's secret.
 import assert from 'node:assert/strict';
 import { apiKey } from '@mountain/api/testing';
@@ -6,7 +6,19 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { type Delivery, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import * as webhooks from '@mountain/webhook-sdk';
-import { type Context, type Json, lines, ok, RECIPIENT, type Step, signedHeaders, TRANSFER_ABI } from './context.ts';
+import {
+  answer,
+  type Context,
+  example,
+  type Json,
+  lines,
+  ok,
+  RECIPIENT,
+  type Step,
+  sameShape,
+  signedHeaders,
+  TRANSFER_ABI,
+} from './context.ts';
 
 /** The token's `transfer`, active again (the function-management samples deactivate it). */
 async function transferFunction(c: Context): Promise<number> {
@@ -65,17 +77,39 @@ async function deliveredAttempts(c: Context, endpointId: string, count: number):
 }
 
 export const webhookEndpointSteps: Record<string, Step> = {
-  'transaction-events-receiver': {
+  'create-webhook-endpoint': {
     kind: 'run',
     env: async (c) => {
-      const port = await freePort();
-      const endpoint = await createEndpoint(c, `http://127.0.0.1:${port}/`, [
-        'transaction.broadcasted',
-        'transaction.succeeded',
-      ]);
-      c.values.receiverEndpoint = endpoint;
-      return { PORT: String(port), MOUNTAIN_ENDPOINT_SECRET: endpoint.secret };
+      c.values.receiverEndpointPort = await freePort();
+      return { PORT: String(c.values.receiverEndpointPort) };
     },
+    check: (out, c) => {
+      const endpoint = answer(out, c, 'create-webhook-endpoint', 201).webhookEndpoint;
+      assert.equal(endpoint.url, `http://127.0.0.1:${c.values.receiverEndpointPort}/`);
+      assert.deepEqual(endpoint.eventTypes, ['transaction.broadcasted', 'transaction.succeeded']);
+      assert.match(endpoint.secret, /^whsec_/);
+      c.values.receiverEndpoint = endpoint;
+    },
+  },
+  'webhook-endpoint-created': {
+    kind: 'shape',
+    check: (code, c) => {
+      const real = c.values.receiverEndpoint;
+      const shown = example(code, c, 'create-webhook-endpoint', 201, { webhookEndpoint: real }).webhookEndpoint;
+      sameShape(real, shown);
+      const { id: _id, projectId: _project, url, secret, createdAt: _c, updatedAt: _u, ...fields } = shown;
+      for (const [k, v] of Object.entries(fields)) assert.deepEqual(v, real[k], k);
+      assert.equal(url, real.url.replace(`:${c.values.receiverEndpointPort}/`, ':4000/'));
+      assert.equal(secret.length, real.secret.length);
+      assert.doesNotThrow(() => webhooks.sign({ id: 'x', body: '{}', secret }));
+    },
+  },
+  'transaction-events-receiver': {
+    kind: 'run',
+    env: (c) => ({
+      PORT: String(c.values.receiverEndpointPort),
+      MOUNTAIN_ENDPOINT_SECRET: c.values.receiverEndpoint.secret,
+    }),
     serve: async (c) => {
       const endpointId = c.values.receiverEndpoint.id as string;
       c.values.receivedTransaction = await transfer(c, 'webhook-endpoint-receiver');
