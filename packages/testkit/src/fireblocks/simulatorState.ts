@@ -62,6 +62,12 @@ export interface TransactionRecord {
   approval: 'none' | 'required' | 'approved';
   /** Set by a fault when the transaction was created: how it ends before signing. */
   outcome?: 'blocked' | 'insufficientFunds';
+  /** A replacement (a drop, or a create with `replaceTxByHash`): it is signed with the nonce of transaction `of`. */
+  replacement?: { of: string; kind: 'drop' | 'replaceTxByHash' };
+  /** For a replacement: the hash of the transaction it replaces (TransactionResponse.replacedTxHash). */
+  replacedTxHash?: Hex;
+  /** The replacements created for this transaction, oldest first. */
+  replacedBy?: string[];
 }
 
 export interface SimulatorStateData {

@@ -13,9 +13,15 @@ import {
 /** The asset the simulator tests sign for: anvil standing in for Sepolia (chain 1337). */
 export const TEST_ASSET = 'ETH_TEST5';
 
-/** A real anvil with the Counter deployed, a simulator for it, an API user and the official SDK pointed at it. */
-export async function startSimulatorFixture(options: Partial<FireblocksSimulatorOptions> = {}) {
-  const anvil: AnvilHandle = await startAnvil({ port: await freePort() });
+/**
+ * A real anvil with the Counter deployed, a simulator for it, an API user and the official SDK pointed at it. With
+ * `chain.blockTime` (seconds) anvil mines a block at that interval instead of one per transaction.
+ */
+export async function startSimulatorFixture(
+  options: Partial<FireblocksSimulatorOptions> = {},
+  chain: { blockTime?: number } = {},
+) {
+  const anvil: AnvilHandle = await startAnvil({ port: await freePort(), blockTime: chain.blockTime });
   try {
     const counter = await deployCounter(anvil.url);
     const sim: FireblocksSimulator = await startFireblocksSimulator({

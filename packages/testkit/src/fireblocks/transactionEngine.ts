@@ -3,6 +3,7 @@ import { type Hex, keccak256, toHex } from 'viem';
 import { AssetChains, type AssetConfig } from './assetChains.ts';
 import { RpcError } from './evmRpc.ts';
 import { NonceBook } from './nonceBook.ts';
+import { linkReplacement, nonceLostSubStatus, replacementFees, sharesNonce } from './replacements.ts';
 import { resolveFees } from './resolveFees.ts';
 import type { SimulatorFaults } from './simulatorFaults.ts';
 import type { SentVersion, SimulatorStateData, TransactionRecord } from './simulatorState.ts';
@@ -26,6 +27,8 @@ export interface NewTransaction {
   maxFeePerGas?: bigint;
   maxPriorityFeePerGas?: bigint;
   feeLevel?: string;
+  /** A replacement (see replacements.ts): signed with `original`'s nonce, not queued behind it. */
+  replaces?: { original: TransactionRecord; kind: 'drop' | 'replaceTxByHash' };
 }
 
 /** The gas of a plain value transfer, the limit a TRANSFER is signed with unless `gasLimit` is given. */
@@ -143,6 +146,7 @@ export class TransactionEngine {
       approval: faults.approvalRequired ? 'required' : 'none',
       outcome: faults.policyBlock ? 'blocked' : faults.insufficientFunds ? 'insufficientFunds' : undefined,
     };
+    if (input.replaces) linkReplacement(tx, input.replaces);
     this.options.state.transactions.push(tx);
     this.index.add(tx);
     this.options.onChange(tx, true);
@@ -270,7 +274,8 @@ export class TransactionEngine {
         if (tx.approval === 'approved') this.setStatus(tx, 'QUEUED', '');
         return;
       case 'QUEUED':
-        if (!this.options.parallelPerVaultAsset && !this.index.firstInLine(tx, IN_FLIGHT)) return;
+        // A replacement does not wait for the transaction it replaces, which stays in flight until one is mined.
+        if (!tx.replacement && !this.options.parallelPerVaultAsset && !this.index.firstInLine(tx, IN_FLIGHT)) return;
         return this.setStatus(tx, 'PENDING_SIGNATURE', '');
       case 'PENDING_SIGNATURE':
         return this.signStep(tx);
@@ -313,16 +318,21 @@ export class TransactionEngine {
       }
     }
     tx.gasLimit = gas.toString();
-    const fees = await resolveFees(rpc, tx);
+    const fees = await replacementFees(tx, await resolveFees(rpc, tx), (id) => this.find(id), rpc);
     if ((await rpc.balance(from)) < value + gas * fees.maxFeePerGas) return shortOfFunds();
-    const nonce = await this.nonceBook.take(this.nonceKey(tx), () => this.chains.rpc(tx.assetId).pendingNonce(from));
+    const nonce =
+      tx.replacement && tx.nonce !== undefined
+        ? tx.nonce
+        : await this.nonceBook.take(this.nonceKey(tx), () => this.chains.rpc(tx.assetId).pendingNonce(from));
     tx.nonce = nonce;
     try {
       tx.versions.push(await this.sign(tx, nonce, fees.maxFeePerGas, fees.maxPriorityFeePerGas));
     } catch (error) {
-      // Signed again on a later tick, with a nonce taken then.
-      this.releaseNonce(tx);
-      tx.nonce = undefined;
+      // Signed again on a later tick, with a nonce taken then (a replacement keeps the one it replaces).
+      if (!tx.replacement) {
+        this.releaseNonce(tx);
+        tx.nonce = undefined;
+      }
       throw error;
     }
     this.setStatus(tx, 'BROADCASTING', '');
@@ -353,9 +363,9 @@ export class TransactionEngine {
     return `${this.chainId(tx)}:${this.keys.account(tx.vaultId).address.toLowerCase()}`;
   }
 
-  /** Gives `tx`'s nonce back to the book: the node never took it. */
+  /** Gives `tx`'s nonce back to the book: the node never took it (nor, when it shares it, the other transaction). */
   private releaseNonce(tx: TransactionRecord): void {
-    if (tx.nonce !== undefined) this.nonceBook.release(this.nonceKey(tx), tx.nonce);
+    if (tx.nonce !== undefined && !sharesNonce(tx)) this.nonceBook.release(this.nonceKey(tx), tx.nonce);
   }
 
   /** Whether the node knows any signed version of `tx` (in its pool or in a block), or holds a receipt of one. */
@@ -388,13 +398,19 @@ export class TransactionEngine {
     } catch (error) {
       // Unreachable node: stay BROADCASTING and send again on a later tick, as Fireblocks keeps broadcasting.
       if (!(error instanceof RpcError)) return;
-      if (/less than (the )?block base fee/i.test(error.message)) {
+      const shared = sharesNonce(tx);
+      // One sharing its nonce waits while the other holds the pool's slot, and fails once the other is mined.
+      const waits =
+        /less than (the )?block base fee/i.test(error.message) || (shared && /underpriced/i.test(error.message));
+      const rpc = this.chains.rpc(tx.assetId);
+      const lost = waits && shared && (await rpc.minedNonce(this.keys.account(tx.vaultId).address)) > (tx.nonce ?? 0);
+      if (waits && !lost) {
         this.broadcastAfter.set(tx.id, Date.now() + BASE_FEE_RETRY_MS);
         return;
       }
-      if (/nonce too low/i.test(error.message) && !(await this.knownToNode(tx))) {
+      if ((lost || /nonce too low/i.test(error.message)) && !(await this.knownToNode(tx))) {
         tx.errorDescription = `${error.message} (nonce ${tx.nonce} is another transaction's on chain)`;
-        return this.setStatus(tx, 'FAILED', 'REJECTED_BY_BLOCKCHAIN');
+        return this.setStatus(tx, 'FAILED', nonceLostSubStatus(tx));
       }
       if (!/already known|already imported|nonce too low/i.test(error.message)) {
         if (!/underpriced/i.test(error.message)) this.releaseNonce(tx);

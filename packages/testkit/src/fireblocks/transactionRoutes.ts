@@ -1,6 +1,7 @@
 import { type Hex, isAddress, isHex, parseGwei, parseUnits } from 'viem';
 import { NATIVE_DECIMALS } from './assetChains.ts';
 import { ApiErrors } from './fireblocksErrors.ts';
+import { dropTransaction, findReplaced, notReplaceable, parseDrop } from './replacements.ts';
 import { pageLimit, type RouteDefinition, type SimulatorContext } from './simulatorRoutes.ts';
 import type { TransactionRecord } from './simulatorState.ts';
 import type { NewTransaction } from './transactionEngine.ts';
@@ -132,6 +133,11 @@ function parseCreate(ctx: SimulatorContext, body: unknown): NewTransaction {
   if (maxFeePerGas !== undefined && maxPriorityFeePerGas !== undefined && maxPriorityFeePerGas > maxFeePerGas) {
     throw ApiErrors.badTransaction('priorityFee must not exceed maxFee');
   }
+  // "The hash of the stuck transaction that needs to be replaced" (guide "Boost Transactions"): see replacements.ts.
+  const replaced =
+    b.replaceTxByHash === undefined || b.replaceTxByHash === null || b.replaceTxByHash === ''
+      ? undefined
+      : findReplaced(ctx.state.transactions, account.id, b.assetId, b.replaceTxByHash);
   return {
     operation,
     assetId: b.assetId,
@@ -146,6 +152,7 @@ function parseCreate(ctx: SimulatorContext, body: unknown): NewTransaction {
     maxFeePerGas,
     maxPriorityFeePerGas,
     feeLevel: b.feeLevel as string | undefined,
+    ...(replaced ? { replaces: { original: replaced, kind: 'replaceTxByHash' as const } } : {}),
   };
 }
 
@@ -260,6 +267,33 @@ export const transactionRoutes: RouteDefinition[] = [
         throw ApiErrors.badRequest(`Transaction ${tx.id} cannot be cancelled in status ${tx.status}`);
       }
       return { status: 200, body: { success: true } };
+    },
+  },
+  {
+    method: 'POST',
+    template: '/transactions/{txId}/drop',
+    handle(ctx, { params, body, apiKey }) {
+      const tx = ctx.engine.find(params.txId);
+      if (!tx) throw ApiErrors.transactionNotFound(params.txId);
+      const request = parseDrop(body);
+      const why = notReplaceable(tx);
+      if (why) throw ApiErrors.badRequest(`Transaction ${tx.id} cannot be dropped ${why}`);
+      const replacement = ctx.engine.create(
+        dropTransaction(tx, ctx.engine.keys.account(tx.vaultId).address, request),
+        apiKey,
+      );
+      // DropTransactionResponse of @fireblocks/ts-sdk (`txStatus`, `txId`, `replacedTxHash`), and of the earlier
+      // fireblocks-sdk (`success`, `transactions`: the new transactions' ids).
+      return {
+        status: 200,
+        body: {
+          txStatus: replacement.status,
+          txId: replacement.id,
+          replacedTxHash: replacement.replacedTxHash,
+          success: true,
+          transactions: [replacement.id],
+        },
+      };
     },
   },
 ];

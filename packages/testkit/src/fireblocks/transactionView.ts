@@ -83,7 +83,11 @@ export function transactionView(tx: TransactionRecord, vaultName: string, source
     gasLimit: tx.gasLimit,
     extraParameters: tx.operation === 'TRANSFER' ? {} : { contractCallData: tx.data },
     ...(tx.errorDescription ? { errorDescription: tx.errorDescription } : {}),
-    ...(tx.versions.length > 1 ? { replacedTxHash: tx.versions[tx.versions.length - 2]?.hash } : {}),
+    ...(tx.replacedTxHash
+      ? { replacedTxHash: tx.replacedTxHash }
+      : tx.versions.length > 1
+        ? { replacedTxHash: tx.versions[tx.versions.length - 2]?.hash }
+        : {}),
     ...(tx.nonce === undefined ? {} : { nonce: String(tx.nonce) }),
     index: 0,
     systemMessages: [],
