@@ -276,6 +276,10 @@ describe('the transaction state machine', () => {
         each((id) => recordCustodianView(h.db, id, 'fireblocks', view(id, `0x${'ef'.repeat(32)}`, false))),
       'custodian-refused': () => each((id) => markCustodianRefused(h.db, id, 'refused')),
       'custodian-failed': () => each((id) => recordCustodianView(h.db, id, 'fireblocks', view(id, null, true))),
+      'custodian-cancelled': async () => {
+        await askCancel();
+        return each((id) => recordCustodianView(h.db, id, 'fireblocks', view(id, null, true)));
+      },
       mined: () =>
         markMined(
           h.db,

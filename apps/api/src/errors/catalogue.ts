@@ -195,18 +195,6 @@ export const ERROR_CATALOGUE = {
       reason: 'it has not been sent yet, and will be at the network’s current fees',
     },
   },
-  CUSTODY_OPERATION_UNSUPPORTED: {
-    status: 422,
-    message:
-      'Transaction {transactionId} is signed and sent by {provider}: {operation} is done in {provider} itself, not through Mountain',
-    description:
-      'Only on `speed-up-transaction` and `cancel-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) that the custodian already holds is re-priced or dropped by the custodian, not by Mountain: use its console or API (one not handed to it yet, `created`, is cancelled by Mountain). Wallets Mountain signs for (its own and AWS KMS ones) can be sped up and cancelled.',
-    example: {
-      transactionId: '7f0c3c1e-2b0a-4e55-9a53-3b7f1f3c2d10',
-      provider: 'Fireblocks',
-      operation: 'speeding it up',
-    },
-  },
   FUNCTION_NOT_PAYABLE: {
     status: 400,
     message: 'Function {signature} is {mutability}: it cannot receive value, so {field} must be "0" or absent',

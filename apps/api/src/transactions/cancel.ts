@@ -13,15 +13,15 @@ export const CANCELLED_BY_REQUEST = 'Cancelled by cancel-transaction';
  * its nonce is never taken; a sent one becomes `cancelling`, and its wallet's monitor sends a 0-value transfer to
  * the wallet itself at its nonce (both fees at least 10% above the original's and the network's, never above the
  * fee cap): whichever of the two is mined decides, `cancelled` or the original's own outcome. One being signed at
- * this moment (`processing`) becomes `cancelling` once it is sent. Asking again answers the transaction as it is.
+ * this moment (`processing`) becomes `cancelling` once it is sent. A custodian that signs and sends (Fireblocks)
+ * cancels one it holds unsigned, and drops one it sent (custodianReplacements.ts). Asking again answers the
+ * transaction as it is.
  */
 export async function cancelTransaction(db: Db, projectId: number, transactionId: string): Promise<Transaction> {
   const t = await getTransaction(db, projectId, transactionId);
   if (t.status === 'cancelling' || t.status === 'cancelled') return t;
   const target = { walletId: t.mSystemWalletId, networkId: t.networkId };
-  // A custodian that signs and sends itself cancels only what it has not been given yet.
-  const handed = t.custody !== null && t.status !== 'created';
-  if (!handed && t.blockNumber === null && ['created', 'processing', 'broadcasted'].includes(t.status)) {
+  if (t.blockNumber === null && ['created', 'processing', 'broadcasted'].includes(t.status)) {
     const { rowCount } = await db.query(
       `UPDATE transactions SET cancel_requested_at = clock_timestamp(), cancel_reason = $3, updated_at = clock_timestamp()
         WHERE project_id = $1 AND id = $2 AND status IN ('created', 'processing', 'broadcasted')
@@ -37,5 +37,5 @@ export async function cancelTransaction(db: Db, projectId: number, transactionId
   }
   const now = await getTransaction(db, projectId, transactionId);
   if (now.status === 'cancelling' || now.status === 'cancelled') return now;
-  throw refusal(now, 'cancelling it');
+  throw refusal(now);
 }

@@ -10,10 +10,17 @@ import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import type { Db } from '#api/db/db.ts';
 import { mapLimit } from '#api/lib/mapLimit.ts';
 import type { Submitter } from '#api/wallets/custody.ts';
+import {
+  advanceCustodianRow,
+  CUSTODIAN_OPERATION_DUE,
+  CUSTODIAN_ROW_COLUMNS,
+  type CustodianRow,
+} from './custodianReplacements.ts';
 import { applyCustodianView } from './custodyStatus.ts';
 import { markMonitorFailed } from './lifecycle.ts';
 import { receiptOf } from './receipts.ts';
 import type { WalletNetwork } from './senders.ts';
+import type { TransactionSettings } from './settings.ts';
 
 /** Status look-ups in flight at once per wallet (each paced by the custodian's request budget). */
 const LOOKUPS_IN_FLIGHT = 4;
@@ -41,16 +48,20 @@ export async function followCustodian(
   client: PublicClient,
   target: WalletNetwork,
   submitter: Submitter,
+  settings: TransactionSettings,
 ): Promise<CustodianReport> {
-  const { rows } = await db.query<{ id: string; custodyId: string; status: string }>(
-    `SELECT id, custody_id AS "custodyId", status FROM transactions
+  const { rows } = await db.query<CustodianRow>(
+    `SELECT ${CUSTODIAN_ROW_COLUMNS} FROM transactions
       WHERE system_wallet_id = $1 AND network_id = $2 AND custody_id IS NOT NULL
-        AND status IN ('processing', 'broadcasted')
-        AND (custody_checked_at IS NULL OR custody_checked_at < clock_timestamp() - $3 * interval '1 millisecond')
+        AND status IN ('processing', 'broadcasted', 'cancelling')
+        AND (custody_checked_at IS NULL OR custody_checked_at < clock_timestamp() - $3 * interval '1 millisecond'
+             OR (${CUSTODIAN_OPERATION_DUE} AND custody_checked_at < clock_timestamp() - interval '1 second'))
       ORDER BY custody_checked_at NULLS FIRST LIMIT ${ROWS_PER_PASS}`,
     [target.walletId, target.networkId, submitter.pollIntervalMs],
   );
   await mapLimit(rows, LOOKUPS_IN_FLIGHT, async (row) => {
+    // A cancel or speed-up first: the look that follows sees what it did.
+    await advanceCustodianRow(db, client, target, submitter, settings, row);
     let view: Awaited<ReturnType<Submitter['status']>>;
     try {
       view = await submitter.status(row.custodyId);

@@ -205,9 +205,11 @@ export async function markCustodianRefused(db: Pick<Db, 'query'>, id: string, me
   await db.query(CUSTODIAN_REFUSED, [id, message]);
 }
 
-// The two moves a custodian's view may make, from the same status.
+// The moves a custodian's view may make, from the same status. A failure before any hash of a row whose cancel
+// is due is the cancel the custodian was asked for (see custodianReplacements.ts).
 const BROADCAST_BY_CUSTODIAN = fromGuard('custodian-broadcast', 't.status');
 const FAILED_BY_CUSTODIAN = fromGuard('custodian-failed', 't.status');
+const CANCELLED_BY_CUSTODIAN = `${fromGuard('custodian-cancelled', 't.status')} AND t.cancel_requested_at IS NOT NULL`;
 
 const CUSTODIAN_VIEW = `WITH before AS (SELECT id, status, transaction_hash FROM transactions WHERE id = $1)
    UPDATE transactions t SET
@@ -217,17 +219,21 @@ const CUSTODIAN_VIEW = `WITH before AS (SELECT id, status, transaction_hash FROM
      custody_updated_ms = greatest(t.custody_updated_ms, $9::bigint),
      custody_checked_at = clock_timestamp(),
      status = CASE WHEN ${BROADCAST_BY_CUSTODIAN} AND $6::text IS NOT NULL THEN ${to('custodian-broadcast')}
+                   WHEN ${CANCELLED_BY_CUSTODIAN} AND $7 THEN ${to('custodian-cancelled')}
                    WHEN ${FAILED_BY_CUSTODIAN} AND $7 THEN ${to('custodian-failed')} ELSE t.status END,
      error_message = CASE WHEN ${BROADCAST_BY_CUSTODIAN} AND $6::text IS NOT NULL THEN NULL
+                          WHEN ${CANCELLED_BY_CUSTODIAN} AND $7 THEN coalesce(t.cancel_reason, 'Cancelled') || ' (' || $8 || ')'
                           WHEN ${FAILED_BY_CUSTODIAN} AND $7 THEN $8 ELSE t.error_message END,
-     transaction_hash = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted') THEN $6
+     -- A hash the row has had before (the custodian's original, after a replacement of it) is not its newest again.
+     transaction_hash = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
+                                  AND NOT ($6 = ANY (t.previous_hashes)) THEN $6
                              ELSE t.transaction_hash END,
      previous_hashes = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
                                  AND NOT ($6 = ANY (t.previous_hashes)) THEN array_append(t.previous_hashes, $6)
                             ELSE t.previous_hashes END,
      -- Bytes taken from the chain for an earlier hash are not this one's.
      raw_transaction = CASE WHEN $6::text IS NOT NULL AND t.status IN ('processing', 'broadcasted')
-                                 AND t.transaction_hash IS DISTINCT FROM $6 THEN NULL ELSE t.raw_transaction END,
+                                 AND NOT ($6 = ANY (t.previous_hashes)) THEN NULL ELSE t.raw_transaction END,
      broadcasted_at = CASE WHEN ${BROADCAST_BY_CUSTODIAN} AND $6::text IS NOT NULL THEN clock_timestamp()
                            ELSE t.broadcasted_at END,
      updated_at = clock_timestamp()

@@ -119,7 +119,9 @@ async function checkOnce(
     // Cancels asked for, and deadlines passed: before the receipts (a custodian sends its own transactions, and
     // cancels only those not handed to it yet).
     await applyDueCancels(deps.db, target, { sent: !submitter });
-    const custodianPending = submitter ? (await followCustodian(deps.db, client, target, submitter)).pending : 0;
+    const custodianPending = submitter
+      ? (await followCustodian(deps.db, client, target, submitter, settings)).pending
+      : 0;
     const [view, minedCount] = await Promise.all([
       observeChain(deps.db, client, target.networkId, {
         fallbackDepth: settings.finalityDepth[target.networkId] ?? 0,

@@ -12,7 +12,8 @@ export const DEFAULT_FEE_MULTIPLIER = 1.5;
  * by `multiplier` (or raised to the network's current fees with headroom, if those are higher), never above the
  * network's fee cap. The monitor of its wallet does it within its next pass (it is the one that re-prices waiting
  * transactions, so two replacements never race); get-transaction then shows the new fees and hash, and whichever
- * version the chain mines gives the outcome. Answers the transaction as it is now.
+ * version the chain mines gives the outcome; for a custodian that signs and sends (Fireblocks), the replacement is
+ * its own, at the same nonce (custodianReplacements.ts). Answers the transaction as it is now.
  */
 export async function speedUpTransaction(
   db: Db,
@@ -22,7 +23,7 @@ export async function speedUpTransaction(
 ): Promise<Transaction> {
   const { rows } = await db.query<Transaction>(
     `UPDATE transactions SET speed_up_multiplier = $3, updated_at = clock_timestamp()
-      WHERE project_id = $1 AND id = $2 AND status = 'broadcasted' AND custody_provider IS NULL
+      WHERE project_id = $1 AND id = $2 AND status = 'broadcasted'
       RETURNING ${TRANSACTION_COLUMNS}`,
     [projectId, transactionId, multiplier],
   );
@@ -32,24 +33,16 @@ export async function speedUpTransaction(
     await wakeMonitor(db, { walletId: asked.mSystemWalletId, networkId: asked.networkId });
     return asked;
   }
-  throw refusal(await getTransaction(db, projectId, transactionId), 'speeding it up');
+  throw refusal(await getTransaction(db, projectId, transactionId));
 }
 
 /** Why a transaction cannot be replaced (sped up, cancelled) now. */
-export function refusal(t: Transaction, operation: string): ApiError {
+export function refusal(t: Transaction): ApiError {
   if (t.blockNumber !== null) {
     return new ApiError('TRANSACTION_ALREADY_MINED', {
       transactionId: t.id,
       status: t.status,
       blockNumber: t.blockNumber,
-    });
-  }
-  if (t.custody) {
-    return new ApiError('CUSTODY_OPERATION_UNSUPPORTED', {
-      transactionId: t.id,
-      // The custodian's name as a sentence writes it (Fireblocks).
-      provider: t.custody.provider.replace(/^./, (c) => c.toUpperCase()),
-      operation,
     });
   }
   const reason =

@@ -33,6 +33,7 @@ export type Cause =
   | 'cancel-sent'
   | 'cancel-mined'
   | 'cancel-blocked'
+  | 'custodian-cancelled'
   | 'reorg-cancelling';
 
 export interface Transition {
@@ -197,6 +198,13 @@ export const TRANSITIONS: readonly Transition[] = [
     cause: 'cancel-unsent',
     emits: 'transaction.cancelled',
     says: 'cancel-transaction, or its deadline, before it was sent: never sent, no nonce used',
+  },
+  {
+    from: 'processing',
+    to: 'cancelled',
+    cause: 'custodian-cancelled',
+    emits: 'transaction.cancelled',
+    says: 'cancel-transaction, or its deadline, while its custodian held it: cancelled there before signing',
   },
   {
     from: 'broadcasted',

@@ -19,7 +19,29 @@ export interface Submitter {
   submit(call: CustodyCall): Promise<SubmitOutcome>;
   /** The custodian's view of one of its transactions. */
   status(custodyId: string): Promise<CustodianView>;
+  /**
+   * Cancels one of its transactions before it is signed: `cancelled` once the custodian took the cancel (its
+   * status then says so), `too-late` when it is signed or sent already (then only a replacement can take it back).
+   */
+  cancel(custodyId: string, rowId: string): Promise<CustodyAnswer<{ kind: 'cancelled' } | { kind: 'too-late' }>>;
+  /**
+   * A custodian transaction of its own at the nonce of a sent, unmined one (see Replacement). Answers its id; its
+   * hash comes with its status, as for any custodian transaction.
+   */
+  replace(replacement: Replacement): Promise<CustodyAnswer<{ kind: 'replacing'; id: string }>>;
 }
+
+/**
+ * What replaces a sent, unmined custodian transaction at its nonce: a `drop` (cancel: a 0-value transfer to the
+ * wallet itself, priced by the custodian above the original and the network), or a `boost` (speed-up: the row's
+ * own call with the higher fees of `call`). `attempt` numbers the replacements of one row.
+ */
+export type Replacement =
+  | { kind: 'drop'; custodyId: string; rowId: string; attempt: number }
+  | { kind: 'boost'; replacesHash: Hex; call: CustodyCall; attempt: number };
+
+/** A custodian's answer to an operation, or why there is none: refused for good, or not now. */
+export type CustodyAnswer<T> = T | { kind: 'refused'; message: string } | { kind: 'retry'; message: string };
 
 /** One row as the custodian gets it. */
 export interface CustodyCall {

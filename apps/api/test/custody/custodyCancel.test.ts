@@ -78,7 +78,7 @@ describe('cancel through custodians’ wallets, on anvil mining only when told',
     }
   });
 
-  it('cancels a Fireblocks wallet’s transaction not handed over yet, and leaves one Fireblocks holds to Fireblocks', async () => {
+  it('cancels a Fireblocks wallet’s transactions: one not handed over, one Fireblocks holds, one it sent (a drop)', async () => {
     const fb = await startFireblocksPlatform({ chainUrl: anvil.url });
     try {
       const p = await fb.project(['increment']);
@@ -93,23 +93,74 @@ describe('cancel through custodians’ wallets, on anvil mining only when told',
             ...(afterTransactionId ? { afterTransactionId } : {}),
           },
         });
+      const cancel = (transactionId: string) =>
+        fb.h.call('cancel-transaction', { headers: p.headers, body: { transactionId } });
       const first = await execute('fb-first');
       const sent = await until(fb.h, p.headers, first.body.transaction.id, sentNotMined, 'broadcast');
+      const original = await fb.chain.getTransaction({ hash: sent.transactionHash as Hex });
+
+      // Not handed over yet (it waits for the first): cancelled at once, never sent to Fireblocks.
       const waiting = await execute('fb-waiting', sent.id);
-      const cancelled = await fb.h.call('cancel-transaction', {
-        headers: p.headers,
-        body: { transactionId: waiting.body.transaction.id },
-      });
-      assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
-      assert.equal(cancelled.body.transaction.status, 'cancelled');
-      const held = await fb.h.call('cancel-transaction', { headers: p.headers, body: { transactionId: sent.id } });
-      assert.equal(held.status, 422, JSON.stringify(held.body));
-      assert.equal(held.body.code, 'CUSTODY_OPERATION_UNSUPPORTED');
-      await anvilClient().setAutomine(true);
+      const unsent = await cancel(waiting.body.transaction.id);
+      assert.equal(unsent.status, 200, JSON.stringify(unsent.body));
+      assert.equal(unsent.body.transaction.status, 'cancelled');
+
+      // Held by Fireblocks, waiting for an approval: cancelled there, before it is signed.
+      fb.sim.faults.set({ approvalRequired: true });
+      const held = (await execute('fb-held')).body.transaction.id as string;
+      await until(
+        fb.h,
+        p.headers,
+        held,
+        (t) => (t.custody as { status?: string })?.status === 'PENDING_AUTHORIZATION',
+        'held',
+      );
+      fb.sim.faults.clear();
+      const asked = await cancel(held);
+      assert.equal(asked.status, 200, JSON.stringify(asked.body));
+      const heldDone = await until(fb.h, p.headers, held, (t) => t.status === 'cancelled', 'cancelled at Fireblocks');
+      assert.equal(heldDone.errorMessage, 'Cancelled by cancel-transaction (Fireblocks CANCELLED (CANCELLED_BY_USER))');
+      assert.equal(heldDone.transactionHash, null);
+      assert.deepEqual(
+        fb.custodianTransactionsOf(held).map((t) => t.status),
+        ['CANCELLED'],
+      );
+
+      // Sent, not mined: Fireblocks drops it, a 0-value transfer to the wallet itself at its nonce.
+      const dropping = await cancel(sent.id);
+      assert.equal(dropping.status, 200, JSON.stringify(dropping.body));
+      assert.equal(dropping.body.transaction.status, 'cancelling');
+      const replaced = await until(
+        fb.h,
+        p.headers,
+        sent.id,
+        (t) => t.transactionHash !== sent.transactionHash,
+        'the drop’s hash',
+      );
+      const transfer = await fb.chain.getTransaction({ hash: replaced.transactionHash as Hex });
+      assert.equal(transfer.nonce, original.nonce);
+      assert.equal(transfer.to?.toLowerCase(), p.wallet.toLowerCase());
+      assert.equal(transfer.value, 0n);
+      assert.ok((transfer.maxFeePerGas ?? 0n) > (original.maxFeePerGas ?? 0n), 'the drop outbids the original');
       await mine();
-      assert.equal((await settled(fb.h, p.headers, sent.id, 30_000)).status, 'succeeded');
-      assert.equal(fb.custodianTransactionsOf(waiting.body.transaction.id).length, 0, 'never handed to Fireblocks');
-      assert.equal(fb.custodianTransactionsOf(sent.id).length, 1);
+      const done = await settled(fb.h, p.headers, sent.id, 30_000);
+      assert.equal(done.status, 'cancelled', done.errorMessage);
+      assert.equal(done.transactionHash, replaced.transactionHash);
+      assert.equal(done.errorMessage, 'Cancelled by cancel-transaction');
+
+      // The nonce the drop used is not used twice, and none is skipped: the next transaction takes the one after.
+      await anvilClient().setAutomine(true);
+      const next = await execute('fb-next');
+      const nextDone = await settled(fb.h, p.headers, next.body.transaction.id, 30_000);
+      assert.equal(nextDone.status, 'succeeded', nextDone.errorMessage);
+      assert.equal(nextDone.nonce, original.nonce + 1);
+      // Fireblocks ends the dropped original as replaced; the row stays cancelled, as the chain says.
+      await waitFor(
+        async () => fb.custodianTransactionsOf(sent.id).find((t) => t.status === 'FAILED'),
+        10_000,
+        'Fireblocks to end the dropped original',
+      );
+      assert.equal((await settled(fb.h, p.headers, sent.id, 1_000)).status, 'cancelled');
     } finally {
       await anvilClient().setAutomine(true);
       await fb.stop();

@@ -80,7 +80,7 @@ describe('speed-up through custodians’ wallets, on anvil mining only when told
     }
   });
 
-  it('leaves a Fireblocks transaction to Fireblocks: 422 naming the custodian, nothing re-signed', async () => {
+  it('speeds up a Fireblocks transaction with Fireblocks’ replacement at its nonce (replaceTxByHash)', async () => {
     const fb = await startFireblocksPlatform({ chainUrl: anvil.url });
     try {
       const p = await fb.project(['increment']);
@@ -91,17 +91,40 @@ describe('speed-up through custodians’ wallets, on anvil mining only when told
       });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       const sent = await broadcasted(fb.h, p.headers, res.body.transaction.id);
-      const asked = await fb.h.call('speed-up-transaction', { headers: p.headers, body: { transactionId: sent.id } });
-      assert.equal(asked.status, 422, JSON.stringify(asked.body));
-      assert.equal(asked.body.code, 'CUSTODY_OPERATION_UNSUPPORTED');
-      assert.equal(
-        asked.body.message,
-        `Transaction ${sent.id} is signed and sent by Fireblocks: speeding it up is done in Fireblocks itself, not through Mountain`,
+      const first = await fb.chain.getTransaction({ hash: sent.transactionHash as Hex });
+      const asked = await fb.h.call('speed-up-transaction', {
+        headers: p.headers,
+        body: { transactionId: sent.id, feeMultiplier: 2 },
+      });
+      assert.equal(asked.status, 200, JSON.stringify(asked.body));
+      const faster = await waitFor(
+        async () => {
+          const { body } = await fb.h.call('get-transaction', {
+            headers: p.headers,
+            query: { transactionId: sent.id },
+          });
+          return body.transaction.transactionHash !== sent.transactionHash ? body.transaction : undefined;
+        },
+        30_000,
+        'the replacement’s hash',
       );
+      const second = await fb.chain.getTransaction({ hash: faster.transactionHash as Hex });
+      assert.equal(second.nonce, first.nonce);
+      assert.equal(second.input, first.input);
+      assert.equal(second.to, first.to);
+      assert.ok((second.maxFeePerGas ?? 0n) >= (first.maxFeePerGas ?? 0n) * 2n, 'the fee cap doubled');
+      assert.ok((second.maxPriorityFeePerGas ?? 0n) >= (first.maxPriorityFeePerGas ?? 0n) * 2n, 'the tip doubled');
+      // Fireblocks' replacement is a transaction of its own, naming the hash it replaces.
+      const boost = fb.sim.transactions().find((t) => t.externalTxId === `${sent.id}.1`);
+      assert.equal(boost?.replacedTxHash, sent.transactionHash);
       await startMining();
       await mine();
-      assert.equal((await settled(fb.h, p.headers, sent.id, 30_000)).status, 'succeeded');
-      assert.equal(fb.custodianTransactionsOf(sent.id).length, 1);
+      const done = await settled(fb.h, p.headers, sent.id, 30_000);
+      assert.equal(done.status, 'succeeded', done.errorMessage);
+      assert.equal(done.transactionHash, faster.transactionHash);
+      const again = await fb.h.call('speed-up-transaction', { headers: p.headers, body: { transactionId: sent.id } });
+      assert.equal(again.status, 409, JSON.stringify(again.body));
+      assert.equal(again.body.code, 'TRANSACTION_ALREADY_MINED');
     } finally {
       await startMining();
       await fb.stop();

@@ -3,11 +3,10 @@ import { useState } from 'react';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { useCancelTransaction } from './useTransactions.ts';
 
-/** Whether the console offers to cancel the transaction: not mined, not ended, and not held by a custodian yet. */
+/** Whether the console offers to cancel the transaction: not mined and not ended (a custodian's too). */
 export function cancellable(t: Transaction): boolean {
   if (t.blockNumber !== null) return false;
-  if (t.status === 'created') return true;
-  return (t.status === 'processing' || t.status === 'broadcasted') && t.custody === null;
+  return t.status === 'created' || t.status === 'processing' || t.status === 'broadcasted';
 }
 
 /**

@@ -1316,7 +1316,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "TRANSACTION_ALREADY_MINED" | "TRANSACTION_NOT_PENDING" | "CUSTODY_OPERATION_UNSUPPORTED" | "FUNCTION_NOT_PAYABLE" | "SPENDING_LIMIT_EXCEEDED" | "INSUFFICIENT_FUNDS" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "TRANSACTION_ALREADY_MINED" | "TRANSACTION_NOT_PENDING" | "FUNCTION_NOT_PAYABLE" | "SPENDING_LIMIT_EXCEEDED" | "INSUFFICIENT_FUNDS" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -6206,15 +6206,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `CUSTODY_OPERATION_UNSUPPORTED`: Only on `speed-up-transaction` and `cancel-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) that the custodian already holds is re-priced or dropped by the custodian, not by Mountain: use its console or API (one not handed to it yet, `created`, is cancelled by Mountain). Wallets Mountain signs for (its own and AWS KMS ones) can be sped up and cancelled. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
             429: {
                 headers: {
@@ -6405,15 +6396,6 @@ export interface operations {
              *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
              */
             415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `CUSTODY_OPERATION_UNSUPPORTED`: Only on `speed-up-transaction` and `cancel-transaction`: a transaction of a wallet a custodian signs and broadcasts (Fireblocks) that the custodian already holds is re-priced or dropped by the custodian, not by Mountain: use its console or API (one not handed to it yet, `created`, is cancelled by Mountain). Wallets Mountain signs for (its own and AWS KMS ones) can be sped up and cancelled. */
-            422: {
                 headers: {
                     [name: string]: unknown;
                 };

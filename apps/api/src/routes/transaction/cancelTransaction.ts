@@ -35,7 +35,7 @@ export default defineRoute({
       },
     },
   },
-  errors: ['NOT_FOUND', 'TRANSACTION_ALREADY_MINED', 'TRANSACTION_NOT_PENDING', 'CUSTODY_OPERATION_UNSUPPORTED'],
+  errors: ['NOT_FOUND', 'TRANSACTION_ALREADY_MINED', 'TRANSACTION_NOT_PENDING'],
   async handler({ body, principal, deps }) {
     return { transaction: await cancelTransaction(deps.db, projectOf(principal), body.transactionId) };
   },

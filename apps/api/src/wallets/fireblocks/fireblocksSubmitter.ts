@@ -66,22 +66,7 @@ export function createFireblocksSubmitter(api: FireblocksApi, settings: Firebloc
     const answer = await api.write((sdk) =>
       sdk.transactions.createTransaction({
         idempotencyKey: idempotencyKey(call.rowId, call.keyAttempt),
-        transactionRequest: {
-          // A plain transfer of value (a receive() call: no calldata) is a TRANSFER; anything else a CONTRACT_CALL.
-          ...(call.data === '0x'
-            ? { operation: 'TRANSFER' as const }
-            : { operation: 'CONTRACT_CALL' as const, extraParameters: { contractCallData: call.data } }),
-          assetId,
-          source: { type: 'VAULT_ACCOUNT', id: call.custodyRef },
-          destination: { type: 'ONE_TIME_ADDRESS', oneTimeAddress: { address: call.to } },
-          // In the asset's units: the native coin's, 18 decimals on every EVM network.
-          amount: formatEther(call.value),
-          gasLimit: call.gasLimit.toString(),
-          maxFee: formatGwei(call.maxFeePerGas),
-          priorityFee: formatGwei(call.maxPriorityFeePerGas),
-          externalTxId: call.rowId,
-          note: `Mountain transaction ${call.rowId}`,
-        },
+        transactionRequest: { ...callRequest(call, assetId), externalTxId: call.rowId },
       }),
     );
     const status = String(answer.status ?? 'SUBMITTED');
@@ -96,8 +81,60 @@ export function createFireblocksSubmitter(api: FireblocksApi, settings: Firebloc
     };
   }
 
+  /** An operation's failure in the pipeline's terms: refused for good (a 4xx), or not now. */
+  const failed = (error: unknown): { kind: 'refused' | 'retry'; message: string } => {
+    if (error instanceof CustodyNotConfiguredError) return { kind: 'refused', message: error.message };
+    if (!(error instanceof FireblocksCallError)) throw error;
+    const forGood = error.failure === 'refused' && error.status !== 401 && error.status !== 403;
+    return { kind: forGood ? 'refused' : 'retry', message: error.message };
+  };
+
   return {
     provider: 'fireblocks',
+    // POST /transactions/{txId}/cancel: only before Fireblocks signs it (a 400 after).
+    async cancel(custodyId, rowId) {
+      try {
+        await api.write((sdk) =>
+          sdk.transactions.cancelTransaction({ txId: custodyId, idempotencyKey: operationKey(rowId, 'c', 0) }),
+        );
+        return { kind: 'cancelled' };
+      } catch (error) {
+        const answer = failed(error);
+        return answer.kind === 'refused' ? { kind: 'too-late' } : answer;
+      }
+    },
+    // A drop (POST /transactions/{txId}/drop: "a replacement transaction with 0 amount" to the source itself, at
+    // the fast fee) or a boost (a create with replaceTxByHash: the same nonce, the fees given). A replacement has an
+    // externalTxId of its own (the row's id is the original's); its webhooks are not applied, its status is polled.
+    async replace(replacement) {
+      try {
+        if (replacement.kind === 'drop') {
+          const answer = await api.write((sdk) =>
+            sdk.transactions.dropTransaction({
+              txId: replacement.custodyId,
+              dropTransactionRequest: { feeLevel: 'HIGH' },
+              idempotencyKey: operationKey(replacement.rowId, 'd', replacement.attempt),
+            }),
+          );
+          if (!answer.txId) return { kind: 'retry', message: 'Fireblocks answered the drop without a transaction id' };
+          return { kind: 'replacing', id: String(answer.txId) };
+        }
+        const { call, attempt } = replacement;
+        const answer = await api.write((sdk) =>
+          sdk.transactions.createTransaction({
+            idempotencyKey: operationKey(call.rowId, 'b', attempt),
+            transactionRequest: {
+              ...callRequest(call, assetOf(call.networkId)),
+              externalTxId: `${call.rowId}.${attempt}`,
+              replaceTxByHash: replacement.replacesHash,
+            },
+          }),
+        );
+        return { kind: 'replacing', id: String(answer.id) };
+      } catch (error) {
+        return failed(error);
+      }
+    },
     pollIntervalMs: settings.pollIntervalMs,
     checkNetwork: (networkId) => void assetOf(networkId),
     async status(custodyId) {
@@ -144,6 +181,29 @@ export function createFireblocksSubmitter(api: FireblocksApi, settings: Firebloc
 /** At most 40 characters, as Fireblocks takes: the row's id without dashes (32), a dash and the attempt. */
 export function idempotencyKey(rowId: string, attempt: number): string {
   return `${rowId.replaceAll('-', '')}-${attempt}`;
+}
+
+/** The key of an operation on a row's transaction: c (cancel), d (drop) or b (boost), and its attempt. */
+const operationKey = (rowId: string, operation: 'c' | 'd' | 'b', attempt: number) =>
+  `${rowId.replaceAll('-', '')}-${operation}${attempt}`;
+
+/** A row's call as a create request's fields (without its externalTxId). */
+function callRequest(call: CustodyCall, assetId: string) {
+  return {
+    // A plain transfer of value (a receive() call: no calldata) is a TRANSFER; anything else a CONTRACT_CALL.
+    ...(call.data === '0x'
+      ? { operation: 'TRANSFER' as const }
+      : { operation: 'CONTRACT_CALL' as const, extraParameters: { contractCallData: call.data } }),
+    assetId,
+    source: { type: 'VAULT_ACCOUNT' as const, id: call.custodyRef },
+    destination: { type: 'ONE_TIME_ADDRESS' as const, oneTimeAddress: { address: call.to } },
+    // In the asset's units: the native coin's, 18 decimals on every EVM network.
+    amount: formatEther(call.value),
+    gasLimit: call.gasLimit.toString(),
+    maxFee: formatGwei(call.maxFeePerGas),
+    priorityFee: formatGwei(call.maxPriorityFeePerGas),
+    note: `Mountain transaction ${call.rowId}`,
+  };
 }
 
 /** A Fireblocks transaction in the pipeline's terms. */
