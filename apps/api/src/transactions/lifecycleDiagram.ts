@@ -31,6 +31,7 @@ const BENDS: Record<string, number> = {
   'broadcasted→reverted': 14,
   'reverted→broadcasted': 14,
   'created→cancelled': -60,
+  'processing→cancelled': -35,
   'broadcasted→cancelling': -40,
   'cancelling→broadcasted': -40,
   'cancelling→succeeded': 14,

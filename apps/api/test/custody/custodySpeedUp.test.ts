@@ -80,7 +80,7 @@ describe('speed-up through custodians’ wallets, on anvil mining only when told
     }
   });
 
-  it('speeds up a Fireblocks transaction with Fireblocks’ replacement at its nonce (replaceTxByHash)', async () => {
+  it('speeds up a Fireblocks transaction the base fee outgrew, with Fireblocks’ replacement at its nonce (replaceTxByHash)', async () => {
     const fb = await startFireblocksPlatform({ chainUrl: anvil.url });
     try {
       const p = await fb.project(['increment']);
@@ -92,6 +92,12 @@ describe('speed-up through custodians’ wallets, on anvil mining only when told
       assert.equal(res.status, 201, JSON.stringify(res.body));
       const sent = await broadcasted(fb.h, p.headers, res.body.transaction.id);
       const first = await fb.chain.getTransaction({ hash: sent.transactionHash as Hex });
+      // The base fee rises past its fee cap: a block is mined without it, and Fireblocks does not re-price it.
+      const test = createTestClient({ mode: 'anvil', transport: http(anvil.url) });
+      await test.setNextBlockBaseFeePerGas({ baseFeePerGas: (first.maxFeePerGas as bigint) * 3n });
+      await mine();
+      const outbid = await fb.chain.getBlock({ blockTag: 'latest' });
+      assert.deepEqual(outbid.transactions, [], 'priced under the base fee, it is not mined');
       const asked = await fb.h.call('speed-up-transaction', {
         headers: p.headers,
         body: { transactionId: sent.id, feeMultiplier: 2 },
@@ -114,6 +120,7 @@ describe('speed-up through custodians’ wallets, on anvil mining only when told
       assert.equal(second.to, first.to);
       assert.ok((second.maxFeePerGas ?? 0n) >= (first.maxFeePerGas ?? 0n) * 2n, 'the fee cap doubled');
       assert.ok((second.maxPriorityFeePerGas ?? 0n) >= (first.maxPriorityFeePerGas ?? 0n) * 2n, 'the tip doubled');
+      assert.ok((second.maxFeePerGas ?? 0n) > (outbid.baseFeePerGas ?? 0n), 'the fee cap is above the base fee now');
       // Fireblocks' replacement is a transaction of its own, naming the hash it replaces.
       const boost = fb.sim.transactions().find((t) => t.externalTxId === `${sent.id}.1`);
       assert.equal(boost?.replacedTxHash, sent.transactionHash);
