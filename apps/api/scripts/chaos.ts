@@ -13,9 +13,8 @@
 // every 3–7 s from a
 // seeded generator (CHAOS_SEED, printed): a reorg of depth 1–10 with or without re-inclusion, a platform
 // transaction dropped from the node's pool, a ×10–×50 base-fee spike, a provider outage of 2–5 s, a lagging node,
-// a speed-up (×1.1–×4) asked for a waiting transaction of a wallet the platform signs for, a cancel
-// (cancel-transaction) asked for a waiting transaction of any project (created, or broadcasted by a wallet the
-// platform signs for: Fireblocks refuses to cancel what it holds).
+// a speed-up (×1.1–×4) asked for a broadcast transaction of any project, a cancel (cancel-transaction) asked for a
+// waiting transaction of any project (not sent yet, held by Fireblocks, or sent: Fireblocks replaces its own).
 // Then the faults stop and, once every transaction has settled (bounded), per project: every accepted execution
 // present and final on the canonical chain exactly once, or cancelled (never sent, or its nonce taken on chain by a
 // 0-value transfer to the wallet itself, also final) (canonicalViolations); the wallet's calls to the Counter exactly
@@ -116,10 +115,10 @@ try {
     provider,
     projects.map((p) => p.wallet),
     async (pick, multiplier) => {
-      // A waiting transaction of a wallet the platform signs for (Fireblocks re-prices its own).
+      // A waiting transaction of any project (a Fireblocks one is replaced by Fireblocks, at its nonce).
       const { rows } = await db.query<{ id: string; projectId: number }>(
         `SELECT id, project_id AS "projectId" FROM transactions
-          WHERE status = 'broadcasted' AND custody_provider IS NULL AND project_id = ANY($1::int[])
+          WHERE status = 'broadcasted' AND project_id = ANY($1::int[])
           ORDER BY id LIMIT 200`,
         [projects.map((p) => p.projectId)],
       );
@@ -135,15 +134,18 @@ try {
           };
     },
     async (pick) => {
-      // A waiting transaction of any project: Fireblocks cancels only what it has not been handed yet.
+      // A waiting transaction of any project: not sent yet, held by Fireblocks, or sent.
       const { rows } = await db.query<{ id: string; projectId: number; status: string; value: string }>(
         `SELECT id, project_id AS "projectId", status, value::text AS value FROM transactions
-          WHERE (status = 'created' OR (status = 'broadcasted' AND custody_provider IS NULL))
+          WHERE status IN ('created', 'processing', 'broadcasted')
             AND project_id = ANY($1::int[])
           ORDER BY id LIMIT 200`,
         [projects.map((p) => p.projectId)],
       );
-      const row = rows[Math.floor(pick * rows.length)];
+      // Two cancels in three take back a sent (or Fireblocks-held) one, if any: under load most waiting rows are unsent.
+      const sent = rows.filter((r) => r.status !== 'created');
+      const from = sent.length > 0 && pick < 2 / 3 ? sent : rows;
+      const row = from[Math.floor(((pick * 3) % 1) * from.length)];
       const project = projects.find((p) => p.projectId === row?.projectId);
       if (!row || !project) return { done: false, what: 'cancel: no waiting transaction (skipped)' };
       const answer = await (platform as LabPlatform).cancel(project, row.id);

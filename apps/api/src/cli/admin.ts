@@ -70,7 +70,8 @@ Commands:
   cancel-transaction --transaction <uuid>
       Cancels a transaction of any project that is not mined, as cancel-transaction does: not sent yet, it is
       cancelled at once; sent, it is cancelling until its cancelling transfer (or the original) is mined. A
-      running worker sends the transfer. Mined, or ended, it is refused (exit 2, nothing changed).
+      running worker sends the transfer (for a Fireblocks wallet, asks Fireblocks to cancel or drop it). Mined, or
+      ended, it is refused (exit 2, nothing changed).
   list-projects
       Every project: id, name, API key (masked), wallet owner type, members, creation time.
   list-users

@@ -264,7 +264,11 @@ export async function runCommand(
         const what =
           t.status === 'cancelled'
             ? 'cancelled'
-            : `${t.status}: a 0-value transfer to its wallet replaces it at nonce ${t.nonce} once a worker sends it`;
+            : t.custody
+              ? `${t.status}: ${t.custody.provider} cancels or drops it once a worker asks it`
+              : t.nonce === null
+                ? `${t.status}: once sent, a 0-value transfer to its wallet replaces it at its nonce`
+                : `${t.status}: a 0-value transfer to its wallet replaces it at nonce ${t.nonce} once a worker sends it`;
         return { lines: [`transaction ${id} (project ${t.projectId}): ${what}`], json: { transaction: t } };
       } catch (error) {
         if (error instanceof ApiError) throw new UsageError(error.message);

@@ -57,14 +57,14 @@ export type SpeedUpOutcome = 'asked' | 'sent' | 'blocked';
 
 export const transactionCancellations = new Counter({
   name: 'mountain_transaction_cancellations_total',
-  help: 'Cancels by outcome: asked (cancel-transaction accepted one), expired (a deadline passed), unsent (cancelled before it was sent), sent (a cancelling transfer went out at its nonce), cancelled (that transfer was mined), lost (the original was mined first), blocked (the fee cap left no room to replace it).',
+  help: "Cancels by outcome: asked (cancel-transaction accepted one), expired (a deadline passed), unsent (cancelled before it was sent, or by its custodian before signing), sent (a cancelling transfer went out at its nonce, or its custodian's drop did), cancelled (that transfer was mined), lost (the original was mined first), blocked (the fee cap left no room to replace it, or its custodian refused or failed the drop).",
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
 
 export const transactionSpeedUps = new Counter({
   name: 'mountain_transaction_speed_ups_total',
-  help: 'Speed-ups by outcome: asked (speed-up-transaction accepted one), sent (the monitor sent its replacement), blocked (the fee cap left no room for the 10% more a replacement needs).',
+  help: 'Speed-ups by outcome: asked (speed-up-transaction accepted one), sent (the monitor sent its replacement, or asked its custodian for one), blocked (the fee cap left no room for the 10% more a replacement needs, or its custodian refused or failed the replacement).',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
