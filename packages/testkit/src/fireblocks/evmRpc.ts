@@ -71,9 +71,9 @@ export class EvmRpc {
     }
   }
 
-  /** `value` as a JSON-RPC quantity (0x-prefixed hex wei). */
-  async estimateGas(tx: { from: Hex; to: Hex; data: Hex; value?: Hex }): Promise<bigint> {
-    return BigInt(await this.call<Hex>('eth_estimateGas', [tx]));
+  /** `value` as a JSON-RPC quantity (0x-prefixed hex wei); over the node's default state unless `blockTag` is given. */
+  async estimateGas(tx: { from: Hex; to: Hex; data: Hex; value?: Hex }, blockTag?: 'latest'): Promise<bigint> {
+    return BigInt(await this.call<Hex>('eth_estimateGas', blockTag ? [tx, blockTag] : [tx]));
   }
 
   sendRaw(raw: Hex): Promise<Hex> {

@@ -308,7 +308,11 @@ export class TransactionEngine {
       // The node cannot estimate a call carrying more than the account holds.
       if (value > 0n && (await rpc.balance(from)) < value) return shortOfFunds();
       try {
-        const estimate = await rpc.estimateGas({ from, to: tx.destinationAddress, data: tx.data, value: toHex(value) });
+        // A replacement runs in place of the transaction it replaces, which the node's pending state (anvil's default
+        // for an estimate) already holds: estimated over that state, a call the original already made is priced
+        // lower (an increment of a counter it raised) and runs out of gas on chain. Hence the mined state.
+        const call = { from, to: tx.destinationAddress, data: tx.data, value: toHex(value) };
+        const estimate = await rpc.estimateGas(call, tx.replacement ? 'latest' : undefined);
         gas = (estimate * 12n) / 10n;
       } catch (error) {
         if (!(error instanceof RpcError)) throw error;
