@@ -14,19 +14,17 @@ import { promisify } from 'node:util';
 import { createHarness, type Harness } from '@mountain/api/testing';
 import * as clientSource from '@mountain/public-api-client';
 import * as webhookSource from '@mountain/webhook-sdk';
+import { docsBlock } from './lib/docsBlocks.ts';
 import { typescript7 } from './lib/typecheck.ts';
 import { packSdks } from './packSdks.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** A fenced block of a docs page by its tag (`run=<id>`), its TypeScript types stripped as a reader's build would. */
+/** A `ts` block of a docs page by its tag (`run=<id>`), its TypeScript types stripped as a reader's build would. */
 async function docsSample(page: string, id: string): Promise<string> {
-  const text = readFileSync(path.join(ROOT, 'apps/docs/docs', page), 'utf8');
-  const block = new RegExp(`^\`\`\`ts run=${id}\\n([\\s\\S]*?)^\`\`\`$`, 'm').exec(text);
-  assert.ok(block, `${page} has a block tagged run=${id}`);
   const { transform } = await import('esbuild');
-  return (await transform(block[1] as string, { loader: 'ts', format: 'esm' })).code;
+  return (await transform(docsBlock(page, 'ts', id), { loader: 'ts', format: 'esm' })).code;
 }
 
 describe('the SDK tarballs, installed outside the repository', () => {

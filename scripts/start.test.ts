@@ -1,17 +1,23 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { DEMO_WALLET_GRANT, DOCS_TOKEN_ADDRESS } from '@mountain/testkit/docsToken.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
 import { COUNTER_FORMATTED_ABI, deployCounter } from '@mountain/testkit/testContract.ts';
 import pg from 'pg';
 import { STATE_FILE } from '../apps/api/src/cli/runningPlatform.ts';
+import { docsBlock } from './lib/docsBlocks.ts';
 import { isRunning, type ProcessRecord } from './lib/ownedProcesses.ts';
+
+/** A JSON answer, as a reader's script reads it. */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+type Json = any;
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -166,6 +172,99 @@ describe('npm start', () => {
     ]);
   });
 
+  it('a newcomer walks the docs pages from the printed key to a verified webhook, on the demo token npm start deployed', async () => {
+    const started = performance.now();
+    const output = platform.output();
+    const wallet = /Testnet wallet +(0x[0-9a-fA-F]{40})/.exec(output)?.[1] as string;
+    assert.match(
+      output,
+      new RegExp(`Demo token +${DOCS_TOKEN_ADDRESS}, deployed now; the demo wallet holds ${DEMO_WALLET_GRANT}`),
+    );
+    // What account-setup.md tells the reader to export, from what npm start printed: nothing else.
+    const env: Record<string, string> = {
+      MOUNTAIN_API_URL: /Public API v3 +(\S+)/.exec(output)?.[1] as string,
+      MOUNTAIN_API_KEY: /API key +(mtn_test_\w+)/.exec(output)?.[1] as string,
+      MOUNTAIN_ACCESS_TOKEN: /Access token +(\S+)/.exec(output)?.[1] as string,
+    };
+    const walkDir = path.join(ROOT, dataDir, 'walk');
+    mkdirSync(walkDir, { recursive: true });
+    /** A page's bash block, run as the reader pastes it into the shell where the exports are. */
+    const shell = async (page: string, id: string) => {
+      const file = path.join(walkDir, `${id}.sh`);
+      writeFileSync(file, docsBlock(page, 'bash', id));
+      const { stdout } = await promisify(execFile)('bash', ['-e', file], {
+        cwd: walkDir,
+        env: { ...process.env, ...env },
+      });
+      return JSON.parse(stdout) as Json;
+    };
+
+    const detail = await shell('getting-started/first-api-call.md', 'first-call-curl');
+    assert.equal(detail.data.mSystemWalletTestnet.address, wallet, 'the printed wallet is the project’s');
+    const imported = await shell('services/mountain-smart-contracts/contract-import.md', 'import-contract');
+    assert.equal(imported.contract?.address, DOCS_TOKEN_ADDRESS, JSON.stringify(imported));
+    env.MOUNTAIN_CONTRACT_ID = String(imported.contract.id);
+    const activated = await shell('services/mountain-smart-contracts/function-management.md', 'activate-function');
+    env.MOUNTAIN_FUNCTION_ID = String(activated.contractActivatedFunction.id);
+    const transactions = 'services/mountain-transactions/getting-started.md';
+    const executed = await shell(transactions, 'execute-transaction');
+    assert.equal(executed.transaction?.status, 'created', JSON.stringify(executed));
+    env.MOUNTAIN_TRANSACTION_ID = executed.transaction.id;
+    let transaction: Json;
+    await until('the transfer succeeds', async () => {
+      transaction = (await shell(transactions, 'get-transaction')).transaction;
+      return !['created', 'processing', 'sent'].includes(transaction.status);
+    });
+    assert.equal(transaction.status, 'succeeded', transaction.errorMessage);
+
+    const events = 'services/mountain-events/getting-started.md';
+    const subscription = (await shell(events, 'create-subscription')).eventNotifierSubscription;
+    env.MOUNTAIN_SUBSCRIPTION_ID = subscription.id;
+    env.MOUNTAIN_WEBHOOK_SECRET = subscription.webhookSecret;
+    // "Save it as receiver.ts and start it in a second terminal: node --import tsx receiver.ts".
+    writeFileSync(path.join(walkDir, 'receiver.ts'), docsBlock(events, 'ts', 'events-receiver'));
+    env.PORT = String(await freePort());
+    const receiver = spawn(process.execPath, ['--import', 'tsx', 'receiver.ts'], {
+      cwd: walkDir,
+      env: { ...process.env, ...env },
+    });
+    let printed = '';
+    receiver.stdout.on('data', (chunk) => {
+      printed += chunk;
+    });
+    receiver.stderr.on('data', (chunk) => {
+      printed += chunk;
+    });
+    try {
+      await until('the receiver listens', () =>
+        fetch(`http://127.0.0.1:${env.PORT}/`, { method: 'HEAD' }).then(
+          () => true,
+          () => false,
+        ),
+      );
+      const pointed = (await shell(events, 'subscription-webhook-on')).eventNotifierSubscription;
+      assert.equal(pointed.webhookEnabled, true);
+      // The mint, npm start's grant to the wallet and the page's transfer, each verified by the SDK and printed.
+      await until('the receiver prints the three Transfer events', () => printed.split('Transfer {').length === 4);
+      assert.match(printed, /Transfer \{\n\s*from: '0x0{40}',/);
+      assert.match(printed, new RegExp(`to: '${wallet}',\\n\\s*value: '${DEMO_WALLET_GRANT}'`));
+      assert.match(printed, /to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',\n\s*value: '1000'/);
+      let records: Json[] = [];
+      await until('every record is notified', async () => {
+        records = (await shell(events, 'events-get-records')).eventNotifierRecords;
+        return records.length === 3 && records.every((r) => r.status === 'notified');
+      });
+      assert.deepEqual(
+        records.map((r) => r.notificationFailureCount),
+        [0, 0, 0],
+        'no delivery failed: the receiver listened before the webhook was on',
+      );
+    } finally {
+      receiver.kill('SIGTERM');
+    }
+    console.log(`the docs walk took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  });
+
   it('gives PostgreSQL a random password kept in DATA_DIR/secrets.json (0600) and a socket only its owner can use', async () => {
     const secretsFile = path.join(ROOT, dataDir, 'secrets.json');
     assert.equal(statSync(secretsFile).mode & 0o777, 0o600);
@@ -300,6 +399,14 @@ describe('npm start', () => {
     const output = platform.output();
     assert.match(output, /Mountain is running/, output);
     assert.match(output, new RegExp(`Stopped anvil \\(pid ${earlier.anvil?.pid}\\)`));
+    // The chain's state was kept (anvil writes it when stopped): the demo token is found, not deployed again, and
+    // the wallet, which holds some (less the walk's transfer), gets no second grant.
+    assert.match(
+      output,
+      new RegExp(
+        `Demo token +${DOCS_TOKEN_ADDRESS}, deployed earlier; the demo wallet holds ${DEMO_WALLET_GRANT - 1000n}\n`,
+      ),
+    );
     assert.ok(!isRunning(earlier.anvil as ProcessRecord), 'the earlier anvil is gone');
     const now = recorded(dataDir);
     assert.notEqual(now.anvil?.pid, earlier.anvil?.pid);

@@ -9,6 +9,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { AnvilNotFound, anvilBinary, startAnvil } from '@mountain/testkit/anvil.ts';
 import { bundledEntry } from '@mountain/testkit/devBundle.js';
+import { DOCS_TOKEN_ADDRESS, ensureDemoToken } from '@mountain/testkit/docsToken.ts';
 import { consoleSignInLink } from '../apps/api/src/auth/consoleLinks.ts';
 import type { RunningPlatform } from '../apps/api/src/cli/runningPlatform.ts';
 import { ConfigError, loadConfig, REPO_ROOT } from '../apps/api/src/config/config.ts';
@@ -127,6 +128,14 @@ async function start(): Promise<void> {
     await loadWalletKeys(database.db, config.masterKey),
     config.tokenSigningKey,
   ).finally(() => database.stop());
+  // The token the docs pages use, on npm start's own chain: deployed once (kept with the chain's state), and some
+  // of it in the demo wallet, so the pages' first transfer has something to send.
+  let tokenNote = 'none: chain 1337 is RPC_URL_1337, not npm start’s own (deploy one: see Contract import)';
+  if (ownChain) {
+    const token = await ensureDemoToken(process.env.RPC_URL_1337 as string, demo.testnetWallet);
+    const where = token.address === DOCS_TOKEN_ADDRESS ? '' : ` (not the docs pages’ ${DOCS_TOKEN_ADDRESS})`;
+    tokenNote = `${token.address}${where}, ${token.deployed ? 'deployed now' : 'deployed earlier'}; the demo wallet holds ${token.balance}`;
+  }
 
   const docsBuild = await ensureDocsBuilt(REPO_ROOT, log);
   await ensureConsoleBuilt(REPO_ROOT, log);
@@ -172,8 +181,10 @@ Mountain is running.
   PostgreSQL      ${ownDatabase ? `embedded, data in ${shownDataDir}/postgres` : 'DATABASE_URL'}
   Fireblocks      ${fireblocksNote}
   AWS KMS         ${kmsNote}
+  Demo token      ${tokenNote}
 
 Demo project ${demo.projectId} (a new key at every start; the previous one no longer works)
+  Testnet wallet  ${demo.testnetWallet}
   API key         ${demo.apiKey}
   Access token    ${demo.accessToken}
                   (demo@mountain.dev, admin, expires ${demo.accessTokenExpiresAt.toISOString()})

@@ -2,7 +2,7 @@ import { CONSOLE_LINK_DEFAULT_SECONDS, createConsoleLink } from '#api/auth/conso
 import { issueAccessToken } from '#api/auth/revocation.ts';
 import type { Db } from '#api/db/db.ts';
 import type { WalletKeys } from '#api/wallets/fromMnemonic/walletKeys.ts';
-import { createProject, rotateApiKey } from './projects.ts';
+import { createProject, getProjectDetail, rotateApiKey } from './projects.ts';
 import { createUser, findUserId, setMembership } from './users.ts';
 
 export const DEMO_EMAIL = 'demo@mountain.dev';
@@ -45,9 +45,12 @@ export async function ensureDemoProject(db: Db, keys: WalletKeys, tokenSigningKe
     projectId,
     expiresInSeconds: CONSOLE_LINK_DEFAULT_SECONDS,
   });
+  const detail = await getProjectDetail(db, projectId);
   return {
     projectId,
     apiKey,
+    /** The testnet system wallet's address: it signs on chain 1337. */
+    testnetWallet: detail?.mSystemWalletTestnet.address as `0x${string}`,
     accessToken: token,
     accessTokenExpiresAt: new Date(claims.exp * 1000),
     consoleLinkCode: link.code,
