@@ -49,6 +49,7 @@ const SLOWEST = [
   'apps/api/test/custody/kmsOutage.test.ts',
   'apps/api/test/eventNotifier/backfill.test.ts',
   'apps/console/test/console.test.ts',
+  'apps/console/test/layout.test.ts',
   'scripts/start.test.ts',
   'scripts/packSdks.test.ts',
   'apps/docs/test/samples.test.ts',

@@ -7,7 +7,9 @@ export default defineConfig(({ command }) => ({
   base: '/console/',
   plugins: [react()],
   // A build is always the production build, whatever NODE_ENV the building process has (tests run with
-  // NODE_ENV=test, which would otherwise give React's development build).
+  // NODE_ENV=test, which would otherwise give React's development build). The build script also sets
+  // NODE_ENV=production: under NODE_ENV=development (npm start's, say) the React plugin would emit jsxDEV calls,
+  // which production React does not have, and the console would render nothing.
   ...(command === 'build' ? { define: { 'process.env.NODE_ENV': JSON.stringify('production') } } : {}),
   build: {
     outDir: 'dist',

@@ -44,9 +44,9 @@ describe('the console: speed up a waiting transaction, and one after another', {
   const status = (name: string, timeout = 20_000) =>
     page.locator('#tx-facts .badge', { hasText: name }).waitFor({ timeout });
   const shownHash = () => page.getByRole('list', { name: 'Lifecycle' }).locator('.mono').innerText();
-  /** The gas price the page shows, in wei. */
+  /** The gas price the page shows, in wei (`1.5 gwei (1500000000 wei)`). */
   const shownGasPrice = async () =>
-    BigInt((await page.locator('dl.facts dt:text-is("Gas price") + dd').innerText()).replace(/ wei$/, ''));
+    BigInt(/\((\d+) wei\)$/.exec(await page.locator('dl.facts dt:text-is("Gas price") + dd').innerText())?.[1] ?? 'x');
   const speedUp = () => page.getByRole('region', { name: 'Speed up' });
   /** Mines a block every 200 ms until `done` resolves: a transaction sent after another is mined needs one more. */
   const minedUntil = async (done: Promise<void>) => {
@@ -149,7 +149,7 @@ describe('the console: speed up a waiting transaction, and one after another', {
     const id = await execute('5');
     await status('broadcasted');
     const before = await shownHash();
-    const cancel = () => page.getByRole('region', { name: 'Cancel' });
+    const cancel = () => page.getByRole('region', { name: 'Cancel', exact: true });
     await cancel().getByRole('button', { name: 'Cancel transaction' }).click();
     await cancel().getByRole('button', { name: 'Keep it' }).click();
     assert.equal(await status('broadcasted').then(() => true), true, 'Keep it changes nothing');

@@ -5,7 +5,8 @@ import { useCanWrite } from '../project/useProject.ts';
 import { DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
-import { formatTime, shortHex } from '../ui/format.ts';
+import { formatTime } from '../ui/format.ts';
+import { Hex } from '../ui/Hex.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { useRecords, useResendFailed, useSubscriptions } from './useSubscriptions.ts';
@@ -60,8 +61,9 @@ export function RecordsView() {
                 {r.blockNumber}
                 <div className="muted">{formatTime(r.blockTimestamp)}</div>
               </td>
-              <td className="mono">
-                {shortHex(r.transactionHash)} #{r.logIndex}
+              <td>
+                <Hex value={r.transactionHash} what="transaction hash" keep={4} />
+                <div className="muted">log {r.logIndex}</div>
               </td>
               <td>
                 <pre className="mono">{JSON.stringify(r.decodedLog, null, 2)}</pre>
@@ -69,11 +71,17 @@ export function RecordsView() {
               <td>
                 <StatusBadge status={r.status} />
                 {r.removed && <div className="field-error">removed by a reorg</div>}
-                {r.lastNotificationFailureMessage && (
-                  <div className="field-error">
-                    {r.notificationFailureCount} failure(s): {r.lastNotificationFailureMessage}
-                  </div>
-                )}
+                {r.notificationFailureCount > 0 &&
+                  (r.status === 'notified' ? (
+                    <div className="muted">
+                      delivered after {attempts(r.notificationFailureCount)} that failed (last:{' '}
+                      {r.lastNotificationFailureMessage})
+                    </div>
+                  ) : (
+                    <div className="field-error">
+                      {attempts(r.notificationFailureCount)} failed: {r.lastNotificationFailureMessage}
+                    </div>
+                  ))}
               </td>
             </tr>
           ))}
@@ -95,3 +103,5 @@ export function RecordsView() {
     </>
   );
 }
+
+const attempts = (count: number) => (count === 1 ? '1 attempt' : `${count} attempts`);

@@ -1,6 +1,7 @@
 import type { NetworkId, SystemWallet } from '@mountain/public-api-client';
-import { formatEther } from 'viem';
 import { explorerUrl, NETWORKS, networkName } from '../networks/networks.ts';
+import { CopyButton } from '../ui/CopyButton.tsx';
+import { formatBalance } from '../ui/wei.ts';
 import { useWalletBalances } from './useProject.ts';
 
 /** One system wallet: address, how its key is kept (custody), network type, owner type and balances. */
@@ -10,7 +11,9 @@ export function WalletCard({ title, wallet }: { title: string; wallet: SystemWal
       <h3 id={`wallet-${wallet.id}`}>{title}</h3>
       <dl className="facts">
         <dt>Address</dt>
-        <dd className="mono">{wallet.address}</dd>
+        <dd>
+          <span className="mono">{wallet.address}</span> <CopyButton value={wallet.address} what={`${title} address`} />
+        </dd>
         <dt>Type</dt>
         <dd>{wallet.type}</dd>
         <dt>Custody</dt>
@@ -45,8 +48,8 @@ function Balances({ walletId }: { walletId: number }) {
             {b.balance === null ? (
               <span className="field-error">{b.error}</span>
             ) : (
-              <span className="mono">
-                {formatEther(BigInt(b.balance))} {NETWORKS[b.networkId as NetworkId]?.coin ?? ''}
+              <span title={`${b.balance} wei`}>
+                {formatBalance(b.balance, NETWORKS[b.networkId as NetworkId]?.coin ?? '')}
               </span>
             )}{' '}
             on {link ? <a href={link}>{name}</a> : name}

@@ -1,9 +1,11 @@
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { useFunctionNames } from '../contracts/useFunctionNames.ts';
 import { networkName } from '../networks/networks.ts';
 import { DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
-import { formatTime, shortHex } from '../ui/format.ts';
+import { formatArgs, formatTime, shortHex } from '../ui/format.ts';
+import { Hex } from '../ui/Hex.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { isStatusFilter, STATUS_FILTERS } from './statuses.ts';
@@ -15,6 +17,7 @@ export function TransactionsView() {
   const { status, page } = transactionsRoute.useSearch();
   const navigate = useNavigate({ from: '/transactions' });
   const transactions = useTransactions(status, page);
+  const functions = useFunctionNames();
   const meta = transactions.data?.meta;
   const go = (next: { status?: string; page?: number }) => {
     const chosen = next.status === undefined ? status : next.status;
@@ -55,23 +58,39 @@ export function TransactionsView() {
       {transactions.data && transactions.data.data.transactions.length > 0 && (
         <DataTable
           caption="Transactions, newest first"
-          columns={['Transaction', 'Status', 'Network', 'Hash', 'Created']}
+          columns={['Transaction', 'Function', 'Arguments', 'Status', 'Network', 'Hash', 'Created']}
         >
-          {transactions.data.data.transactions.map((t) => (
-            <tr key={t.id}>
-              <td>
-                <Link to="/transactions/$transactionId" params={{ transactionId: t.id }} className="mono">
-                  {shortHex(t.id, 4)}
-                </Link>
-              </td>
-              <td>
-                <StatusBadge status={t.status} />
-              </td>
-              <td>{networkName(t.networkId)}</td>
-              <td className="mono">{t.transactionHash ? shortHex(t.transactionHash) : '—'}</td>
-              <td>{formatTime(t.createdAt)}</td>
-            </tr>
-          ))}
+          {transactions.data.data.transactions.map((t) => {
+            const fn = functions.get(t.contractActivatedFunctionId);
+            return (
+              <tr key={t.id}>
+                <td>
+                  <Link to="/transactions/$transactionId" params={{ transactionId: t.id }} className="mono">
+                    {shortHex(t.id, 4)}
+                  </Link>
+                </td>
+                <td>
+                  <span className="mono" title={fn?.formattedAbiFunction}>
+                    {fn?.name ?? `function ${t.contractActivatedFunctionId}`}
+                  </span>
+                  {fn && (
+                    <div className="muted mono" title={fn.address}>
+                      {shortHex(fn.address, 4)}
+                    </div>
+                  )}
+                </td>
+                <td className="mono" title={t.functionArgs.join(', ')}>
+                  {formatArgs(t.functionArgs)}
+                </td>
+                <td>
+                  <StatusBadge status={t.status} />
+                </td>
+                <td>{networkName(t.networkId)}</td>
+                <td>{t.transactionHash ? <Hex value={t.transactionHash} what="transaction hash" keep={4} /> : '—'}</td>
+                <td>{formatTime(t.createdAt)}</td>
+              </tr>
+            );
+          })}
         </DataTable>
       )}
       {meta && meta.totalPage > 1 && (

@@ -12,7 +12,9 @@ export const ACTIONS: Column = { label: 'Actions', hidden: true };
  */
 export function DataTable({ caption, columns, children }: { caption: string; columns: Column[]; children: ReactNode }) {
   return (
-    <div className="table-scroll">
+    // Focusable, so that a keyboard can scroll it sideways when it is wider than the screen.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take the focus (WCAG 2.1.1)
+    <section className="table-scroll" tabIndex={0} aria-label={caption}>
       <table>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
@@ -32,6 +34,6 @@ export function DataTable({ caption, columns, children }: { caption: string; col
         </thead>
         <tbody>{children}</tbody>
       </table>
-    </div>
+    </section>
   );
 }

@@ -32,3 +32,44 @@ export function formatHour(iso: string): string {
 export function shortHex(value: string, keep = 6): string {
   return value.length > keep * 2 + 3 ? `${value.slice(0, keep + 2)}…${value.slice(-keep)}` : value;
 }
+
+/** One argument on one line: a long hex value shortened, a long text cut, every other value whole. */
+export function shortArg(arg: string): string {
+  if (/^0x[0-9a-fA-F]{14,}$/.test(arg)) return shortHex(arg, 4);
+  return arg.length > 24 ? `${arg.slice(0, 22)}…` : arg;
+}
+
+/** A transaction's arguments in a list's cell: each one short, at most `max` characters in all. */
+export function formatArgs(args: readonly string[], max = 48): string {
+  const text = args.map(shortArg).join(', ');
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * The parameter names of a human-readable function signature, in order (`function f(address to, uint256)` →
+ * `['to', '']`): split at the top level of its parentheses, the name being a parameter's last word after its type.
+ */
+export function parameterNames(signature: string): string[] {
+  const open = signature.indexOf('(');
+  if (open < 0) return [];
+  let depth = 0;
+  let current = '';
+  const parts: string[] = [];
+  for (const char of signature.slice(open + 1)) {
+    if (char === '(') depth++;
+    if (char === ')' && depth-- === 0) break;
+    if (char === ',' && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += char;
+  }
+  if (current.trim()) parts.push(current);
+  return parts.map((part) => {
+    const words = part
+      .replace(/\(.*\)/, 'tuple')
+      .trim()
+      .split(/\s+/);
+    const last = words.at(-1) ?? '';
+    return words.length > 1 && !['memory', 'calldata', 'indexed'].includes(last) ? last : '';
+  });
+}

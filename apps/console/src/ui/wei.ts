@@ -23,3 +23,22 @@ export function formatWei(wei: string | bigint, coin = 'ETH'): string {
 export function formatLimit(wei: string, coin = 'ETH'): string {
   return BigInt(wei) === 0n ? 'no value' : formatWei(wei, coin);
 }
+
+/** A balance for reading at a glance: the coin amount to 4 decimals (rounded down), `<0.0001` for dust. */
+export function formatBalance(wei: string | bigint, coin = 'ETH'): string {
+  const value = BigInt(wei);
+  if (value === 0n) return `0 ${coin}`;
+  const tenThousandths = value / 10n ** 14n;
+  if (tenThousandths === 0n) return `<0.0001 ${coin}`;
+  const whole = tenThousandths / 10_000n;
+  const fraction = (tenThousandths % 10_000n).toString().padStart(4, '0').replace(/0+$/, '');
+  return `${whole.toLocaleString('en-US')}${fraction ? `.${fraction}` : ''} ${coin}`;
+}
+
+/** A gas price: `1.875 gwei (1875000000 wei)`. */
+export function formatGwei(wei: string | bigint): string {
+  const value = BigInt(wei);
+  const whole = value / 10n ** 9n;
+  const fraction = (value % 10n ** 9n).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${whole}${fraction ? `.${fraction}` : ''} gwei (${value} wei)`;
+}

@@ -1,3 +1,4 @@
+import { CopyButton } from '../ui/CopyButton.tsx';
 import { formatTime, shortHex } from '../ui/format.ts';
 import type { WebhookAttempt } from './useWebhooks.ts';
 
@@ -10,17 +11,24 @@ const OUTCOME_WORDS: Record<WebhookAttempt['outcome'], string> = {
 };
 
 /** One attempt: when, which message and type, where, how it ended, how long it took, and what the receiver said. */
-export function AttemptRow({ attempt: a }: { attempt: WebhookAttempt }) {
+export function AttemptRow({ attempt: a, onReplay }: { attempt: WebhookAttempt; onReplay?: () => void }) {
   return (
     <tr>
       <td>{formatTime(a.attemptedAt)}</td>
       <td>
         <span className="mono">{a.eventType}</span>
-        <div className="muted mono" title={a.webhookId}>
-          {shortHex(a.webhookId, 8)}
+        <div className="hex">
+          <span className="muted mono" title={`Message ${a.webhookId}`}>
+            {shortHex(a.webhookId, 8)}
+          </span>
+          <CopyButton value={a.webhookId} what="message id (webhook-id)" />
         </div>
       </td>
-      <td className="mono">{a.url}</td>
+      <td>
+        <span className="mono truncate" title={a.url}>
+          {a.url}
+        </span>
+      </td>
       <td>
         <span className={`badge ${a.outcome === 'delivered' ? 'status-succeeded' : 'status-failed'}`}>
           {OUTCOME_WORDS[a.outcome]}
@@ -36,6 +44,17 @@ export function AttemptRow({ attempt: a }: { attempt: WebhookAttempt }) {
           </details>
         ) : (
           <span className="muted">—</span>
+        )}
+      </td>
+      <td>
+        {onReplay && (
+          <button
+            type="button"
+            onClick={onReplay}
+            aria-label={`Replay the messages around the attempt of ${formatTime(a.attemptedAt)}`}
+          >
+            Replay…
+          </button>
         )}
       </td>
     </tr>

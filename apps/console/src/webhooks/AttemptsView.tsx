@@ -1,13 +1,18 @@
 import { getRouteApi, Link, useNavigate } from '@tanstack/react-router';
+import { useState } from 'react';
 import { useSubscriptions } from '../events/useSubscriptions.ts';
-import { DataTable } from '../ui/DataTable.tsx';
+import { useCanWrite } from '../project/useProject.ts';
+import { ACTIONS, DataTable } from '../ui/DataTable.tsx';
 import { Empty } from '../ui/Empty.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
 import { Loading } from '../ui/Loading.tsx';
+import { lazyNamed, WhenOpened } from '../ui/WhenOpened.tsx';
 import { AttemptFilters } from './AttemptFilters.tsx';
 import { AttemptRow } from './AttemptRow.tsx';
 import type { AttemptSearch } from './attemptSearch.ts';
-import { ATTEMPTS_PER_PAGE, useAttempts, useEndpoints } from './useWebhooks.ts';
+import { ATTEMPTS_PER_PAGE, useAttempts, useEndpoints, type WebhookEndpoint } from './useWebhooks.ts';
+
+const ReplayDialog = lazyNamed(() => import('./ReplayDialog.tsx'), 'ReplayDialog');
 
 const attemptsRoute = getRouteApi('/_console/webhooks/attempts');
 
@@ -21,6 +26,8 @@ export function AttemptsView() {
   const rows = attempts.data?.webhookAttempts;
   const filtered = Object.keys(search).some((k) => k !== 'cursor');
   const show = (next: AttemptSearch) => navigate({ search: next });
+  const canWrite = useCanWrite();
+  const [replay, setReplay] = useState<{ endpoint: WebhookEndpoint; around: string } | null>(null);
   return (
     <>
       <h1>Attempt log</h1>
@@ -41,11 +48,18 @@ export function AttemptsView() {
       {rows && rows.length > 0 && (
         <DataTable
           caption="Webhook attempts, newest first"
-          columns={['When', 'Message', 'URL', 'Outcome', 'Duration', 'Answer']}
+          columns={['When', 'Message', 'URL', 'Outcome', 'Duration', 'Answer', ACTIONS]}
         >
-          {rows.map((a) => (
-            <AttemptRow key={a.id} attempt={a} />
-          ))}
+          {rows.map((a) => {
+            const endpoint = endpoints.find((e) => e.id === a.endpointId);
+            return (
+              <AttemptRow
+                key={a.id}
+                attempt={a}
+                {...(canWrite && endpoint ? { onReplay: () => setReplay({ endpoint, around: a.attemptedAt }) } : {})}
+              />
+            );
+          })}
         </DataTable>
       )}
       {(search.cursor || attempts.data?.nextCursor) && (
@@ -62,6 +76,14 @@ export function AttemptsView() {
           </button>
         </nav>
       )}
+      <WhenOpened open={replay !== null}>
+        <ReplayDialog
+          key={replay?.around}
+          endpoint={replay?.endpoint ?? null}
+          {...(replay ? { around: replay.around } : {})}
+          onClose={() => setReplay(null)}
+        />
+      </WhenOpened>
     </>
   );
 }

@@ -11,9 +11,20 @@ const FIELDS = ['endpointId', 'since', 'until', 'onlyFailed'];
  * Send an endpoint's messages of a time window again (the failed ones, or all): each keeps its `webhook-id`, so a
  * receiver that de-duplicates on it processes each once. The answer says how many were queued.
  */
-export function ReplayDialog({ endpoint, onClose }: { endpoint: WebhookEndpoint | null; onClose: () => void }) {
-  const [since, setSince] = useState(() => toLocalInput(new Date(Date.now() - 3_600_000)));
-  const [until, setUntil] = useState('');
+export function ReplayDialog({
+  endpoint,
+  onClose,
+  around,
+}: {
+  endpoint: WebhookEndpoint | null;
+  onClose: () => void;
+  /** An attempt's time: the window is then the hour before it, to just after it (else the last hour). */
+  around?: string;
+}) {
+  const [since, setSince] = useState(() =>
+    toLocalInput(new Date((around ? Date.parse(around) : Date.now()) - 3_600_000)),
+  );
+  const [until, setUntil] = useState(() => (around ? toLocalInput(new Date(Date.parse(around) + 60_000)) : ''));
   const [onlyFailed, setOnlyFailed] = useState(true);
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const replay = useReplay();

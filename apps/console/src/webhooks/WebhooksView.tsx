@@ -62,7 +62,9 @@ export function WebhooksView() {
           {list.map((e) => (
             <tr key={e.id}>
               <td>
-                <span className="mono">{e.url}</span>
+                <span className="mono truncate" title={e.url}>
+                  {e.url}
+                </span>
                 {e.description && <div className="muted">{e.description}</div>}
               </td>
               <td>
