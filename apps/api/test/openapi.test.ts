@@ -54,6 +54,7 @@ const ADDED_OPERATIONS = {
   'get-webhook-attempts': 'GET /webhook/get-webhook-attempts',
   'replay-webhook-messages': 'POST /webhook/replay-webhook-messages',
   'rotate-subscription-webhook-secret': 'POST /event-notifier/rotate-subscription-webhook-secret',
+  'delete-subscription': 'POST /event-notifier/delete-subscription',
 };
 
 const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
@@ -126,6 +127,7 @@ describe('OpenAPI document', () => {
       'rotate-webhook-endpoint-secret',
       'replay-webhook-messages',
       'rotate-subscription-webhook-secret',
+      'delete-subscription',
     ];
     for (const [id, value] of Object.entries(roles)) {
       if (id === 'get-projects') assert.equal(value, '', 'get-projects is access-token only');

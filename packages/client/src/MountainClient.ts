@@ -244,6 +244,17 @@ export class MountainClient {
   }
 
   /**
+   * delete-subscription: scanning and deliveries stop, and the subscription and its records are gone.
+   * @example
+   * ```ts
+   * const { message } = await client.deleteSubscription({ id: subscriptionId });
+   * ```
+   */
+  deleteSubscription(body: RequestBody<'delete-subscription'>, options?: RequestOptions) {
+    return this.#call('deleteSubscription', { body }, options);
+  }
+
+  /**
    * get-records: the events a subscription found, with their delivery state.
    * @example
    * ```ts

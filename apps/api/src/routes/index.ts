@@ -10,6 +10,7 @@ import getContractActivatedFunctions from './contract/getContractActivatedFuncti
 import getContracts from './contract/getContracts.ts';
 import importContract from './contract/importContract.ts';
 import createSubscription from './eventNotifier/createSubscription.ts';
+import deleteSubscription from './eventNotifier/deleteSubscription.ts';
 import getRecords from './eventNotifier/getRecords.ts';
 import getSubscriptions from './eventNotifier/getSubscriptions.ts';
 import resendFailedWebhook from './eventNotifier/resendFailedWebhook.ts';
@@ -52,6 +53,7 @@ export const routes = [
   getSubscriptions,
   updateSubscriptionWebhook,
   updateSubscriptionScan,
+  deleteSubscription,
   getRecords,
   resendFailedWebhook,
   getContracts,

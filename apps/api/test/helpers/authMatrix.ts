@@ -55,6 +55,15 @@ export async function createMatrixFixture(h: Harness, counter: string) {
   // One endpoint for each caller of delete-webhook-endpoint: a caller allowed in A deletes one.
   const endpointsToDelete: string[] = [];
   for (let i = 0; i < 16; i++) endpointsToDelete.push((await endpoint()).body.webhookEndpoint.id);
+  // Likewise one subscription for each caller of delete-subscription.
+  const subscriptionsToDelete: string[] = [];
+  for (let i = 0; i < 16; i++) {
+    const made = await h.call('create-subscription', {
+      headers: headersA,
+      body: incrementsSubscription(counter, { subscriptionName: `To delete ${i}` }),
+    });
+    subscriptionsToDelete.push(made.body.eventNotifierSubscription.id);
+  }
 
   const tokens: Record<'reader' | 'editor' | 'admin', string> = { reader: '', editor: '', admin: '' };
   for (const role of ['reader', 'editor', 'admin'] as const) tokens[role] = (await h.member(a.project.id, role)).token;
@@ -88,6 +97,7 @@ export async function createMatrixFixture(h: Harness, counter: string) {
     subscriptionId: subscribed.body.eventNotifierSubscription.id as string,
     endpointId: endpointCreated.body.webhookEndpoint.id as string,
     endpointsToDelete,
+    subscriptionsToDelete,
     /** One-time console links of an admin of A, one per caller of exchange-console-link. */
     consoleLinkCodes: await Promise.all(Array.from({ length: 20 }, linkOfA)),
   };
@@ -135,6 +145,7 @@ function randomAddress(): string {
 }
 
 let deletions = 0;
+let subscriptionDeletions = 0;
 
 /** What each operation is asked, and what a successful answer must show, per operation id. */
 export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
@@ -186,6 +197,16 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
       ok(res, 200);
       assert.equal(res.body.eventNotifierSubscription.scanEnabled, true);
+    },
+  },
+  'delete-subscription': {
+    request: (f) => ({
+      body: { id: f.subscriptionsToDelete[subscriptionDeletions++ % f.subscriptionsToDelete.length] },
+    }),
+    check(res, _f, actingIn) {
+      if (actingIn !== 'A') return assert.equal(res.status, 404, JSON.stringify(res.body));
+      ok(res, 200);
+      assert.match(res.body.message, /^Subscription [0-9a-f-]{36} is deleted$/);
     },
   },
   'get-records': {

@@ -72,6 +72,23 @@ export const managementSteps: Record<string, Step> = {
       assert.equal(shown.record.requeuedCount, shown.record.recordIds.length);
     },
   },
+  'delete-subscription': {
+    kind: 'run',
+    // The failing receiver's subscription, done with once its records were resent.
+    env: (c) => ({ MOUNTAIN_SUBSCRIPTION_ID: c.values.failingSubscription }),
+    check: async (out, c) => {
+      const body = answer(out, c, 'delete-subscription', 200);
+      assert.equal(body.message, `Subscription ${c.values.failingSubscription} is deleted`);
+      const gone = await c.h.call('get-records', {
+        headers: apiKey(c.key),
+        body: { subscriptionId: c.values.failingSubscription },
+      });
+      assert.equal(gone.status, 404);
+      const listed = await c.h.call('get-subscriptions', { headers: apiKey(c.key), query: { perPage: '100' } });
+      const ids = (listed.body.eventNotifierSubscriptions as { id: string }[]).map((s) => s.id);
+      assert.ok(!ids.includes(c.values.failingSubscription) && ids.includes(c.values.subscription.id));
+    },
+  },
   'update-webhook': {
     kind: 'run',
     check: (out, c) => {

@@ -103,6 +103,18 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
         scanInterval: 60,
       },
     });
+    // A second, doomed one for delete-subscription.
+    const doomedSubscription = await harness.call('create-subscription', {
+      headers: p.headers,
+      body: {
+        subscriptionName: 'Fuzz, doomed',
+        networkId: 1337,
+        address: counter,
+        formattedAbiEvent: event,
+        initialBlockNumber: 0,
+        scanInterval: 60,
+      },
+    });
     // A loopback port in the allowed range (no worker runs: nothing is sent there).
     const webhookURL = 'http://127.0.0.1:9999/hook';
     // The first endpoint is changed and rotated by the fuzzer; the second, doomed one is deleted.
@@ -115,7 +127,7 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
         }),
       );
     }
-    const fixtureAnswers = [transaction, subscription, ...endpoints];
+    const fixtureAnswers = [transaction, subscription, doomedSubscription, ...endpoints];
     if (fixtureAnswers.some((answer) => answer.status !== 201))
       throw new Error(`fixtures not created: ${JSON.stringify(fixtureAnswers.map((answer) => answer.body))}`);
     const [endpointId, doomedEndpointId] = endpoints.map((e) => e.body.webhookEndpoint.id as string);
@@ -160,6 +172,7 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       'update-webhook-endpoint': { id: fc.constant(endpointId) },
       'rotate-webhook-endpoint-secret': { id: fc.constant(endpointId) },
       'delete-webhook-endpoint': { id: fc.constant(doomedEndpointId) },
+      'delete-subscription': { id: fc.constant(doomedSubscription.body.eventNotifierSubscription.id as string) },
       // An endpoint or a subscription is required; the document can only say that each is optional.
       'get-webhook-messages': { endpointId: fc.constant(endpointId) },
       'replay-webhook-messages': { endpointId: fc.constant(endpointId) },

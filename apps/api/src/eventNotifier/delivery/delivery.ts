@@ -93,16 +93,21 @@ export function subscriptionDestination(
       }));
     },
 
-    async payloads(_db, claimed) {
+    async payloads(db, claimed) {
+      // Deleted since the claim (delete-subscription): nothing of it is sent.
+      const live = await db.query('SELECT 1 FROM event_notifier_subscriptions WHERE id = $1', [id]);
+      if (live.rows.length === 0) return claimed.map(() => undefined);
       return claimed.map((c) => recordEvent(subscription, event, c.record));
     },
 
     async record(client, outcomes) {
-      // A batch that failed whole may start the failure streak (and disable the webhook): the subscription's row
-      // first, then its records, in the order update-subscription-webhook and replays take them.
-      if (!outcomes.some((o) => o.result.ok)) {
-        await client.query('SELECT 1 FROM event_notifier_subscriptions WHERE id = $1 FOR NO KEY UPDATE', [id]);
-      }
+      // The subscription's row first, then its records, in the order update-subscription-webhook, replays and
+      // delete-subscription take them. A batch that failed whole may start the failure streak (and disable the
+      // webhook): it takes the row for an update; any other only keeps it from being deleted meanwhile. Deleted
+      // already: its records and attempt log went with it, and there is nothing to record.
+      const lock = outcomes.some((o) => o.result.ok) ? 'FOR KEY SHARE' : 'FOR NO KEY UPDATE';
+      const live = await client.query(`SELECT 1 FROM event_notifier_subscriptions WHERE id = $1 ${lock}`, [id]);
+      if (live.rows.length === 0) return false;
       const notified = outcomes.filter((o) => o.result.ok).map((o) => o.claimed.id);
       const failed = outcomes.filter((o) => !o.result.ok);
       if (notified.length > 0) {

@@ -52,6 +52,9 @@ export async function scanSubscription(deps: ScannerDeps, subscriptionId: string
     try {
       outcome = await readAndStore(deps, client, subscription, look);
     } catch (error) {
+      // Deleted while it was scanned (delete-subscription): its records' insert found it gone, and the scan ends.
+      const live = await client.query('SELECT 1 FROM event_notifier_subscriptions WHERE id = $1', [subscriptionId]);
+      if (live.rows.length === 0) return { kind: 'skipped' };
       // A database error is not the chain's fault: the job fails and is retried, the status stays true.
       if (translateDbError(error) instanceof DatabaseError) throw error;
       outcome = { kind: 'failed', message: describeScanFailure(error, subscription.network_id) };
