@@ -113,7 +113,12 @@ describe('speed-up through custodians’ wallets, on anvil mining only when told
         },
         30_000,
         'the replacement’s hash',
-      );
+      ).catch(async (error) => {
+        // What the row and the custodian hold when the replacement does not come: the row's message says why.
+        const { body } = await fb.h.call('get-transaction', { headers: p.headers, query: { transactionId: sent.id } });
+        const held = fb.sim.transactions().map((t) => ({ externalTxId: t.externalTxId, status: t.status }));
+        throw new Error(`${(error as Error).message}: ${JSON.stringify({ row: body.transaction, held })}`);
+      });
       const second = await fb.chain.getTransaction({ hash: faster.transactionHash as Hex });
       assert.equal(second.nonce, first.nonce);
       assert.equal(second.input, first.input);
