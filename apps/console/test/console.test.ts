@@ -282,6 +282,34 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await screenshot('event-notifier');
   });
 
+  it('deletes a subscription once confirmed: it leaves the list, and its records are gone', async () => {
+    const made = await p.h.call('create-subscription', {
+      headers: { 'x-api-key': apiKey },
+      body: {
+        subscriptionName: 'Doomed',
+        networkId: 1337,
+        address: p.counter,
+        formattedAbiEvent: 'event Incremented(address indexed by, uint256 amount, uint256 total)',
+        initialBlockNumber: 0,
+        scanInterval: 5,
+      },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const id = made.body.eventNotifierSubscription.id as string;
+    await nav('Webhooks');
+    await nav('Event notifier');
+    await page.getByRole('button', { name: 'Delete Doomed' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this subscription?' });
+    await dialog.getByText('This cannot be undone').waitFor();
+    await axeClean('delete subscription dialog');
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Doomed' }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Increments' }).waitFor();
+    const records = await p.h.call('get-records', { headers: { 'x-api-key': apiKey }, body: { subscriptionId: id } });
+    assert.equal(records.status, 404);
+  });
+
   it('adds a webhook endpoint, reads its attempt log, rotates its secret and replays a window', async () => {
     const receiver = await startReceiver();
     try {

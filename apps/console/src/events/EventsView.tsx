@@ -15,6 +15,7 @@ import { useSubscriptions, useUpdateScan, useUpdateWebhook } from './useSubscrip
 
 const CreateSubscriptionDialog = lazyNamed(() => import('./CreateSubscriptionDialog.tsx'), 'CreateSubscriptionDialog');
 const EditWebhookDialog = lazyNamed(() => import('./EditWebhookDialog.tsx'), 'EditWebhookDialog');
+const DeleteSubscriptionDialog = lazyNamed(() => import('./DeleteSubscriptionDialog.tsx'), 'DeleteSubscriptionDialog');
 
 export function EventsView() {
   const subscriptions = useSubscriptions();
@@ -23,6 +24,7 @@ export function EventsView() {
   const canWrite = useCanWrite();
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<EventNotifierSubscription | null>(null);
+  const [deleting, setDeleting] = useState<EventNotifierSubscription | null>(null);
   const failed = update.error ?? scan.error;
   const list = subscriptions.data?.eventNotifierSubscriptions;
   return (
@@ -101,6 +103,15 @@ export function EventsView() {
                     >
                       Edit webhook…
                     </button>
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => setDeleting(s)}
+                      {...loadOnIntent(DeleteSubscriptionDialog)}
+                      aria-label={`Delete ${s.subscriptionName}`}
+                    >
+                      Delete…
+                    </button>
                   </div>
                 )}
               </td>
@@ -115,6 +126,9 @@ export function EventsView() {
           </WhenOpened>
           <WhenOpened open={editing !== null}>
             <EditWebhookDialog subscription={editing} onClose={() => setEditing(null)} />
+          </WhenOpened>
+          <WhenOpened open={deleting !== null}>
+            <DeleteSubscriptionDialog subscription={deleting} onClose={() => setDeleting(null)} />
           </WhenOpened>
         </>
       )}

@@ -41,6 +41,19 @@ export function useUpdateScan() {
   });
 }
 
+/** Deletes a subscription; its records go with it (their cached pages are dropped too). */
+export function useDeleteSubscription() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'delete-subscription'>) => client.deleteSubscription(body),
+    onSuccess: (_answer, body) => {
+      queryClient.removeQueries({ queryKey: ['records', body.id] });
+      return queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
+    },
+  });
+}
+
 export const recordsQuery = (client: MountainClient, subscriptionId: string, page: number) =>
   queryOptions({
     queryKey: ['records', subscriptionId, page],
