@@ -213,7 +213,7 @@ describe('npm start', () => {
     let transaction: Json;
     await until('the transfer succeeds', async () => {
       transaction = (await shell(transactions, 'get-transaction')).transaction;
-      return !['created', 'processing', 'sent'].includes(transaction.status);
+      return !['created', 'processing', 'broadcasted', 'cancelling'].includes(transaction.status);
     });
     assert.equal(transaction.status, 'succeeded', transaction.errorMessage);
 

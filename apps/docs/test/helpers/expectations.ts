@@ -111,6 +111,7 @@ export const OPERATION_IDS = [
   'get-subscriptions',
   'update-subscription-webhook',
   'update-subscription-scan',
+  'delete-subscription',
   'get-records',
   'resend-failed-webhook',
   'get-contracts',
