@@ -52,11 +52,13 @@ export async function scanSubscription(deps: ScannerDeps, subscriptionId: string
     try {
       outcome = await readAndStore(deps, client, subscription, look);
     } catch (error) {
-      // Deleted while it was scanned (delete-subscription): its records' insert found it gone, and the scan ends.
-      const live = await client.query('SELECT 1 FROM event_notifier_subscriptions WHERE id = $1', [subscriptionId]);
-      if (live.rows.length === 0) return { kind: 'skipped' };
-      // A database error is not the chain's fault: the job fails and is retried, the status stays true.
-      if (translateDbError(error) instanceof DatabaseError) throw error;
+      // A database error is not the chain's fault: the job fails and is retried, the status stays true. Unless the
+      // subscription was deleted while it was scanned (delete-subscription): its records' insert found it gone.
+      if (translateDbError(error) instanceof DatabaseError) {
+        const live = await client.query('SELECT 1 FROM event_notifier_subscriptions WHERE id = $1', [subscriptionId]);
+        if (live.rows.length === 0) return { kind: 'skipped' };
+        throw error;
+      }
       outcome = { kind: 'failed', message: describeScanFailure(error, subscription.network_id) };
     }
     await finishScan(deps.queue, client, subscriptionId, outcome, look.floor);

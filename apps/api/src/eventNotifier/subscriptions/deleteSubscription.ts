@@ -4,9 +4,9 @@ import { findSubscription } from './subscriptions.ts';
 /**
  * Deletes a project's subscription and everything of it, in one transaction: its records (and their removal
  * notices), its own webhook's pending deliveries and attempt log, and the copies of its records the project's
- * endpoints receive, with their deliveries and attempts. Its scan and delivery jobs find it gone and end; a delivery
- * run that claimed its records before checks that it still exists before sending and records nothing after (see
- * subscriptionDestination). NOT_FOUND when it is not the project's.
+ * endpoints receive, with their deliveries and attempts. Its scan and delivery jobs find it gone and end: with its
+ * records gone, a delivery claims nothing more, and a batch already on its way records nothing (see the record() of
+ * subscriptionDestination, which takes the subscription's row first). NOT_FOUND when it is not the project's.
  */
 export async function deleteSubscription(db: Db, projectId: number, id: string): Promise<void> {
   await db.transaction(async (client) => {
