@@ -72,6 +72,16 @@ export function functionItem(signature: string, structs: readonly string[]): Abi
   return item as AbiFunction;
 }
 
+/** The parameter names of a function, in order (`''` for an unnamed one); none for receive() or what does not parse. */
+export function parameterNames(signature: string, structs: readonly string[]): string[] {
+  if (isReceive(signature)) return [];
+  try {
+    return functionItem(signature, structs).inputs.map((input) => input.name ?? '');
+  } catch {
+    return [];
+  }
+}
+
 /** `receive() external payable`: what a plain transfer of value runs; the API activates it as a payable entry. */
 export const isReceive = (signature: string) => /^receive\s*\(\s*\)/.test(signature.trim());
 

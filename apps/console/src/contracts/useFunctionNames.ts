@@ -1,6 +1,7 @@
 import type { ContractActivatedFunction } from '@mountain/public-api-client';
 import { useQueries } from '@tanstack/react-query';
 import { useClient } from '../api/client.ts';
+import { structsOf } from './abiText.ts';
 import { activatedFunctionsQuery, useContracts } from './useContracts.ts';
 
 /** What a transaction's contractActivatedFunctionId stands for: the function and the contract it belongs to. */
@@ -10,6 +11,8 @@ export interface FunctionName {
   formattedAbiFunction: string;
   contractId: number;
   address: string;
+  /** The contract's structs, which its functions' parameters may name. */
+  structs: string[];
 }
 
 /** `function increment(uint256 amount)` → `increment`. */
@@ -35,6 +38,7 @@ export function useFunctionNames(): Map<number, FunctionName> {
         formattedAbiFunction: f.formattedAbiFunction,
         contractId: contract.id,
         address: contract.address,
+        structs: structsOf(contract.formattedAbi),
       });
     }
   });

@@ -1,10 +1,11 @@
 import { getRouteApi, Link } from '@tanstack/react-router';
+import { parameterNames } from '../contracts/abiText.ts';
 import { useFunctionNames } from '../contracts/useFunctionNames.ts';
 import { NETWORKS, networkName } from '../networks/networks.ts';
 import { useCanWrite } from '../project/useProject.ts';
 import { CopyButton } from '../ui/CopyButton.tsx';
 import { ErrorNotice } from '../ui/ErrorNotice.tsx';
-import { formatTime, parameterNames } from '../ui/format.ts';
+import { formatTime } from '../ui/format.ts';
 import { Hex } from '../ui/Hex.tsx';
 import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
@@ -23,7 +24,7 @@ export function TransactionDetailView() {
   const t = query.data?.transaction;
   const functions = useFunctionNames();
   const fn = t && functions.get(t.contractActivatedFunctionId);
-  const names = fn ? parameterNames(fn.formattedAbiFunction) : [];
+  const names = fn ? parameterNames(fn.formattedAbiFunction, fn.structs) : [];
   return (
     <>
       <h1>Transaction</h1>

@@ -44,32 +44,3 @@ export function formatArgs(args: readonly string[], max = 48): string {
   const text = args.map(shortArg).join(', ');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
-
-/**
- * The parameter names of a human-readable function signature, in order (`function f(address to, uint256)` →
- * `['to', '']`): split at the top level of its parentheses, the name being a parameter's last word after its type.
- */
-export function parameterNames(signature: string): string[] {
-  const open = signature.indexOf('(');
-  if (open < 0) return [];
-  let depth = 0;
-  let current = '';
-  const parts: string[] = [];
-  for (const char of signature.slice(open + 1)) {
-    if (char === '(') depth++;
-    if (char === ')' && depth-- === 0) break;
-    if (char === ',' && depth === 0) {
-      parts.push(current);
-      current = '';
-    } else current += char;
-  }
-  if (current.trim()) parts.push(current);
-  return parts.map((part) => {
-    const words = part
-      .replace(/\(.*\)/, 'tuple')
-      .trim()
-      .split(/\s+/);
-    const last = words.at(-1) ?? '';
-    return words.length > 1 && !['memory', 'calldata', 'indexed'].includes(last) ? last : '';
-  });
-}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatArgs, parameterNames, shortArg } from './format.ts';
+import { parameterNames } from '../contracts/abiText.ts';
+import { formatArgs, shortArg } from './format.ts';
 import { coinOf, formatBalance, formatGwei, formatLimit, formatWei, isWei } from './wei.ts';
 
 describe('wei amounts', () => {
@@ -43,13 +44,18 @@ describe('values as the console shows them at a glance', () => {
     assert.equal(formatArgs(['1'.repeat(20), '2'.repeat(20), '3'.repeat(20)]).length, 48);
   });
   it('names the parameters of a signature, tuples and unnamed ones included', () => {
-    assert.deepEqual(parameterNames('function transfer(address to, uint256 amount) returns (bool)'), ['to', 'amount']);
-    assert.deepEqual(parameterNames('transfer(address,uint256)'), ['', '']);
-    assert.deepEqual(parameterNames('function f((uint256 a, bool b) pair, bytes calldata data, Point p)'), [
+    const point = ['struct Point { int64 x; int64 y; }'];
+    assert.deepEqual(parameterNames('function transfer(address to, uint256 amount) returns (bool)', []), [
+      'to',
+      'amount',
+    ]);
+    assert.deepEqual(parameterNames('function transfer(address,uint256)', []), ['', '']);
+    assert.deepEqual(parameterNames('function f((uint256 a, bool b) pair, bytes calldata data, Point p)', point), [
       'pair',
       'data',
       'p',
     ]);
-    assert.deepEqual(parameterNames('function deposit() payable'), []);
+    assert.deepEqual(parameterNames('function deposit() payable', []), []);
+    assert.deepEqual(parameterNames('receive() external payable', []), []);
   });
 });
