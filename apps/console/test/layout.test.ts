@@ -1,8 +1,9 @@
 // How the console reads, view by view, on a laptop (1366 × 900) and on a phone (390 × 844), with a project full of
 // what a real one holds: a contract with view, nonpayable and payable functions, transactions with long arguments,
 // a subscription with records (one delivered after failed attempts), a webhook endpoint with every event type and its
-// attempts. Each view must fit its width (no sideways scrolling of the page) and no table may break a word in the
-// middle (an address, an event type, a hash). The screenshots are kept in apps/console/.screenshots/<size>/.
+// attempts. Each view must fit its width (no sideways scrolling of the page), no table may break a word in the
+// middle (an address, an event type, a hash), and axe finds nothing in it. The screenshots are kept in
+// apps/console/.screenshots/<size>/.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -165,7 +166,7 @@ describe('the console at a laptop’s and a phone’s width', { timeout: 240_000
     await p?.close();
   });
 
-  const { url, heading } = consoleView(
+  const { url, heading, axeClean } = consoleView(
     () => p.origin,
     () => page,
   );
@@ -203,6 +204,7 @@ describe('the console at a laptop’s and a phone’s width', { timeout: 240_000
         await heading(view.heading);
         if (view.ready) await page.getByText(view.ready).first().waitFor({ timeout: 20_000 });
         await page.waitForTimeout(150); // the fonts and the last paint
+        await axeClean(`${view.name} at ${size.width} × ${size.height}`);
         const seen = await measure(page);
         await page.screenshot({ path: path.join(SCREENSHOTS, size.name, `${view.name}.png`), fullPage: true });
         if (seen.pageWidth > seen.windowWidth) {
