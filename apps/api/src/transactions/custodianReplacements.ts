@@ -129,7 +129,8 @@ async function boost(
   if (!call) return;
   const current = { maxFeePerGas: BigInt(call.max), maxPriorityFeePerGas: BigInt(call.tip) };
   const cap = feeCapOf(settings, target.networkId);
-  const fees = replacementFees(current, await networkFees(client), cap, Math.round((multiplier - 1) * 100));
+  // Priced on the latest block, not the shared second-old look: the custodian does not re-price what it holds.
+  const fees = replacementFees(current, await networkFees(client, 0), cap, Math.round((multiplier - 1) * 100));
   if (!fees) {
     transactionSpeedUps.inc({ outcome: 'blocked' });
     await endSpeedUp(

@@ -16,10 +16,14 @@ export interface Fees {
 const FEES_TTL_MS = 1_000;
 const cached = new WeakMap<PublicClient, { at: number; fees: Promise<NetworkFees> }>();
 
-/** The network's current base fee and suggested tip, shared by every sender and monitor of the process for 1 s. */
-export function networkFees(client: PublicClient): Promise<NetworkFees> {
+/**
+ * The network's current base fee and suggested tip, shared by every sender and monitor of the process for 1 s. A
+ * caller pricing one transaction a user asked for now (a speed-up) passes `maxAgeMs` 0: a base fee read a second
+ * ago may be a block old, and a replacement priced under the next block's base fee waits in the pool.
+ */
+export function networkFees(client: PublicClient, maxAgeMs = FEES_TTL_MS): Promise<NetworkFees> {
   const known = cached.get(client);
-  if (known && Date.now() - known.at < FEES_TTL_MS) return known.fees;
+  if (known && Date.now() - known.at < maxAgeMs) return known.fees;
   const fees = Promise.all([client.getBlock({ blockTag: 'latest' }), client.estimateMaxPriorityFeePerGas()]).then(
     ([block, tip]) => ({ baseFee: block.baseFeePerGas ?? 0n, tip }),
   );
