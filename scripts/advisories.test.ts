@@ -5,9 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
+import { compareVersions, type Lock, packageNameAt, readLock } from './lib/lockFile.ts';
 
 interface Advisory {
   package: string;
@@ -16,34 +15,12 @@ interface Advisory {
   introducedIn?: string;
   fixedIn: string;
 }
-interface Lock {
-  packages: Record<string, { version?: string; dev?: boolean; link?: boolean }>;
-}
-
-/** -1, 0 or 1: plain `major.minor.patch` versions (a pre-release sorts before its release). */
-export function compareVersions(a: string, b: string): number {
-  const parse = (v: string) => {
-    const [core = '', pre] = v.split('-', 2);
-    return { parts: core.split('.').map(Number), pre };
-  };
-  const x = parse(a);
-  const y = parse(b);
-  for (let i = 0; i < 3; i++) {
-    const d = (x.parts[i] ?? 0) - (y.parts[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  if (x.pre === y.pre) return 0;
-  if (x.pre === undefined) return 1;
-  if (y.pre === undefined) return -1;
-  return x.pre < y.pre ? -1 : 1;
-}
-
 /** The advisories that affect a locked production package, as `name@version: id`. */
 export function affected(lock: Lock, advisories: Advisory[]): string[] {
   const found: string[] = [];
   for (const [where, entry] of Object.entries(lock.packages)) {
-    if (!where.includes('node_modules/') || entry.dev || entry.link || !entry.version) continue;
-    const name = where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    const name = packageNameAt(where);
+    if (!name || entry.dev || entry.link || !entry.version) continue;
     for (const a of advisories) {
       if (a.package !== name) continue;
       const atOrAfterStart = a.introducedIn === undefined || compareVersions(entry.version, a.introducedIn) >= 0;
@@ -55,11 +32,11 @@ export function affected(lock: Lock, advisories: Advisory[]): string[] {
   return found;
 }
 
-const snapshot = JSON.parse(readFileSync(path.join(ROOT, 'security/advisories.json'), 'utf8')) as {
+const snapshot = JSON.parse(readFileSync(path.join(REPO_ROOT, 'security/advisories.json'), 'utf8')) as {
   asOf: string;
   advisories: Advisory[];
 };
-const lock = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as Lock;
+const lock = readLock();
 
 describe('production dependencies against the advisory snapshot', () => {
   it('no locked production package is at a version a known advisory affects', () => {

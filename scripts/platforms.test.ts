@@ -10,15 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
-
-interface LockEntry {
-  version?: string;
-  engines?: { node?: string } | string[];
-  os?: string[];
-  cpu?: string[];
-  optional?: boolean;
-  optionalDependencies?: Record<string, string>;
-}
+import { compareVersions, type LockEntry, packageNameAt, readLock } from './lib/lockFile.ts';
 
 const PLATFORMS = [
   { os: 'linux', cpu: 'x64' },
@@ -34,14 +26,12 @@ const PLATFORMS = [
  */
 const NO_PACKAGED_ANVIL = ['linux-arm64', 'darwin-x64', 'darwin-arm64'];
 
-const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8')) as {
-  packages: Record<string, LockEntry>;
-};
+const lock = readLock();
 /** Lock entries by `name@version`. */
 const entries = new Map<string, LockEntry>();
 for (const [key, entry] of Object.entries(lock.packages)) {
-  const at = key.lastIndexOf('node_modules/');
-  if (at >= 0) entries.set(`${key.slice(at + 'node_modules/'.length)}@${entry.version}`, entry);
+  const name = packageNameAt(key);
+  if (name) entries.set(`${name}@${entry.version}`, entry);
 }
 const nameOf = (id: string) => id.slice(0, id.lastIndexOf('@'));
 const fits = (entry: LockEntry, os: string, cpu: string) =>
@@ -73,10 +63,7 @@ function nodeAccepts(range: string, version: string): boolean {
       .replace(/^v/, '')
       .split('.')
       .map((part) => Number.parseInt(part, 10) || 0);
-  const compare = (a: number[], b: number[]) => {
-    for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
-    return 0;
-  };
+  const compare = (a: number[], b: number[]) => compareVersions(a.join('.'), b.join('.'));
   const v = parse(version);
   const meets = (comparator: string): boolean => {
     const [, op = '', target = ''] = /^(>=|<=|>|<|=|\^|~)?\s*(.*)$/.exec(comparator) as RegExpExecArray;
