@@ -4,7 +4,7 @@
 // accepted execution is final on the canonical chain exactly once, with the canonical receipt's block and gas,
 // under contiguous nonces that the wallet's on-chain nonce follows.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { type LabChain, startLabChain } from '@mountain/testkit/lab/chain.ts';
 import { startProviderProxy } from '@mountain/testkit/lab/providerProxy.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
@@ -38,6 +38,8 @@ describe('transactions on a chain that reorganises', () => {
     await h?.close();
     await chain?.stop();
   });
+  // A test that fails while mining is paused leaves the next one its blocks.
+  afterEach(() => chain.resumeMining());
 
   /** A fresh project (so a fresh wallet) that executes `count` increments; returns their ids. */
   async function execute(count: number, tag: string) {
@@ -189,10 +191,15 @@ describe('transactions on a chain that reorganises', () => {
   it('a transaction dropped from the pool in the middle of a run of fifty is sent again', async () => {
     await chain.pauseMining();
     const p = await execute(50, 'dropped');
+    // The node holds a transaction a moment before the platform records it sent (its hash): wait for both.
     await waitFor(
-      async () => ((await chain.pool()).pending[p.wallet]?.length === 50 ? true : undefined),
+      async () =>
+        (await chain.pool()).pending[p.wallet]?.length === 50 &&
+        (await statuses(p.projectId)).filter((r) => r.hash !== null).length === 50
+          ? true
+          : undefined,
       20_000,
-      'the fifty transactions in the pool',
+      'the fifty transactions in the pool, and recorded sent',
     );
     const { rows } = await h.db.query<{ hash: `0x${string}` }>(
       'SELECT transaction_hash AS hash FROM transactions WHERE project_id = $1 AND nonce = 25',
