@@ -19,6 +19,7 @@ import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { toDecodedLog } from '#api/eventNotifier/abiEvent.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
+import { checkWatch } from '#api/eventNotifier/watch.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
@@ -128,8 +129,7 @@ try {
     const created = await createSubscription(db, masterKey, settings, project.id, {
       subscriptionName: 'Bench',
       networkId: 1337,
-      address: emitter.address,
-      formattedAbiEvent: TRANSFER_EVENT,
+      watch: checkWatch({ address: emitter.address, formattedAbiEvent: TRANSFER_EVENT }),
       initialBlockNumber: firstBlock,
       scanInterval: SCAN_INTERVAL,
       webhookURL,

@@ -18,6 +18,7 @@ import { createChains } from '#api/chain/chains.ts';
 import { defaultDeliverySettings } from '#api/delivery/settings.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
+import { checkWatch } from '#api/eventNotifier/watch.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { createWorker } from '#api/worker/worker.ts';
 import { percentile } from '../scripts/lib/percentile.ts';
@@ -76,8 +77,7 @@ export async function liveReorgSection(): Promise<boolean> {
     const subscription = await createSubscription(db, masterKey, settings, project.id, {
       subscriptionName: 'Live',
       networkId: 1337,
-      address: emitter,
-      formattedAbiEvent: TRANSFER_EVENT,
+      watch: checkWatch({ address: emitter, formattedAbiEvent: TRANSFER_EVENT }),
       initialBlockNumber: Number(await chain.head()) + 1,
       scanInterval: SCAN_INTERVAL,
       confirmations: 0,

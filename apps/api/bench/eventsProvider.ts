@@ -16,6 +16,7 @@ import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
+import { checkWatch } from '#api/eventNotifier/watch.ts';
 import type { Stop } from './benchDatabase.ts';
 import { startStretchedChain } from './stretchedChain.ts';
 
@@ -77,8 +78,7 @@ export async function benchProviderBackfill(db: Db, masterKey: Buffer, projectId
   const subscription = await createSubscription(db, masterKey, settings, projectId, {
     subscriptionName: 'Bench provider',
     networkId: 1337,
-    address: emitter.address,
-    formattedAbiEvent: TRANSFER_EVENT,
+    watch: checkWatch({ address: emitter.address, formattedAbiEvent: TRANSFER_EVENT }),
     initialBlockNumber: from,
     scanInterval: 3_600,
   });

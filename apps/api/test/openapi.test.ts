@@ -55,6 +55,8 @@ const ADDED_OPERATIONS = {
   'replay-webhook-messages': 'POST /webhook/replay-webhook-messages',
   'rotate-subscription-webhook-secret': 'POST /event-notifier/rotate-subscription-webhook-secret',
   'delete-subscription': 'POST /event-notifier/delete-subscription',
+  'update-subscription': 'POST /event-notifier/update-subscription',
+  'rewind-subscription': 'POST /event-notifier/rewind-subscription',
 };
 
 const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
@@ -128,6 +130,8 @@ describe('OpenAPI document', () => {
       'replay-webhook-messages',
       'rotate-subscription-webhook-secret',
       'delete-subscription',
+      'update-subscription',
+      'rewind-subscription',
     ];
     for (const [id, value] of Object.entries(roles)) {
       if (id === 'get-projects') assert.equal(value, '', 'get-projects is access-token only');

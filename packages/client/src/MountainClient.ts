@@ -244,6 +244,30 @@ export class MountainClient {
   }
 
   /**
+   * update-subscription: rename a subscription, change its cadence or depth, or what it watches (its other
+   * contracts and events, its filters and conditions), from the next scanned block.
+   * @example
+   * ```ts
+   * await client.updateSubscription({ id: subscriptionId, filters: { to: [depositAddress] } });
+   * ```
+   */
+  updateSubscription(body: RequestBody<'update-subscription'>, options?: RequestOptions) {
+    return this.#call('updateSubscription', { body }, options);
+  }
+
+  /**
+   * rewind-subscription: scan again from an earlier block; records already stored are not duplicated, and are sent
+   * again only with `redeliver: true`.
+   * @example
+   * ```ts
+   * const { redeliveredCount } = await client.rewindSubscription({ id: subscriptionId, fromBlock: 1200 });
+   * ```
+   */
+  rewindSubscription(body: RequestBody<'rewind-subscription'>, options?: RequestOptions) {
+    return this.#call('rewindSubscription', { body }, options);
+  }
+
+  /**
    * delete-subscription: scanning and deliveries stop, and the subscription and its records are gone.
    * @example
    * ```ts

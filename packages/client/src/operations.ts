@@ -95,6 +95,8 @@ export const OPERATIONS = {
   getSubscriptions: get('get-subscriptions', '/event-notifier/get-subscriptions'),
   updateSubscriptionWebhook: post('update-subscription-webhook', '/event-notifier/update-subscription-webhook'),
   updateSubscriptionScan: post('update-subscription-scan', '/event-notifier/update-subscription-scan'),
+  updateSubscription: post('update-subscription', '/event-notifier/update-subscription'),
+  rewindSubscription: post('rewind-subscription', '/event-notifier/rewind-subscription'),
   deleteSubscription: post('delete-subscription', '/event-notifier/delete-subscription'),
   getRecords: post('get-records', '/event-notifier/get-records'),
   resendFailedWebhook: post('resend-failed-webhook', '/event-notifier/resend-failed-webhook'),

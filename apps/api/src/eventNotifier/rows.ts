@@ -1,5 +1,6 @@
 import type { NetworkId } from '#api/config/networks.ts';
 import { type MasterKeys, open } from '#api/crypto/secretBox.ts';
+import type { Condition, Filters } from './watch.ts';
 
 // The event notifier's two tables as the database holds them; every stage (subscriptions, scanning, delivery)
 // reads them.
@@ -12,6 +13,14 @@ export interface SubscriptionRow {
   network_id: NetworkId;
   address: string;
   formatted_abi_event: string;
+  /** The other contracts and events, beside `address` and `formatted_abi_event`. */
+  addresses: string[];
+  formatted_abi_events: string[];
+  filters: Filters;
+  conditions: Condition[];
+  /** A rewind asked while a scan ran, applied when the next scan starts. */
+  rewind_from_block: number | null;
+  rewind_redeliver: boolean;
   scan_enabled: boolean;
   initial_block_number: number;
   scan_interval: number;
@@ -53,6 +62,10 @@ export interface RecordRow {
   transaction_index: number;
   log_index: number;
   decoded_log: Record<string, unknown>;
+  /** NULL: the subscription's `address`. */
+  contract_address: string | null;
+  /** NULL: the subscription's `formatted_abi_event`. */
+  event_signature: string | null;
   last_notification_failed_at: Date | null;
   last_notification_failure_message: string | null;
   notification_failure_count: number;

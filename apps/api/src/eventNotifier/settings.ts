@@ -15,6 +15,10 @@ export interface EventNotifierSettings {
    * read): its records are stored first, then delivered. Past this, deliveries run alongside the rest of the scan.
    */
   readonly backfillHoldMs: number;
+  /** Contracts one subscription may watch (`address` and `addresses`, distinct). */
+  readonly maxAddressesPerSubscription: number;
+  /** Addresses one eth_getLogs request names: a subscription watching more asks in groups. */
+  readonly maxAddressesPerRequest: number;
   /** Subscriptions a project may have at once. */
   readonly maxSubscriptionsPerProject: number;
   /** Scans of one project's subscriptions that run at once, across every worker. */
@@ -22,6 +26,9 @@ export interface EventNotifierSettings {
   /** Deliveries (each with up to WEBHOOK_CONCURRENCY webhooks in flight) of one project's subscriptions at once. */
   readonly maxConcurrentDeliveriesPerProject: number;
 }
+
+/** The most MAX_ADDRESSES_PER_SUBSCRIPTION may be: what a request's `addresses` may hold at all. */
+export const MAX_ADDRESSES_LIMIT = 10_000;
 
 /** How many blocks a subscription wants on top of an event before recording it: its own depth, or its network's. */
 export function confirmationsOf(
@@ -39,6 +46,8 @@ export function defaultEventNotifierSettings(
     confirmations: DEFAULT_CONFIRMATIONS,
     maxBlockRange: 10_000,
     backfillHoldMs: 60_000,
+    maxAddressesPerSubscription: 1_000,
+    maxAddressesPerRequest: 1_000,
     maxSubscriptionsPerProject: 100,
     maxConcurrentScansPerProject: 2,
     maxConcurrentDeliveriesPerProject: 4,
@@ -83,6 +92,21 @@ export const EVENT_NOTIFIER_VARIABLES: readonly VariableDefinition[] = [
       'take one runner of the delivering lane.',
   },
   {
+    names: ['MAX_ADDRESSES_PER_SUBSCRIPTION'],
+    default: code(DEFAULTS.maxAddressesPerSubscription),
+    meaning:
+      'Contracts one event subscription may watch (`address` and `addresses`, distinct; at most 10,000); more are ' +
+      'refused with 400 naming `addresses`.',
+  },
+  {
+    names: ['EVENT_SCAN_MAX_ADDRESSES'],
+    default: code(DEFAULTS.maxAddressesPerRequest),
+    meaning:
+      'Addresses one `eth_getLogs` request names. A subscription watching more asks for each range in groups of ' +
+      'this many, in one JSON-RPC batch, and merges the answers in chain order: lower it for a provider that caps ' +
+      'the address list.',
+  },
+  {
     names: ['MAX_SUBSCRIPTIONS_PER_PROJECT'],
     default: code(DEFAULTS.maxSubscriptionsPerProject),
     meaning:
@@ -104,6 +128,13 @@ export function parseEventNotifierSettings(env: Env, problems: string[]): EventN
     confirmations: Object.freeze(confirmations),
     maxBlockRange: int('EVENT_SCAN_MAX_BLOCK_RANGE', defaults.maxBlockRange, 1, 1_000_000),
     backfillHoldMs: int('WEBHOOK_BACKFILL_HOLD_MS', defaults.backfillHoldMs, 0, 3_600_000),
+    maxAddressesPerSubscription: int(
+      'MAX_ADDRESSES_PER_SUBSCRIPTION',
+      defaults.maxAddressesPerSubscription,
+      1,
+      MAX_ADDRESSES_LIMIT,
+    ),
+    maxAddressesPerRequest: int('EVENT_SCAN_MAX_ADDRESSES', defaults.maxAddressesPerRequest, 1, MAX_ADDRESSES_LIMIT),
     maxSubscriptionsPerProject: int('MAX_SUBSCRIPTIONS_PER_PROJECT', defaults.maxSubscriptionsPerProject, 1, 100_000),
     maxConcurrentScansPerProject: int(
       'MAX_CONCURRENT_SCANS_PER_PROJECT',

@@ -97,3 +97,15 @@ export async function advisoryLockHeld(db: Pick<Db, 'query'>, key: LockKey): Pro
 }
 
 const objectSql = (key: LockKey) => (typeof key[1] === 'string' ? 'hashtext($2)' : '$2::int4');
+
+/**
+ * Takes `key` for the database transaction of `client` when no session holds it (a job's lock, see
+ * tryAdvisoryLock): the work it guards cannot start before the transaction ends. False when it is held.
+ */
+export async function tryTransactionLock(client: Pick<Db['pool'], 'query'>, key: LockKey): Promise<boolean> {
+  const { rows } = await client.query<{ locked: boolean }>(
+    `SELECT pg_try_advisory_xact_lock($1, ${objectSql(key)}) AS locked`,
+    [key[0], key[1]],
+  );
+  return rows[0]?.locked === true;
+}

@@ -14,7 +14,9 @@ import deleteSubscription from './eventNotifier/deleteSubscription.ts';
 import getRecords from './eventNotifier/getRecords.ts';
 import getSubscriptions from './eventNotifier/getSubscriptions.ts';
 import resendFailedWebhook from './eventNotifier/resendFailedWebhook.ts';
+import rewindSubscription from './eventNotifier/rewindSubscription.ts';
 import rotateSubscriptionWebhookSecret from './eventNotifier/rotateSubscriptionWebhookSecret.ts';
+import updateSubscription from './eventNotifier/updateSubscription.ts';
 import updateSubscriptionScan from './eventNotifier/updateSubscriptionScan.ts';
 import updateSubscriptionWebhook from './eventNotifier/updateSubscriptionWebhook.ts';
 import getProjectDetail from './project/getProjectDetail.ts';
@@ -53,6 +55,8 @@ export const routes = [
   getSubscriptions,
   updateSubscriptionWebhook,
   updateSubscriptionScan,
+  updateSubscription,
+  rewindSubscription,
   deleteSubscription,
   getRecords,
   resendFailedWebhook,

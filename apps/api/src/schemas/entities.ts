@@ -119,6 +119,22 @@ export const EventNotifierSubscription = component(
     networkId: NetworkIdSchema,
     address: Type.String({ description: 'Checksummed address of the contract whose events are scanned.' }),
     formattedAbiEvent: Type.String({ description: 'Human-readable ABI of the event, e.g. `event Transfer(…)`.' }),
+    addresses: Type.Array(Type.String(), {
+      description: 'The other contracts watched, checksummed (`[]`: `address` only).',
+    }),
+    formattedAbiEvents: Type.Array(Type.String(), { description: 'The other events watched (`[]`: one event).' }),
+    filters: Type.Record(Type.String(), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()])), {
+      description: 'Accepted values per indexed parameter, in their canonical form (`{}`: none).',
+    }),
+    conditions: Type.Array(Type.Object({ field: Type.String(), op: Type.String(), value: Type.Unknown() }), {
+      description: 'Conditions on decoded values, all of which must hold (`[]`: none).',
+    }),
+    rewindFromBlock: nullable(
+      Type.Integer({
+        description:
+          'A rewind asked while a scan was running: the next scan starts there (`null` once applied, and when none is waiting).',
+      }),
+    ),
     scanEnabled: Type.Boolean(),
     initialBlockNumber: Type.Integer({ minimum: 0 }),
     scanInterval: Type.Integer({ minimum: 5, description: 'Seconds between scans.' }),
@@ -159,6 +175,16 @@ export const EventNotifierRecord = component(
   Type.Object({
     id: UuidSchema('Record id; also the `webhook-id` of its deliveries.'),
     eventNotifierSubscriptionId: UuidSchema('The subscription that found this event.'),
+    contractAddress: Type.String({
+      maxLength: 42,
+      description: 'The contract that emitted the event (checksummed): `address` or one of `addresses`.',
+    }),
+    eventName: Type.String({ maxLength: 256, description: 'The event’s name, e.g. `Transfer`.' }),
+    eventSignature: Type.String({
+      maxLength: 4096,
+      description:
+        'The event’s canonical signature, e.g. `Transfer(address,address,uint256)`: which of the subscription’s events this is.',
+    }),
     status: RecordStatus,
     statusChangedAt: DateTime('When the status last changed.'),
     blockTimestamp: DateTime('Timestamp of the block holding the event.'),

@@ -109,3 +109,62 @@ export const ActivateFunctionBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+// ── What a subscription watches (create-subscription, update-subscription; the subscription's answer) ──────────
+
+const FilterValueSchema = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()], {
+  description:
+    'A value of the parameter: an address, an integer (a decimal string, or a number up to 2^53), a bool, hex bytes, or a string.',
+});
+
+export const AddressesField = Type.Array(RequestAddress, {
+  maxItems: 10_000,
+  description:
+    'More contracts to watch beside `address` (distinct, any case). `address` and `addresses` together: at most `MAX_ADDRESSES_PER_SUBSCRIPTION` (1,000 unless the deployment sets otherwise). One `eth_getLogs` request asks for all of them.',
+});
+
+export const FormattedAbiEventsField = Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), {
+  maxItems: 19,
+  description:
+    'More events to watch beside `formattedAbiEvent`, each a human-readable ABI event: 20 events in all. Every record says which event it is (`eventName`, `eventSignature`).',
+});
+
+export const FiltersField = Type.Record(
+  Type.String({ maxLength: 256 }),
+  Type.Array(FilterValueSchema, { minItems: 1, maxItems: 1_000 }),
+  {
+    maxProperties: 3,
+    description:
+      'Accepted values per indexed parameter, by name (e.g. `{"to": ["0x…"]}`): a log is recorded when each filtered parameter has one of its values (OR within a parameter, AND across them). Sent to the node as `eth_getLogs` topics. The parameter must be indexed in every event of the subscription, at the same position. Up to 1,000 values with those of `in` conditions.',
+  },
+);
+
+export const ConditionsField = Type.Array(
+  Type.Object(
+    {
+      field: Type.String({ minLength: 1, maxLength: 256, description: 'A decoded argument, by name (or position).' }),
+      op: Type.Union(
+        [
+          Type.Literal('eq'),
+          Type.Literal('neq'),
+          Type.Literal('gt'),
+          Type.Literal('gte'),
+          Type.Literal('lt'),
+          Type.Literal('lte'),
+          Type.Literal('in'),
+        ],
+        {
+          description:
+            '`eq`, `neq`, `in` (a list) for every type; `gt`, `gte`, `lt`, `lte` for integers. Integers compare as integers, addresses and bytes case-insensitively, strings exactly.',
+        },
+      ),
+      value: Type.Union([FilterValueSchema, Type.Array(FilterValueSchema, { minItems: 1, maxItems: 1_000 })]),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: 20,
+    description:
+      'Conditions on decoded values, all of which must hold for a log to be recorded. Each field must be a parameter of every event of the subscription, of the same type.',
+  },
+);

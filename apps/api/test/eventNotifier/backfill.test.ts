@@ -14,6 +14,7 @@ import { createChains } from '#api/chain/chains.ts';
 import { createDb } from '#api/db/db.ts';
 import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
+import { singleEventQuery } from '#api/eventNotifier/scanning/readRange.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { FAST_SETTINGS, subscribeTo, transferSubscription } from '../helpers/eventNotifier.ts';
@@ -179,8 +180,7 @@ describe('backfill through a hosted provider', () => {
       const client = createChains({ 1337: proxy.url }).client(1337);
       const chunks = [];
       for await (const chunk of readLogRanges(client, {
-        address: emitter.address,
-        event,
+        query: singleEventQuery(emitter.address, TRANSFER_EVENT),
         fromBlock: BigInt(firstBlock),
         toBlock: BigInt(head),
         maxRange: 40,

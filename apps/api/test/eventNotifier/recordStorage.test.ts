@@ -141,7 +141,13 @@ describe('event records in storage', () => {
 
   it('a range copied in the binary format reads back exactly, in one statement with the transaction’s now()', async () => {
     const id = await subscription();
-    const log = (logIndex: number, blockNumber: bigint, args: Record<string, unknown>): DecodedLog => ({
+    const log = (
+      logIndex: number,
+      blockNumber: bigint,
+      args: Record<string, unknown>,
+      of: Pick<DecodedLog, 'address' | 'eventSignature'> = { address: null, eventSignature: null },
+    ): DecodedLog => ({
+      ...of,
       blockNumber,
       blockHash: hash() as `0x${string}`,
       blockTimestamp: undefined,
@@ -153,7 +159,13 @@ describe('event records in storage', () => {
     const logs = [
       log(0, 1n, { from: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', value: '1' }),
       // A block number past 32 bits, text past ASCII (and a quote, a backslash, a tab), nesting, booleans.
-      log(1, 2n ** 40n + 3n, { note: 'é ü 漢字 🚀 "q" \\ \t', ok: true, list: ['1', { deep: null }] }),
+      // Another contract and event than the subscription's first (a name past ASCII too); the others NULL.
+      log(
+        1,
+        2n ** 40n + 3n,
+        { note: 'é ü 漢字 🚀 "q" \\ \t', ok: true, list: ['1', { deep: null }] },
+        { address: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', eventSignature: 'Notiz_é(string,bool,bytes32[])' },
+      ),
       log(2, 9_007_199_254_740_991n, {}),
     ];
     // Seconds before 2000 (a negative PostgreSQL timestamp), at the Unix epoch, and a 2023 one.
@@ -171,8 +183,8 @@ describe('event records in storage', () => {
     }
     const { rows } = await database.db.query(
       `SELECT id, block_timestamp, transaction_hash, block_number::text, block_hash, transaction_index, log_index,
-              decoded_log, next_attempt_at, status FROM event_notifier_records WHERE subscription_id = $1
-        ORDER BY log_index`,
+              decoded_log, next_attempt_at, status, contract_address, event_signature
+         FROM event_notifier_records WHERE subscription_id = $1 ORDER BY log_index`,
       [id],
     );
     assert.deepEqual(
@@ -188,6 +200,8 @@ describe('event records in storage', () => {
         decoded_log: l.args,
         next_attempt_at: now,
         status: 'scanned',
+        contract_address: l.address,
+        event_signature: l.eventSignature,
       })),
     );
     // Version 4 ids, all different.
@@ -203,6 +217,8 @@ describe('event records in storage', () => {
       blockTimestamp: 1_700_000_000n,
       transactionHash: hash() as `0x${string}`,
       transactionIndex: 0,
+      address: null,
+      eventSignature: null,
       logIndex: 0,
       args: {},
     };

@@ -6,12 +6,12 @@ import { freePort } from '@mountain/testkit/ports.ts';
 import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { eventually, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { Task } from 'graphile-worker';
-import { parseAbiItem } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
 import { deliverDue } from '#api/eventNotifier/delivery/delivery.ts';
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
 import { SCAN_LOCK_CLASS, scanJob, scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
+import { singleEventQuery } from '#api/eventNotifier/scanning/readRange.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
 import { createTaskList } from '#api/jobs/taskList.ts';
@@ -74,8 +74,7 @@ describe('event scanner', () => {
     try {
       const chunks = [];
       for await (const chunk of readLogRanges(createChains({ 1337: proxy.url }).client(1337), {
-        address: emitter.address,
-        event: parseAbiItem(TRANSFER_EVENT) as never,
+        query: singleEventQuery(emitter.address, TRANSFER_EVENT),
         fromBlock: first.blockNumber,
         toBlock: head,
         maxRange: 16,

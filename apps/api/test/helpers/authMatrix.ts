@@ -199,6 +199,22 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       assert.equal(res.body.eventNotifierSubscription.scanEnabled, true);
     },
   },
+  'update-subscription': {
+    request: (f) => ({ body: { id: f.subscriptionId, subscriptionName: 'Renamed by the matrix' } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
+      ok(res, 200);
+      assert.equal(res.body.eventNotifierSubscription.subscriptionName, 'Renamed by the matrix');
+    },
+  },
+  'rewind-subscription': {
+    request: (f) => ({ body: { id: f.subscriptionId, fromBlock: 0 } }),
+    check(res, f, actingIn) {
+      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
+      ok(res, 200);
+      assert.equal(res.body.eventNotifierSubscription.id, f.subscriptionId);
+    },
+  },
   'delete-subscription': {
     request: (f) => ({
       body: { id: f.subscriptionsToDelete[subscriptionDeletions++ % f.subscriptionsToDelete.length] },

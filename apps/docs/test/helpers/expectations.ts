@@ -111,6 +111,8 @@ export const OPERATION_IDS = [
   'get-subscriptions',
   'update-subscription-webhook',
   'update-subscription-scan',
+  'update-subscription',
+  'rewind-subscription',
   'delete-subscription',
   'get-records',
   'resend-failed-webhook',

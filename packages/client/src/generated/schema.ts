@@ -213,7 +213,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to a contract event
-         * @description Creates a subscription that scans one event of one contract every `scanInterval` seconds from `initialBlockNumber`, stores each decoded event as a record, and delivers it to `webhookURL` signed with the subscription’s secret. The answer is the only one that shows the full `webhookSecret`: store it.
+         * @description Creates a subscription that scans an event of a contract (and optionally more events, `formattedAbiEvents`, of more contracts, `addresses`) every `scanInterval` seconds from `initialBlockNumber`, stores each decoded event that passes its `filters` and `conditions` as a record, and delivers it to `webhookURL` signed with the subscription’s secret. The answer is the only one that shows the full `webhookSecret`: store it.
          */
         post: operations["create-subscription"];
         delete?: never;
@@ -276,6 +276,46 @@ export interface paths {
          * @description `scanEnabled: false` stops scanning: a scan already running finishes its range, and no block is read after it (records already found are still delivered). `scanEnabled: true` resumes at once from `lastScannedBlock + 1`, so no block is skipped. Answers the subscription as it now is.
          */
         post: operations["update-subscription-scan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event-notifier/update-subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a subscription’s name, cadence, depth or what it watches
+         * @description Each field given replaces the one stored; the others stay. `addresses`, `formattedAbiEvents`, `filters` and `conditions` are checked together with `address` and `formattedAbiEvent` (which do not change), as on creation. A change applies from the next scan: a scan already running reads its blocks as it started, and every block after `lastScannedBlock` is read with the change. Blocks already scanned are not read again (rewind-subscription does that), and records already stored stay. A shorter `scanInterval` brings the next scan forward; `confirmations` applies to the blocks not yet scanned.
+         */
+        post: operations["update-subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/event-notifier/rewind-subscription": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Scan a subscription again from an earlier block
+         * @description The next scan, queued at once, reads from `fromBlock` (below `initialBlockNumber` too, which then moves down to it) with what the subscription watches now. Events already recorded are not recorded twice, and their webhooks are not sent again; events not recorded before (a contract or an event added since, a filter widened) become new records and are delivered. With `redeliver: true`, the records already delivered or failed from `fromBlock` on are also sent again: to the subscription’s webhook under the same record id (the same `webhook-id`, with a new round of retries) and to the project’s endpoints that take `event_notifier.event` as new messages. While a scan is running, the rewind waits for it (`rewindFromBlock`) and the next scan starts with it. `fromBlock` past the next block to scan is refused: a rewind goes back only.
+         */
+        post: operations["rewind-subscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1381,6 +1421,12 @@ export interface components {
              * @description The subscription that found this event.
              */
             eventNotifierSubscriptionId: string;
+            /** @description The contract that emitted the event (checksummed): `address` or one of `addresses`. */
+            contractAddress: string;
+            /** @description The event’s name, e.g. `Transfer`. */
+            eventName: string;
+            /** @description The event’s canonical signature, e.g. `Transfer(address,address,uint256)`: which of the subscription’s events this is. */
+            eventSignature: string;
             /**
              * @description scanned: stored, webhook pending or disabled; notified: webhook answered 2xx; failed: retries ran out.
              * @enum {string}
@@ -1435,6 +1481,21 @@ export interface components {
             address: string;
             /** @description Human-readable ABI of the event, e.g. `event Transfer(…)`. */
             formattedAbiEvent: string;
+            /** @description The other contracts watched, checksummed (`[]`: `address` only). */
+            addresses: string[];
+            /** @description The other events watched (`[]`: one event). */
+            formattedAbiEvents: string[];
+            /** @description Accepted values per indexed parameter, in their canonical form (`{}`: none). */
+            filters: {
+                [key: string]: (string | number | boolean)[];
+            };
+            /** @description Conditions on decoded values, all of which must hold (`[]`: none). */
+            conditions: {
+                field: string;
+                op: string;
+                value: unknown;
+            }[];
+            rewindFromBlock: number | null;
             scanEnabled: boolean;
             initialBlockNumber: number;
             /** @description Seconds between scans. */
@@ -3463,6 +3524,25 @@ export interface operations {
                     address: string;
                     /** @description Human-readable ABI of the event, e.g. `event Transfer(address indexed from, …)`. */
                     formattedAbiEvent: string;
+                    /** @description More contracts to watch beside `address` (distinct, any case). `address` and `addresses` together: at most `MAX_ADDRESSES_PER_SUBSCRIPTION` (1,000 unless the deployment sets otherwise). One `eth_getLogs` request asks for all of them. */
+                    addresses?: string[];
+                    /** @description More events to watch beside `formattedAbiEvent`, each a human-readable ABI event: 20 events in all. Every record says which event it is (`eventName`, `eventSignature`). */
+                    formattedAbiEvents?: string[];
+                    /** @description Accepted values per indexed parameter, by name (e.g. `{"to": ["0x…"]}`): a log is recorded when each filtered parameter has one of its values (OR within a parameter, AND across them). Sent to the node as `eth_getLogs` topics. The parameter must be indexed in every event of the subscription, at the same position. Up to 1,000 values with those of `in` conditions. */
+                    filters?: {
+                        [key: string]: (string | number | boolean)[];
+                    };
+                    /** @description Conditions on decoded values, all of which must hold for a log to be recorded. Each field must be a parameter of every event of the subscription, of the same type. */
+                    conditions?: {
+                        /** @description A decoded argument, by name (or position). */
+                        field: string;
+                        /**
+                         * @description `eq`, `neq`, `in` (a list) for every type; `gt`, `gte`, `lt`, `lte` for integers. Integers compare as integers, addresses and bytes case-insensitively, strings exactly.
+                         * @enum {string}
+                         */
+                        op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                        value: (string | number | boolean) | (string | number | boolean)[];
+                    }[];
                     /** @description First block to scan (at most 2^53 - 1). */
                     initialBlockNumber: number;
                     /** @description Seconds between scans (5 to 86400). */
@@ -3498,6 +3578,11 @@ export interface operations {
                      *         "networkId": 1337,
                      *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
                      *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "addresses": [],
+                     *         "formattedAbiEvents": [],
+                     *         "filters": {},
+                     *         "conditions": [],
+                     *         "rewindFromBlock": null,
                      *         "scanEnabled": true,
                      *         "initialBlockNumber": 0,
                      *         "scanInterval": 5,
@@ -3671,6 +3756,11 @@ export interface operations {
                      *           "networkId": 1337,
                      *           "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
                      *           "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *           "addresses": [],
+                     *           "formattedAbiEvents": [],
+                     *           "filters": {},
+                     *           "conditions": [],
+                     *           "rewindFromBlock": null,
                      *           "scanEnabled": true,
                      *           "initialBlockNumber": 0,
                      *           "scanInterval": 5,
@@ -3832,6 +3922,11 @@ export interface operations {
                      *         "networkId": 1337,
                      *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
                      *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "addresses": [],
+                     *         "formattedAbiEvents": [],
+                     *         "filters": {},
+                     *         "conditions": [],
+                     *         "rewindFromBlock": null,
                      *         "scanEnabled": true,
                      *         "initialBlockNumber": 0,
                      *         "scanInterval": 5,
@@ -4016,6 +4111,11 @@ export interface operations {
                      *         "networkId": 1337,
                      *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
                      *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "addresses": [],
+                     *         "formattedAbiEvents": [],
+                     *         "filters": {},
+                     *         "conditions": [],
+                     *         "rewindFromBlock": null,
                      *         "scanEnabled": false,
                      *         "initialBlockNumber": 0,
                      *         "scanInterval": 5,
@@ -4037,6 +4137,433 @@ export interface operations {
                      */
                     "application/json": {
                         eventNotifierSubscription: components["schemas"]["EventNotifierSubscription"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "update-subscription": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                 *       "subscriptionName": "Deposits",
+                 *       "filters": {
+                 *         "to": [
+                 *           "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b"
+                 *         ]
+                 *       },
+                 *       "conditions": [
+                 *         {
+                 *           "field": "value",
+                 *           "op": "gte",
+                 *           "value": "1000000000000000000"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The subscription id.
+                     */
+                    id: string;
+                    /** @description A name for you. */
+                    subscriptionName?: string;
+                    /** @description Seconds between scans (5 to 86400). */
+                    scanInterval?: number;
+                    /** @description Blocks that must be on top of an event’s block before it is recorded (0 to 10000). */
+                    confirmations?: number;
+                    /** @description More contracts to watch beside `address` (distinct, any case). `address` and `addresses` together: at most `MAX_ADDRESSES_PER_SUBSCRIPTION` (1,000 unless the deployment sets otherwise). One `eth_getLogs` request asks for all of them. */
+                    addresses?: string[];
+                    /** @description More events to watch beside `formattedAbiEvent`, each a human-readable ABI event: 20 events in all. Every record says which event it is (`eventName`, `eventSignature`). */
+                    formattedAbiEvents?: string[];
+                    /** @description Accepted values per indexed parameter, by name (e.g. `{"to": ["0x…"]}`): a log is recorded when each filtered parameter has one of its values (OR within a parameter, AND across them). Sent to the node as `eth_getLogs` topics. The parameter must be indexed in every event of the subscription, at the same position. Up to 1,000 values with those of `in` conditions. */
+                    filters?: {
+                        [key: string]: (string | number | boolean)[];
+                    };
+                    /** @description Conditions on decoded values, all of which must hold for a log to be recorded. Each field must be a parameter of every event of the subscription, of the same type. */
+                    conditions?: {
+                        /** @description A decoded argument, by name (or position). */
+                        field: string;
+                        /**
+                         * @description `eq`, `neq`, `in` (a list) for every type; `gt`, `gte`, `lt`, `lte` for integers. Integers compare as integers, addresses and bytes case-insensitively, strings exactly.
+                         * @enum {string}
+                         */
+                        op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "in";
+                        value: (string | number | boolean) | (string | number | boolean)[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription as it now is. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventNotifierSubscription": {
+                     *         "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                     *         "projectId": 1,
+                     *         "subscriptionName": "Deposits",
+                     *         "networkId": 1337,
+                     *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                     *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "addresses": [],
+                     *         "formattedAbiEvents": [],
+                     *         "filters": {
+                     *           "to": [
+                     *             "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b"
+                     *           ]
+                     *         },
+                     *         "conditions": [
+                     *           {
+                     *             "field": "value",
+                     *             "op": "gte",
+                     *             "value": "1000000000000000000"
+                     *           }
+                     *         ],
+                     *         "rewindFromBlock": null,
+                     *         "scanEnabled": true,
+                     *         "initialBlockNumber": 0,
+                     *         "scanInterval": 5,
+                     *         "confirmations": 0,
+                     *         "webhookEnabled": true,
+                     *         "webhookURL": "https://example.com/webhooks/mountain",
+                     *         "webhookMaxRetries": 5,
+                     *         "webhookSecret": "whsec_****************",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
+                     *         "scanStatus": "idle",
+                     *         "lastScannedBlock": 1520,
+                     *         "lastScannedAt": "2026-11-20T10:15:30.000Z",
+                     *         "lastScanFailureMessage": null,
+                     *         "nextScanAt": "2026-11-20T10:15:35.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        eventNotifierSubscription: components["schemas"]["EventNotifierSubscription"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "rewind-subscription": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                 *       "fromBlock": 1200,
+                 *       "redeliver": false
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The subscription id.
+                     */
+                    id: string;
+                    /** @description The first block to scan again (at most the next block to scan). */
+                    fromBlock: number;
+                    /** @description Send the records already delivered (or failed) from `fromBlock` on again. Default false. */
+                    redeliver?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The subscription as it now is, and how many records are sent again. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventNotifierSubscription": {
+                     *         "id": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                     *         "projectId": 1,
+                     *         "subscriptionName": "Token transfers",
+                     *         "networkId": 1337,
+                     *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                     *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "addresses": [],
+                     *         "formattedAbiEvents": [],
+                     *         "filters": {},
+                     *         "conditions": [],
+                     *         "rewindFromBlock": null,
+                     *         "scanEnabled": true,
+                     *         "initialBlockNumber": 0,
+                     *         "scanInterval": 5,
+                     *         "confirmations": 0,
+                     *         "webhookEnabled": true,
+                     *         "webhookURL": "https://example.com/webhooks/mountain",
+                     *         "webhookMaxRetries": 5,
+                     *         "webhookSecret": "whsec_****************",
+                     *         "webhookDisabledReason": null,
+                     *         "webhookDisabledAt": null,
+                     *         "webhookFailingSince": null,
+                     *         "scanStatus": "idle",
+                     *         "lastScannedBlock": 1199,
+                     *         "lastScannedAt": "2026-11-20T10:15:30.000Z",
+                     *         "lastScanFailureMessage": null,
+                     *         "nextScanAt": "2026-11-20T10:15:30.000Z"
+                     *       },
+                     *       "redeliveredCount": 0
+                     *     }
+                     */
+                    "application/json": {
+                        eventNotifierSubscription: components["schemas"]["EventNotifierSubscription"];
+                        /** @description Records queued for delivery again (0 without `redeliver`); `null` while the rewind waits for a running scan. */
+                        redeliveredCount: number | null;
                     };
                 };
             };
@@ -4362,6 +4889,9 @@ export interface operations {
                      *         {
                      *           "id": "0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f",
                      *           "eventNotifierSubscriptionId": "6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f",
+                     *           "contractAddress": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+                     *           "eventName": "Transfer",
+                     *           "eventSignature": "Transfer(address,address,uint256)",
                      *           "status": "notified",
                      *           "statusChangedAt": "2026-11-20T10:15:30.000Z",
                      *           "blockTimestamp": "2026-11-20T10:15:28.000Z",
@@ -7956,6 +8486,11 @@ export interface operations {
                      *         "networkId": 1337,
                      *         "address": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
                      *         "formattedAbiEvent": "event Transfer(address indexed from, address indexed to, uint256 value)",
+                     *         "addresses": [],
+                     *         "formattedAbiEvents": [],
+                     *         "filters": {},
+                     *         "conditions": [],
+                     *         "rewindFromBlock": null,
                      *         "scanEnabled": true,
                      *         "initialBlockNumber": 0,
                      *         "scanInterval": 5,

@@ -138,6 +138,7 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
     const otherFunctions = COUNTER_FORMATTED_ABI.filter(
       (e) => e.startsWith('function ') && !e.includes('increment(') && !/\b(view|pure)\b/.test(e),
     );
+    const otherEvents = COUNTER_FORMATTED_ABI.filter((e) => e.startsWith('event ') && e !== event);
     // By property name, as the document names them: the generators stay free of per-operation code.
     const fixtures: Fixtures = {
       networkId: fc.constant(1337),
@@ -158,6 +159,26 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       subscriptionName: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !s.includes('\u0000')),
       initialBlockNumber: fc.integer({ min: 0, max: 100 }),
       scanInterval: fc.integer({ min: 5, max: 86_400 }),
+      confirmations: fc.integer({ min: 0, max: 64 }),
+      // What a subscription of the Counter's first event watches: more contracts, its other events, filters on
+      // `by` (indexed in Incremented) and conditions on its integers.
+      addresses: fc.array(fc.stringMatching(/^0x[0-9a-f]{40}$/), { maxLength: 5 }),
+      formattedAbiEvents: fc.subarray(otherEvents),
+      filters: fc.oneof(
+        fc.constant({}),
+        fc.record({ by: fc.array(fc.stringMatching(/^0x[0-9a-f]{40}$/), { minLength: 1, maxLength: 3 }) }),
+      ),
+      conditions: fc.array(
+        fc.record({
+          field: fc.constantFrom('amount', 'total'),
+          op: fc.constantFrom('eq', 'neq', 'gt', 'gte', 'lt', 'lte'),
+          value: fc.integer({ min: 0, max: 1000 }).map(String),
+        }),
+        { maxLength: 3 },
+      ),
+      // The fixture subscription has scanned nothing: block 0 is the only one to go back to.
+      fromBlock: fc.constant(0),
+      redeliver: fc.boolean(),
       page: fc.integer({ min: 1, max: 3 }),
       perPage: fc.integer({ min: 1, max: 100 }),
       // Webhook endpoints.

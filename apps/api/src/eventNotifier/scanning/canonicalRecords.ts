@@ -108,9 +108,9 @@ export async function followReorgs(
        notices AS (
          INSERT INTO event_notifier_records
            (subscription_id, removal_of, block_timestamp, transaction_hash, block_number, block_hash,
-            transaction_index, log_index, decoded_log, next_attempt_at)
+            transaction_index, log_index, decoded_log, next_attempt_at, contract_address, event_signature)
          SELECT subscription_id, id, block_timestamp, transaction_hash, block_number, block_hash,
-                transaction_index, log_index, decoded_log, now()
+                transaction_index, log_index, decoded_log, now(), contract_address, event_signature
            FROM removed WHERE attempted
          RETURNING 1
        )

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AbiEvent, type Address, type Hex, HttpRequestError, type PublicClient } from 'viem';
+import { type Hex, HttpRequestError, type PublicClient } from 'viem';
 import { isRateLimited } from '#api/chain/chainErrors.ts';
 import { NetworkNotConfiguredError } from '#api/chain/chains.ts';
 import { causes } from '#api/lib/causes.ts';
 import { readGetLogsRefusal } from './getLogsRefusals.ts';
 import { RangeSizes } from './rangeSizes.ts';
-import { type DecodedLog, logQuery, readRange } from './readRange.ts';
+import { type DecodedLog, type LogQuery, readRange } from './readRange.ts';
 
 export type { DecodedLog } from './readRange.ts';
 
@@ -53,7 +53,7 @@ interface Slot {
 }
 
 /**
- * Reads the logs of one event of one contract over `fromBlock`..`toBlock` with eth_getLogs, and yields them range
+ * Reads the logs a subscription watches (its events of its contracts, its filters) over `fromBlock`..`toBlock` with eth_getLogs, and yields them range
  * by range in block order, each range complete. Up to RANGES_IN_FLIGHT ranges are read at once (the transport paces
  * the requests within the network's budget, see requestBudget.ts); they may be answered out of order, but each is
  * yielded only after all the ranges before it. Logs are decoded with one decoder built for the event.
@@ -72,8 +72,8 @@ interface Slot {
 export async function* readLogRanges(
   client: PublicClient,
   options: {
-    address: Address;
-    event: AbiEvent;
+    /** What to ask for and how to decode it (readRange.ts: logQuery). */
+    query: LogQuery;
     fromBlock: bigint;
     toBlock: bigint;
     maxRange: number;
@@ -82,7 +82,7 @@ export async function* readLogRanges(
     head?: bigint;
   },
 ): AsyncGenerator<LogChunk> {
-  const query = logQuery(options.address, options.event);
+  const { query } = options;
   const sizes = new RangeSizes(client, options.maxRange);
   const checkAbove = options.head === undefined ? undefined : options.head - LAGGING_NODE_BLOCKS;
   const slots: Slot[] = [];

@@ -193,14 +193,17 @@ async function insertSkippingExisting(
       ti: log.transactionIndex,
       li: log.logIndex,
       d: log.args,
+      a: log.address,
+      e: log.eventSignature,
     })),
   );
   const { rowCount } = await client.query(
     `INSERT INTO event_notifier_records
        (subscription_id, block_timestamp, transaction_hash, block_number, block_hash, transaction_index, log_index,
-        decoded_log, next_attempt_at)
-     SELECT $1, to_timestamp(t), h, b, bh, ti, li, d, now()
-       FROM json_to_recordset($2::json) AS u(t float8, h text, b int8, bh text, ti int4, li int4, d json)
+        decoded_log, next_attempt_at, contract_address, event_signature)
+     SELECT $1, to_timestamp(t), h, b, bh, ti, li, d, now(), a, e
+       FROM json_to_recordset($2::json)
+         AS u(t float8, h text, b int8, bh text, ti int4, li int4, d json, a text, e text)
       WHERE NOT EXISTS (
         SELECT 1 FROM event_notifier_records e
          WHERE e.subscription_id = $1 AND e.transaction_hash = u.h AND e.log_index = u.li AND e.block_hash IS NULL)

@@ -7,14 +7,17 @@ import type { DecodedLog } from './readRange.ts';
 
 /** PostgreSQL's timestamps count microseconds from 2000-01-01 UTC; Unix time counts seconds from 1970. */
 const PG_EPOCH_SECONDS = 946_684_800;
-const COLUMNS = 10;
+const COLUMNS = 12;
 const COPY_RECORDS = `COPY event_notifier_records
   (id, subscription_id, block_timestamp, transaction_hash, block_number, block_hash, transaction_index, log_index,
-   decoded_log, next_attempt_at)
+   decoded_log, next_attempt_at, contract_address, event_signature)
   FROM STDIN (FORMAT binary)`;
 /** The binary format's signature, then flags and the header extension's length (both 0). */
 const HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
-/** A row's bytes besides its hashes and decoded log: the field count, each field's length, the fixed-size values. */
+/**
+ * A row's bytes besides its hashes, decoded log, address and event: the field count, each field's length, the
+ * fixed-size values.
+ */
 const ROW_BYTES = 2 + 4 * COLUMNS + 16 + 16 + 8 + 8 + 4 + 4 + 8;
 
 /**
@@ -53,6 +56,7 @@ function encodeRecords(
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i] as DecodedLog;
     size += ROW_BYTES + log.transactionHash.length + log.blockHash.length + 3 * (documents[i] as string).length;
+    size += (log.address?.length ?? 0) + 3 * (log.eventSignature?.length ?? 0);
   }
   const out = Buffer.allocUnsafe(size);
   const ids = randomFillSync(Buffer.allocUnsafe(16 * logs.length));
@@ -112,6 +116,18 @@ function encodeRecords(
     at += written;
     int32(8);
     int64(now);
+    // NULL (length -1) for the subscription's own address and first event: most records.
+    if (log.address === null) int32(-1);
+    else ascii(log.address);
+    if (log.eventSignature === null) int32(-1);
+    else {
+      const at0 = at;
+      at += 4;
+      const n = out.write(log.eventSignature, at, 'utf8');
+      at = at0;
+      int32(n);
+      at += n;
+    }
   }
   at = out.writeInt16BE(-1, at); // the trailer
   return out.subarray(0, at);

@@ -1,17 +1,19 @@
 import type pg from 'pg';
-import type { Address } from 'viem';
 import { finalizedTag } from '#api/chain/canonicalBlocks.ts';
 import { isRateLimited, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
 import { type Chains, NetworkNotConfiguredError } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError } from '#api/db/db.ts';
 import { type DeliverySettings, deliveryLeaseMs } from '#api/delivery/settings.ts';
-import { AbiEventError, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
+import { AbiEventError } from '#api/eventNotifier/abiEvent.ts';
 import type { SubscriptionRow } from '#api/eventNotifier/rows.ts';
 import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { watchOf } from '#api/eventNotifier/watch.ts';
 import { causes } from '#api/lib/causes.ts';
 import { followReorgs, pruneCheckpoints } from './canonicalRecords.ts';
 import { isConnectionFailure, readLogRanges } from './logRanges.ts';
 import { RangeStore, type ScanQueue } from './rangeStore.ts';
+import { logQuery } from './readRange.ts';
+import { applyRewind } from './rewind.ts';
 
 export interface ScannerDeps {
   db: Db;
@@ -39,9 +41,7 @@ export async function scanSubscription(deps: ScannerDeps, subscriptionId: string
   const client = await deps.db.pool.connect();
   let clientError: Error | undefined;
   try {
-    const subscription = (
-      await client.query<SubscriptionRow>('SELECT * FROM event_notifier_subscriptions WHERE id = $1', [subscriptionId])
-    ).rows[0];
+    const subscription = await startingRow(deps.queue, client, subscriptionId);
     if (!subscription?.scan_enabled) return { kind: 'skipped' };
     await client.query(`UPDATE event_notifier_subscriptions SET scan_status = 'scanning' WHERE id = $1`, [
       subscriptionId,
@@ -71,6 +71,27 @@ export async function scanSubscription(deps: ScannerDeps, subscriptionId: string
   }
 }
 
+/**
+ * The subscription as the scan starts, after the rewind asked while the scan before it ran, if one waits (the scan
+ * holds the subscription's lock: no other scan runs).
+ */
+async function startingRow(queue: ScanQueue, client: pg.PoolClient, id: string): Promise<SubscriptionRow | undefined> {
+  const read = async () =>
+    (await client.query<SubscriptionRow>('SELECT * FROM event_notifier_subscriptions WHERE id = $1', [id])).rows[0];
+  const row = await read();
+  if (row?.rewind_from_block == null) return row;
+  await client.query('BEGIN');
+  try {
+    const sent = await applyRewind(client, id, row.rewind_from_block, row.rewind_redeliver);
+    if (sent > 0 && row.webhook_enabled) await queue.delivery(client, id);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+  return read();
+}
+
 async function readAndStore(
   deps: ScannerDeps,
   client: pg.PoolClient,
@@ -78,7 +99,7 @@ async function readAndStore(
   look: { floor?: number },
 ): Promise<ScanOutcome> {
   const chain = deps.chains.client(subscription.network_id);
-  const event = parseAbiEvent(subscription.formatted_abi_event);
+  const query = logQuery(watchOf(subscription), deps.settings.maxAddressesPerRequest);
   const [head, tag] = await Promise.all([chain.getBlockNumber({ cacheTime: 0 }), finalizedTag(chain)]);
   const finalized = tag ?? Number(head) - (deps.settings.confirmations[subscription.network_id] ?? 0);
   const { lastScannedBlock, floor } = await followReorgs(client, chain, subscription, {
@@ -95,8 +116,7 @@ async function readAndStore(
         ? await startBackfill(deps.queue, client, subscription, deps.settings.backfillHoldMs)
         : 0;
     const ranges = readLogRanges(chain, {
-      address: subscription.address as Address,
-      event,
+      query,
       fromBlock,
       toBlock,
       maxRange: deps.settings.maxBlockRange,
@@ -176,7 +196,9 @@ async function finishScan(
               -- A steady cadence: the next scan is due one interval after this one was due (at once if late).
               -- A scan that ran before its time (the sweep re-queues a subscription it finds scanning) keeps the
               -- planned one, so that an extra scan never pushes the next one back.
+              -- A rewind asked while this scan ran is the next scan's, at once.
               next_scan_at = CASE WHEN NOT scan_enabled THEN NULL
+                WHEN rewind_from_block IS NOT NULL THEN now()
                 WHEN next_scan_at > now() THEN next_scan_at
                 ELSE greatest(now(), coalesce(next_scan_at, now()) + scan_interval * interval '1 second') END
         WHERE id = $1

@@ -1,17 +1,36 @@
 import type { Static } from 'typebox';
 import type { Db } from '#api/db/db.ts';
+import { eventSignature, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
 import { deliverJob } from '#api/eventNotifier/delivery/jobs.ts';
-import type { RecordRow } from '#api/eventNotifier/rows.ts';
+import { nameOf } from '#api/eventNotifier/recordEvent.ts';
+import type { RecordRow, SubscriptionRow } from '#api/eventNotifier/rows.ts';
 import type { EventNotifierRecord } from '#api/schemas/entities.ts';
 import { pageMeta } from '#api/schemas/requests.ts';
 import { findSubscription } from './subscriptions.ts';
 
 export type RecordView = Static<typeof EventNotifierRecord>;
 
-export function toRecordView(row: RecordRow): RecordView {
+/** What a record says of its contract and event when it says nothing: the subscription's first ones. */
+export interface RecordDefaults {
+  contractAddress: string;
+  eventSignature: string;
+}
+
+export function recordDefaultsOf(subscription: SubscriptionRow): RecordDefaults {
+  return {
+    contractAddress: subscription.address,
+    eventSignature: eventSignature(parseAbiEvent(subscription.formatted_abi_event)),
+  };
+}
+
+export function toRecordView(row: RecordRow, defaults: RecordDefaults): RecordView {
+  const signature = row.event_signature ?? defaults.eventSignature;
   return {
     id: row.id,
     eventNotifierSubscriptionId: row.subscription_id,
+    contractAddress: row.contract_address ?? defaults.contractAddress,
+    eventName: nameOf(signature),
+    eventSignature: signature,
     status: row.status,
     statusChangedAt: row.status_changed_at.toISOString(),
     blockTimestamp: row.block_timestamp.toISOString(),
@@ -38,7 +57,7 @@ export async function listRecords(
   subscriptionId: string,
   { includeRemoved = true, page, perPage }: { includeRemoved?: boolean; page: number; perPage: number },
 ) {
-  await findSubscription(db.pool, projectId, subscriptionId);
+  const defaults = recordDefaultsOf(await findSubscription(db.pool, projectId, subscriptionId));
   const where = 'subscription_id = $1 AND removal_of IS NULL AND ($2 OR removed_at IS NULL)';
   const [{ rows }, total] = await Promise.all([
     db.query<RecordRow>(
@@ -51,7 +70,10 @@ export async function listRecords(
       includeRemoved,
     ]),
   ]);
-  return { eventNotifierRecords: rows.map(toRecordView), meta: pageMeta(page, perPage, total.rows[0]?.n ?? 0) };
+  return {
+    eventNotifierRecords: rows.map((row) => toRecordView(row, defaults)),
+    meta: pageMeta(page, perPage, total.rows[0]?.n ?? 0),
+  };
 }
 
 export interface ResendSummary {

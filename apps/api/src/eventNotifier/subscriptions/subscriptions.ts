@@ -1,6 +1,5 @@
 import { generateSecret } from '@mountain/webhook-sdk';
 import type { Static } from 'typebox';
-import { getAddress } from 'viem';
 import type { NetworkId } from '#api/config/networks.ts';
 import { type MasterKeys, seal } from '#api/crypto/secretBox.ts';
 import type { Db, Queryable } from '#api/db/db.ts';
@@ -9,6 +8,7 @@ import { deliverJob } from '#api/eventNotifier/delivery/jobs.ts';
 import { type SubscriptionRow, secretContext } from '#api/eventNotifier/rows.ts';
 import { scanJob } from '#api/eventNotifier/scanning/jobs.ts';
 import { confirmationsOf, type EventNotifierSettings } from '#api/eventNotifier/settings.ts';
+import { type Condition, checkWatch, type Filters, type Watch, watchOf } from '#api/eventNotifier/watch.ts';
 import type { EventNotifierSubscription } from '#api/schemas/entities.ts';
 import { pageMeta } from '#api/schemas/requests.ts';
 
@@ -34,6 +34,11 @@ export function toSubscriptionView(
     networkId: row.network_id,
     address: row.address,
     formattedAbiEvent: row.formatted_abi_event,
+    addresses: row.addresses,
+    formattedAbiEvents: row.formatted_abi_events,
+    filters: row.filters,
+    conditions: row.conditions,
+    rewindFromBlock: row.rewind_from_block,
     scanEnabled: row.scan_enabled,
     initialBlockNumber: row.initial_block_number,
     scanInterval: row.scan_interval,
@@ -56,8 +61,8 @@ export function toSubscriptionView(
 export interface NewSubscription {
   subscriptionName: string;
   networkId: NetworkId;
-  address: string;
-  formattedAbiEvent: string;
+  /** What it watches, checked (checkWatch). */
+  watch: Watch;
   initialBlockNumber: number;
   scanInterval: number;
   confirmations?: number | undefined;
@@ -89,16 +94,16 @@ export async function createSubscription(
       `INSERT INTO event_notifier_subscriptions
          (id, project_id, subscription_name, network_id, address, formatted_abi_event, initial_block_number,
           scan_interval, webhook_enabled, webhook_url, webhook_max_retries, webhook_secret, webhook_secret_masked,
-          confirmations, next_scan_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now())
+          confirmations, next_scan_at, addresses, formatted_abi_events, filters, conditions)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, now(), $15, $16, $17, $18)
        RETURNING *`,
       [
         id,
         projectId,
         input.subscriptionName,
         input.networkId,
-        getAddress(input.address.toLowerCase()),
-        input.formattedAbiEvent.trim(),
+        input.watch.address,
+        input.watch.formattedAbiEvent,
         input.initialBlockNumber,
         input.scanInterval,
         input.webhookURL !== undefined,
@@ -107,6 +112,10 @@ export async function createSubscription(
         seal(masterKey, secret, secretContext(id)),
         `${secret.slice(0, 10)}${'*'.repeat(16)}`,
         input.confirmations ?? settings.confirmations[input.networkId] ?? 0,
+        input.watch.addresses,
+        input.watch.formattedAbiEvents,
+        JSON.stringify(input.watch.filters),
+        JSON.stringify(input.watch.conditions),
       ],
     );
     await scanJob.enqueue(client, { subscriptionId: id });
@@ -223,4 +232,69 @@ async function switchScan(client: Queryable, id: string, enabled: boolean): Prom
   );
   if (rows[0] && enabled) await scanJob.enqueue(client, { subscriptionId: id });
   return rows[0];
+}
+
+export interface SubscriptionChange {
+  subscriptionName?: string | undefined;
+  scanInterval?: number | undefined;
+  confirmations?: number | undefined;
+  addresses?: string[] | undefined;
+  formattedAbiEvents?: string[] | undefined;
+  filters?: Filters | undefined;
+  conditions?: Condition[] | undefined;
+}
+
+/**
+ * Changes what a project's subscription is called, how often it scans and how deep, and what it watches (its
+ * other contracts and events, its filters and conditions: each given field replaces the one stored, and the whole
+ * watch is checked again, as create-subscription checks it). A scan already running goes on with what it started
+ * with; the next one reads the blocks after it with the change. A shorter `scanInterval` brings the next scan
+ * forward (never later than one new interval from now). NOT_FOUND when it is not the project's.
+ */
+export async function updateSubscription(
+  db: Db,
+  settings: ViewSettings & Pick<EventNotifierSettings, 'maxAddressesPerSubscription'>,
+  projectId: number,
+  id: string,
+  change: SubscriptionChange,
+): Promise<SubscriptionView> {
+  return db.transaction(async (client) => {
+    const current = await findSubscription(client, projectId, id, { forUpdate: true });
+    const before = watchOf(current);
+    const watch = checkWatch(
+      {
+        address: before.address,
+        formattedAbiEvent: before.formattedAbiEvent,
+        addresses: change.addresses ?? before.addresses,
+        formattedAbiEvents: change.formattedAbiEvents ?? before.formattedAbiEvents,
+        filters: change.filters ?? before.filters,
+        conditions: change.conditions ?? before.conditions,
+      },
+      { maxAddresses: settings.maxAddressesPerSubscription },
+    );
+    const { rows } = await client.query<SubscriptionRow & { sooner: boolean }>(
+      `WITH changed AS (
+         UPDATE event_notifier_subscriptions
+            SET subscription_name = $2, scan_interval = $3::int4, confirmations = $4, addresses = $5,
+                formatted_abi_events = $6, filters = $7, conditions = $8,
+                next_scan_at = CASE WHEN scan_enabled AND next_scan_at > now() + $3::int4 * interval '1 second'
+                                    THEN now() + $3::int4 * interval '1 second' ELSE next_scan_at END
+          WHERE id = $1 RETURNING *)
+       SELECT changed.*, changed.next_scan_at IS DISTINCT FROM $9::timestamptz AS sooner FROM changed`,
+      [
+        id,
+        change.subscriptionName ?? current.subscription_name,
+        change.scanInterval ?? current.scan_interval,
+        change.confirmations ?? current.confirmations,
+        watch.addresses,
+        watch.formattedAbiEvents,
+        JSON.stringify(watch.filters),
+        JSON.stringify(watch.conditions),
+        current.next_scan_at,
+      ],
+    );
+    const { sooner, ...row } = rows[0] as SubscriptionRow & { sooner: boolean };
+    if (sooner && row.next_scan_at) await scanJob.enqueue(client, { subscriptionId: id }, { runAt: row.next_scan_at });
+    return toSubscriptionView(row, settings);
+  });
 }

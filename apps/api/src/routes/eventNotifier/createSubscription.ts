@@ -1,14 +1,22 @@
 import Type from 'typebox';
 import { assertWebhookUrlAllowed } from '#api/delivery/webhookUrlPolicy.ts';
-import { validationError } from '#api/errors/ApiError.ts';
-import { AbiEventError, parseAbiEvent } from '#api/eventNotifier/abiEvent.ts';
 import { defaultEventNotifierSettings } from '#api/eventNotifier/settings.ts';
 import { createSubscription } from '#api/eventNotifier/subscriptions/subscriptions.ts';
+import { checkWatch } from '#api/eventNotifier/watch.ts';
 import { projectOf, WRITERS } from '#api/http/roles.ts';
 import { defineRoute } from '#api/http/route.ts';
 import { EventNotifierSubscription, NetworkIdSchema } from '#api/schemas/entities.ts';
 import { EXAMPLE, exampleSubscription } from '#api/schemas/examples.ts';
-import { AbiString, RequestAddress, WebhookMaxRetries, WebhookUrl } from '#api/schemas/requests.ts';
+import {
+  AbiString,
+  AddressesField,
+  ConditionsField,
+  FiltersField,
+  FormattedAbiEventsField,
+  RequestAddress,
+  WebhookMaxRetries,
+  WebhookUrl,
+} from '#api/schemas/requests.ts';
 
 export default defineRoute({
   method: 'POST',
@@ -17,7 +25,7 @@ export default defineRoute({
   tag: 'Event Notifier',
   summary: 'Subscribe to a contract event',
   description:
-    'Creates a subscription that scans one event of one contract every `scanInterval` seconds from `initialBlockNumber`, stores each decoded event as a record, and delivers it to `webhookURL` signed with the subscription’s secret. The answer is the only one that shows the full `webhookSecret`: store it.',
+    'Creates a subscription that scans an event of a contract (and optionally more events, `formattedAbiEvents`, of more contracts, `addresses`) every `scanInterval` seconds from `initialBlockNumber`, stores each decoded event that passes its `filters` and `conditions` as a record, and delivers it to `webhookURL` signed with the subscription’s secret. The answer is the only one that shows the full `webhookSecret`: store it.',
   auth: { roles: WRITERS },
   body: Type.Object(
     {
@@ -25,6 +33,10 @@ export default defineRoute({
       networkId: NetworkIdSchema,
       address: RequestAddress,
       formattedAbiEvent: AbiString('Human-readable ABI of the event, e.g. `event Transfer(address indexed from, …)`.'),
+      addresses: Type.Optional(AddressesField),
+      formattedAbiEvents: Type.Optional(FormattedAbiEventsField),
+      filters: Type.Optional(FiltersField),
+      conditions: Type.Optional(ConditionsField),
       initialBlockNumber: Type.Integer({
         minimum: 0,
         maximum: Number.MAX_SAFE_INTEGER,
@@ -71,15 +83,13 @@ export default defineRoute({
   },
   errors: ['WEBHOOK_URL_REFUSED', 'SUBSCRIPTION_LIMIT_REACHED'],
   async handler({ body, principal, deps }) {
-    try {
-      parseAbiEvent(body.formattedAbiEvent);
-    } catch (error) {
-      if (!(error instanceof AbiEventError)) throw error;
-      throw validationError([{ field: 'body.formattedAbiEvent', message: error.message }]);
-    }
-    if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.delivery);
     const settings = deps.eventNotifier ?? defaultEventNotifierSettings();
-    const subscription = await createSubscription(deps.db, deps.masterKey, settings, projectOf(principal), body);
+    const watch = checkWatch(body, { maxAddresses: settings.maxAddressesPerSubscription });
+    if (body.webhookURL !== undefined) await assertWebhookUrlAllowed(body.webhookURL, deps.delivery);
+    const subscription = await createSubscription(deps.db, deps.masterKey, settings, projectOf(principal), {
+      ...body,
+      watch,
+    });
     return { eventNotifierSubscription: subscription };
   },
 });
