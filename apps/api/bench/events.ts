@@ -2,7 +2,8 @@
 // mined, one subscription backfilling them with webhooks to a loopback receiver. Prints events stored per second
 // next to a raw baseline measured in the same run (the same block ranges fetched with eth_getLogs and decoded
 // with viem, nothing stored), webhook deliveries per second, and the p95 latency from block mined to webhook
-// received for live events. Then the provider section (eventsProvider.ts; BENCH_PROVIDER=0 skips it) and the live
+// received for live events. Then the watch section (eventsWatch.ts: two events of 1,000 contracts with a filter,
+// against one event of one contract; BENCH_WATCH=0 skips it), the provider section (eventsProvider.ts; BENCH_PROVIDER=0 skips it) and the live
 // section on 1 s blocks with reorgs (eventsLive.ts; BENCH_LIVE=0 skips it), and the webhook endpoints' sections
 // (webhooks.ts: the attempt log's cost, 1,000 endpoints with one failing; BENCH_WEBHOOKS=0 skips them).
 
@@ -25,6 +26,7 @@ import { createWorker } from '#api/worker/worker.ts';
 import { startBenchDatabase } from './benchDatabase.ts';
 import { liveReorgSection } from './eventsLive.ts';
 import { benchProviderBackfill } from './eventsProvider.ts';
+import { watchSection } from './eventsWatch.ts';
 import { measuredCpu, mostPerSecond, perUnitByProcess } from './machineCpu.ts';
 import { webhookDeliverySections } from './webhooks.ts';
 
@@ -234,6 +236,8 @@ try {
   stop.abort();
   await worker.stop();
 
+  // Several events of 1,000 contracts with a filter, against one event of one contract.
+  if (process.env.BENCH_WATCH !== '0') figures.push(...(await watchSection(db, masterKey, project.id, stops)));
   if (process.env.BENCH_PROVIDER !== '0') await benchProviderBackfill(db, masterKey, project.id, stops);
   // Live on a chain with 1 s blocks and reorgs: block → webhook, and reorg → removal webhook.
   if (process.env.BENCH_LIVE !== '0') {

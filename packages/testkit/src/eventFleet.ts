@@ -36,6 +36,9 @@ contract Fleet {
   }
 }`;
 
+/** Members created per transaction: within anvil's default block gas limit (30 million). */
+const SPAWN_PER_TRANSACTION = 100;
+
 /** The members' events, by `kind` (0 to 3). */
 export const FLEET_EVENTS = [
   'event Transfer(address indexed from, address indexed to, uint256 value)',
@@ -97,13 +100,17 @@ export async function deployFleet(rpcUrl: string, count: number, accountIndex = 
   };
   const deployed = await mined(await wallet.deployContract({ abi: FLEET_ABI, bytecode }));
   const fleet = deployed.contractAddress as Address;
-  await mined(
-    await wallet.sendTransaction({
-      to: fleet,
-      data: encodeFunctionData({ abi: FLEET_ABI, functionName: 'spawn', args: [BigInt(count)] }),
-      gas: BigInt(200_000 + count * 250_000),
-    }),
-  );
+  // In parts that fit a block's gas.
+  for (let made = 0; made < count; made += SPAWN_PER_TRANSACTION) {
+    const part = Math.min(SPAWN_PER_TRANSACTION, count - made);
+    await mined(
+      await wallet.sendTransaction({
+        to: fleet,
+        data: encodeFunctionData({ abi: FLEET_ABI, functionName: 'spawn', args: [BigInt(part)] }),
+        gas: BigInt(200_000 + part * 250_000),
+      }),
+    );
+  }
   const members = [
     ...((await client.readContract({ address: fleet, abi: FLEET_ABI, functionName: 'all' })) as Address[]),
   ];

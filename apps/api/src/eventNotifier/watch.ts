@@ -11,7 +11,6 @@ import {
 import { checksumAddress } from '#api/chain/checksumAddress.ts';
 import { type FieldError, validationError } from '#api/errors/ApiError.ts';
 import { AbiEventError, eventSignature, parseAbiEvent } from './abiEvent.ts';
-import type { SubscriptionRow } from './rows.ts';
 
 // What a subscription watches: its events (formattedAbiEvent and formattedAbiEvents), its contracts (address and
 // addresses), filters on indexed arguments (pushed into eth_getLogs' topics) and conditions on decoded values.
@@ -358,8 +357,15 @@ export function checkWatch(
   };
 }
 
-/** A subscription's watch as stored. */
-export function watchOf(row: SubscriptionRow): Watch {
+/** A subscription's watch as stored (the columns of its row, rows.ts). */
+export function watchOf(row: {
+  address: string;
+  addresses: string[];
+  formatted_abi_event: string;
+  formatted_abi_events: string[];
+  filters: Filters;
+  conditions: Condition[];
+}): Watch {
   return {
     address: row.address as Address,
     addresses: (row.addresses ?? []) as Address[],
@@ -393,12 +399,23 @@ export function topicsOf(watch: Watch, events: readonly AbiEvent[]): (Hex | Hex[
   return topics;
 }
 
-/** True when a log's topics pass the filters (what a node that ignored part of the query would let through). */
+/**
+ * True when a log's topics pass the filters (what a node that ignored part of the query would let through); the
+ * first topic, the event's selector, is the decoder's to check.
+ */
 export function topicMatcher(topics: readonly (Hex | Hex[] | null)[]): (logTopics: readonly Hex[]) => boolean {
   const sets = topics.map((t) =>
     t === null ? undefined : new Set((Array.isArray(t) ? t : [t]).map((x) => x.toLowerCase())),
   );
-  return (logTopics) => sets.every((set, i) => set === undefined || set.has((logTopics[i] ?? '').toLowerCase()));
+  // Nodes answer lower-case hex: a topic is lowered only when it is not found as it came.
+  return (logTopics) => {
+    for (let i = 1; i < sets.length; i++) {
+      const set = sets[i];
+      const topic = logTopics[i];
+      if (set && (topic === undefined || (!set.has(topic) && !set.has(topic.toLowerCase() as Hex)))) return false;
+    }
+    return true;
+  };
 }
 
 /** The conditions as one test of a log's decoded arguments (every condition must hold); undefined for none. */

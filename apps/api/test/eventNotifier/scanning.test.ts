@@ -99,6 +99,7 @@ describe('event scanner', () => {
         fromBlock: Number(first.blockNumber),
         toBlock: Number(head),
         stored: 13,
+        returned: 13,
       });
       assert.equal((await records(s.id)).length, 13);
       const after = await subscription(s.id);

@@ -50,6 +50,8 @@ export interface LogQuery {
   matchesConditions: ((args: DecodedArgs) => boolean) | undefined;
   /** The subscription's `address`, lower case: its logs' records say null. */
   primary: string;
+  /** What each address a log came from is recorded as (null: the subscription's own), as the node wrote it. */
+  addresses: Map<string, Address | null>;
   /** Logs the node answered, and logs recorded from them (what the filters pushed into the query saved). */
   counts: { returned: number; matched: number };
 }
@@ -75,6 +77,7 @@ export function logQuery(watch: Watch, maxAddresses = Number.POSITIVE_INFINITY):
     matchesTopics: Object.keys(watch.filters).length > 0 ? topicMatcher(topics) : undefined,
     matchesConditions: conditionMatcher(watch.conditions, events[0] as AbiEvent),
     primary: watch.address.toLowerCase(),
+    addresses: new Map(),
     counts: { returned: 0, matched: 0 },
   };
 }
@@ -138,7 +141,7 @@ export async function readRange(
   }
   const raw = answers.length === 1 ? (answers[0] as RpcLog[]) : mergeInChainOrder(answers);
   const logs: DecodedLog[] = [];
-  const { decoders, matchesTopics, matchesConditions, primary } = query;
+  const { decoders, matchesTopics, matchesConditions, primary, addresses } = query;
   for (const [i, log] of raw.entries()) {
     // A dense range holds tens of thousands of logs: let the process's other work (a transaction's sending, an
     // API request) in between, rather than hold it up for the whole decode.
@@ -156,7 +159,13 @@ export async function readRange(
       }
     }
     if (args === undefined || (matchesConditions && !matchesConditions(args))) continue;
-    const address = log.address.toLowerCase();
+    // null for the subscription's own address; the others checksummed once per scan.
+    let address = addresses.get(log.address);
+    if (address === undefined) {
+      const lower = log.address.toLowerCase();
+      address = lower === primary ? null : checksumAddress(lower.slice(2));
+      addresses.set(log.address, address);
+    }
     logs.push({
       blockNumber: BigInt(log.blockNumber),
       blockHash: log.blockHash,
@@ -165,7 +174,7 @@ export async function readRange(
       transactionIndex: Number(log.transactionIndex),
       logIndex: Number(log.logIndex),
       args,
-      address: address === primary ? null : checksumAddress(address.slice(2)),
+      address,
       eventSignature,
     });
   }

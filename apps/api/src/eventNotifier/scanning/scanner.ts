@@ -28,7 +28,8 @@ export interface ScannerDeps {
 /** What one scan did. */
 export type ScanOutcome =
   | { kind: 'skipped' }
-  | { kind: 'scanned'; fromBlock: number; toBlock: number; stored: number }
+  /** `returned`: the logs the node answered, of which `stored` were recorded (the rest failed a check here). */
+  | { kind: 'scanned'; fromBlock: number; toBlock: number; stored: number; returned: number }
   | { kind: 'failed'; message: string };
 
 /**
@@ -136,14 +137,19 @@ async function readAndStore(
       // Every write in flight ends before the connections go back (a read's failure is thrown after them).
       await store.finish().finally(() => store.release());
     }
-    if (deps.signal?.aborted) {
-      return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(store.storedTo), stored: store.stored };
-    }
+    const scanned = {
+      kind: 'scanned' as const,
+      fromBlock: Number(fromBlock),
+      toBlock: Number(store.storedTo),
+      stored: store.stored,
+      returned: query.counts.returned,
+    };
+    if (deps.signal?.aborted) return scanned;
     await pruneCheckpoints(client, subscription.id, finalized);
     // The reading ends early where the node had no block yet (a node behind): the next scan goes on from there.
-    return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(store.storedTo), stored: store.stored };
+    return scanned;
   }
-  return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored: 0 };
+  return { kind: 'scanned', fromBlock: Number(fromBlock), toBlock: Number(toBlock), stored: 0, returned: 0 };
 }
 
 /**
