@@ -62,6 +62,7 @@ const sidebars: SidebarsConfig = {
       items: [
         'services/mountain-events/overview',
         'services/mountain-events/getting-started',
+        'services/mountain-events/watching',
         'services/mountain-events/implementation',
         'services/mountain-events/management',
         'services/mountain-events/abi-format',

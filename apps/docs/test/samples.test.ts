@@ -22,6 +22,7 @@ import { gettingStartedSteps } from './samples/gettingStarted.ts';
 import { managementSteps } from './samples/management.ts';
 import { paymentSteps } from './samples/payments.ts';
 import { transactionSteps } from './samples/transactions.ts';
+import { watchingSteps } from './samples/watching.ts';
 import { webhookEndpointSteps } from './samples/webhookEndpoints.ts';
 
 /** One step per tagged block, in the order of a reader's journey (later steps use what earlier ones returned). */
@@ -30,9 +31,10 @@ const steps: Record<string, Step> = {
   ...transactionSteps,
   ...paymentSteps,
   ...eventSteps,
+  ...watchingSteps,
   ...managementSteps,
   ...webhookEndpointSteps,
-  // Last: its transferFrom is a seventh Transfer of the token, which the events pages' counts do not expect.
+  // Last: its transferFrom is one more Transfer of the token, which the events pages' counts do not expect.
   ...bestPracticeSteps,
 };
 
@@ -69,6 +71,7 @@ describe('docs samples', () => {
   after(async () => {
     await capture?.close();
     await (c.values.failingReceiver as Receiver | undefined)?.close();
+    await (c.values.filteredReceiver as Receiver | undefined)?.close();
     await c.h?.close(); // also stops the API listening on loopback
     await c.anvil?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });

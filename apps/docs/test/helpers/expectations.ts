@@ -55,6 +55,7 @@ export const SDK_DOCS = [
 export const SERVICE_DOCS = [
   doc('services/mountain-events/overview', 'Mountain Events overview', 'Mountain Events'),
   doc('services/mountain-events/getting-started', 'Mountain Events getting started', 'Getting started with events'),
+  doc('services/mountain-events/watching', 'Events, contracts and filters'),
   doc('services/mountain-events/implementation', 'Mountain Events implementation', 'Implementation'),
   doc('services/mountain-events/management', 'Mountain Events management', 'Management'),
   doc('services/mountain-events/abi-format', 'Event ABI format'),
