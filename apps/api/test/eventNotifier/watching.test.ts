@@ -9,7 +9,7 @@ import { deployFleet, FLEET_EVENTS, type Fleet, type FleetLog, type Shot } from 
 import { type LabChain, startLabChain } from '@mountain/testkit/lab/chain.ts';
 import { devAccount } from '@mountain/testkit/lab/devAccounts.ts';
 import { freePort } from '@mountain/testkit/ports.ts';
-import { startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
+import { startJsonRpcProxy, startRpcProxy } from '@mountain/testkit/rpcProxy.ts';
 import { waitFor } from '@mountain/testkit/waitFor.ts';
 import { type Receiver, startReceiver } from '@mountain/testkit/webhookReceiver.ts';
 import type { WebhookEvent } from '@mountain/webhook-sdk';
@@ -17,9 +17,10 @@ import type { Address } from 'viem';
 import { createChains } from '#api/chain/chains.ts';
 import { deliverDue } from '#api/eventNotifier/delivery/delivery.ts';
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
-import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
+import { SCAN_LOCK_CLASS, scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
+import { tryAdvisoryLock } from '#api/jobs/advisoryLock.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
 import { createResponseValidator } from '#api-testing/openapi.ts';
 import { FAST_SETTINGS } from '../helpers/eventNotifier.ts';
@@ -286,6 +287,110 @@ describe('a subscription of several events and contracts, with a filter and a co
       .sort();
     assert.deepEqual(twice, resent.map((r) => r.id).sort());
     assert.equal((await records(subscription.id)).length, again.length, 'no record added by the rewind itself');
+  });
+
+  it('a rewind asked while a scan runs waits for it, and the next scan starts with it', async () => {
+    const members = fleet.members.slice(0, 5);
+    const subscription = await subscribe(members, { initialBlockNumber: Number(await chain.head()) + 1 });
+    const start = subscription.initialBlockNumber as number;
+    await fire(shots(60, 40, 5));
+    await scan(subscription.id);
+    const first = await records(subscription.id);
+    assert.ok(first.length > 0);
+    await fire(shots(61, 40, 5));
+    const proxy = await startRpcProxy(chain.url, await freePort());
+    proxy.settings.getLogsDelayMs = 500;
+    try {
+      // The scan holds the subscription's lock as the scan job does.
+      const lock = await tryAdvisoryLock(h.db, [SCAN_LOCK_CLASS, subscription.id]);
+      assert.ok(lock);
+      const running = scan(subscription.id, createChains({ 1337: proxy.url })).finally(() => lock.release());
+      await waitFor(async () => {
+        const { rows } = await h.db.query('SELECT scan_status FROM event_notifier_subscriptions WHERE id = $1', [
+          subscription.id,
+        ]);
+        return rows[0]?.scan_status === 'scanning' ? true : undefined;
+      });
+      const waiting = await call('rewind-subscription', { id: subscription.id, fromBlock: start, redeliver: true });
+      assert.equal(waiting.status, 200, JSON.stringify(waiting.body));
+      assert.equal(waiting.body.redeliveredCount, null);
+      assert.equal(waiting.body.eventNotifierSubscription.rewindFromBlock, start);
+      const { toBlock } = (await running) as { toBlock: number };
+      const after = await call('get-subscriptions', {});
+      const row = (
+        after.body.eventNotifierSubscriptions as {
+          id: string;
+          rewindFromBlock: number | null;
+          lastScannedBlock: number;
+        }[]
+      ).find((x) => x.id === subscription.id);
+      assert.equal(row?.rewindFromBlock, start, 'still waiting once that scan ended');
+      assert.equal(row?.lastScannedBlock, toBlock);
+    } finally {
+      await proxy.close();
+    }
+    // The next scan applies it first: nothing recorded twice, and the records delivered before are sent again.
+    assert.equal((await deliver(subscription.id)).notified > 0, true);
+    const { rows: sentBefore } = await h.db.query(
+      `SELECT count(*)::int AS n FROM event_notifier_records WHERE subscription_id = $1 AND status = 'notified'`,
+      [subscription.id],
+    );
+    await scan(subscription.id);
+    const again = await records(subscription.id);
+    assertExactly(again, await expected(members, start));
+    const pending = again.filter((r) => r.status === 'scanned');
+    assert.equal(pending.length, sentBefore[0]?.n, 'every record delivered before the rewind waits to be sent again');
+    const view = await call('get-subscriptions', {});
+    const now = (view.body.eventNotifierSubscriptions as { id: string; rewindFromBlock: number | null }[]).find(
+      (x) => x.id === subscription.id,
+    );
+    assert.equal(now?.rewindFromBlock, null);
+  });
+
+  it('asks for the contracts in groups of EVENT_SCAN_MAX_ADDRESSES, in one batch per range, and merges them in order', async () => {
+    const members = fleet.members.slice(0, 20);
+    const subscription = await subscribe(members, { initialBlockNumber: Number(await chain.head()) + 1 });
+    for (let i = 0; i < 2; i++) await fire(shots(50 + i, 80, 20));
+    // A provider that refuses an address list longer than 7, and notes each batch's eth_getLogs lists.
+    const lists: number[][] = [];
+    const proxy = await startJsonRpcProxy(chain.url, await freePort(), (calls) => {
+      const sizes = calls
+        .filter((c) => c.method === 'eth_getLogs')
+        .map((c) => {
+          const { address } = c.params?.[0] as { address: string | string[] };
+          return Array.isArray(address) ? address.length : 1;
+        });
+      if (sizes.length > 0) lists.push(sizes);
+      return {
+        intercept: (c) =>
+          c.method === 'eth_getLogs' && ((c.params?.[0] as { address: string[] }).address?.length ?? 0) > 7
+            ? { answer: { id: c.id, error: { code: -32602, message: 'too many addresses in filter' } } }
+            : undefined,
+      };
+    });
+    try {
+      const outcome = await scanSubscription(
+        {
+          db: h.db,
+          chains: createChains({ 1337: proxy.url }),
+          settings: { ...FAST_SETTINGS, maxAddressesPerRequest: 7 },
+          queue: scanQueue,
+        },
+        subscription.id,
+      );
+      assert.equal(outcome.kind, 'scanned', JSON.stringify(outcome));
+      assert.ok(lists.length > 0);
+      for (const batch of lists) assert.deepEqual(batch, [7, 7, 6], 'the 20 contracts in three lists, in one batch');
+      const recorded = await records(subscription.id);
+      assertExactly(recorded, await expected(members, subscription.initialBlockNumber));
+      const order = recorded.map((r) => [r.blockNumber, r.logIndex]).reverse();
+      assert.deepEqual(
+        order,
+        [...order].sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number)),
+      );
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('refuses what cannot be watched, naming the field', async () => {
