@@ -15,10 +15,13 @@ export const WebhookEventData = component(
         { additionalProperties: false },
       ),
       network: Type.Object({ id: NetworkIdSchema, name: Type.String() }, { additionalProperties: false }),
-      contractAddress: Type.String({ description: 'The contract that emitted the event, checksummed.' }),
+      contractAddress: Type.String({
+        description:
+          'The contract that emitted the event, checksummed: the subscription’s `address` or one of its `addresses`.',
+      }),
       event: Type.Object(
         {
-          name: Type.String(),
+          name: Type.String({ description: 'Which of the subscription’s events this is, e.g. `Transfer`.' }),
           signature: Type.String({ description: 'Canonical signature, e.g. `Transfer(address,address,uint256)`.' }),
         },
         { additionalProperties: false },

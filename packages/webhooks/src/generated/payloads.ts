@@ -782,9 +782,10 @@ export interface components {
                 id: components["schemas"]["NetworkId"];
                 name: string;
             };
-            /** @description The contract that emitted the event, checksummed. */
+            /** @description The contract that emitted the event, checksummed: the subscription’s `address` or one of its `addresses`. */
             contractAddress: string;
             event: {
+                /** @description Which of the subscription’s events this is, e.g. `Transfer`. */
                 name: string;
                 /** @description Canonical signature, e.g. `Transfer(address,address,uint256)`. */
                 signature: string;
