@@ -6,6 +6,7 @@ import { queryClient } from './api/queryClient.ts';
 import { router } from './routes.tsx';
 import { renewWhileUsed } from './session/lifecycle.ts';
 import './styles/app.css';
+import './styles/subscriptions.css';
 import { prepareDateFormat } from './ui/format.ts';
 
 // The first view's chunk and calls (its route's loader) start now, and React renders once they are in: once, with

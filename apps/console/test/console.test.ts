@@ -227,8 +227,10 @@ describe('the developer console', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Create a subscription' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create a subscription' });
     await dialog.getByLabel('Name').fill('Increments');
-    await dialog.getByLabel('Contract address').fill(p.counter);
-    await dialog.getByLabel('Event').fill('event Incremented(address indexed by, uint256 amount, uint256 total)');
+    await dialog.getByLabel('Contract address', { exact: true }).fill(p.counter);
+    await dialog
+      .getByLabel('Event', { exact: true })
+      .fill('event Incremented(address indexed by, uint256 amount, uint256 total)');
     await dialog.getByRole('button', { name: 'Create' }).click();
     await dialog.getByText(/whsec_/).waitFor();
     await axeClean('subscription created');

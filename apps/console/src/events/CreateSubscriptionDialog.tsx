@@ -7,8 +7,18 @@ import { Field } from '../ui/Field.tsx';
 import { FormDialog } from '../ui/FormDialog.tsx';
 import { SecretShown } from '../ui/SecretShown.tsx';
 import { useCreateSubscription } from './useSubscriptions.ts';
+import { WatchFields } from './WatchFields.tsx';
+import {
+  checkWatchForm,
+  emptyWatch,
+  placeWatchErrors,
+  WATCH_FIELDS,
+  type WatchErrors,
+  watchBody,
+} from './watchForm.ts';
 
 const FIELDS = [
+  ...WATCH_FIELDS,
   'subscriptionName',
   'networkId',
   'address',
@@ -19,7 +29,10 @@ const FIELDS = [
   'webhookMaxRetries',
 ];
 
-/** Create a subscription; the answer's webhook secret is shown once, here. */
+/**
+ * Create a subscription; the answer's webhook secret is shown once, here. More events, contracts, filters and
+ * conditions are behind a disclosure, opened when one of them is refused.
+ */
 export function CreateSubscriptionDialog({ isOpen, onClose }: { isOpen: boolean; onClose: () => void }) {
   const [form, setForm] = useState({
     subscriptionName: '',
@@ -31,10 +44,15 @@ export function CreateSubscriptionDialog({ isOpen, onClose }: { isOpen: boolean;
     webhookURL: '',
     webhookMaxRetries: '5',
   });
+  const [watch, setWatch] = useState(emptyWatch);
+  const [advanced, setAdvanced] = useState(false);
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  const [localWatchErrors, setLocalWatchErrors] = useState<WatchErrors>({});
   const [secret, setSecret] = useState<string | null>(null);
   const create = useCreateSubscription();
-  const errors = { ...fieldErrorsOf(create.error), ...localErrors };
+  const apiErrors = fieldErrorsOf(create.error);
+  const errors = { ...apiErrors, ...localErrors };
+  const watchErrors = { ...placeWatchErrors(apiErrors, watch), ...localWatchErrors };
   const set = (name: Exclude<keyof typeof form, 'networkId'>) => (event: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [name]: event.target.value }));
 
@@ -53,18 +71,32 @@ export function CreateSubscriptionDialog({ isOpen, onClose }: { isOpen: boolean;
     if (!/^\d+$/.test(form.initialBlockNumber)) problems.initialBlockNumber = 'A block number, 0 or more';
     if (!/^\d+$/.test(form.scanInterval) || Number(form.scanInterval) < 5) problems.scanInterval = 'At least 5 seconds';
     if (!/^\d+$/.test(form.webhookMaxRetries)) problems.webhookMaxRetries = 'A number of retries, 0 or more';
+    const watchProblems = checkWatchForm(watch);
     setLocalErrors(problems);
-    if (Object.keys(problems).length > 0) return;
-    const { eventNotifierSubscription } = await create.mutateAsync({
-      subscriptionName: form.subscriptionName.trim(),
-      networkId: form.networkId,
-      address: form.address.trim(),
-      formattedAbiEvent: form.formattedAbiEvent.trim(),
-      initialBlockNumber: Number(form.initialBlockNumber),
-      scanInterval: Number(form.scanInterval),
-      webhookMaxRetries: Number(form.webhookMaxRetries),
-      ...(form.webhookURL.trim() ? { webhookURL: form.webhookURL.trim() } : {}),
-    });
+    setLocalWatchErrors(watchProblems);
+    if (Object.keys(watchProblems).length > 0) setAdvanced(true);
+    if (Object.keys(problems).length > 0 || Object.keys(watchProblems).length > 0) return;
+    const more = watchBody(watch);
+    const { eventNotifierSubscription } = await create
+      .mutateAsync({
+        subscriptionName: form.subscriptionName.trim(),
+        networkId: form.networkId,
+        address: form.address.trim(),
+        formattedAbiEvent: form.formattedAbiEvent.trim(),
+        initialBlockNumber: Number(form.initialBlockNumber),
+        scanInterval: Number(form.scanInterval),
+        webhookMaxRetries: Number(form.webhookMaxRetries),
+        ...(form.webhookURL.trim() ? { webhookURL: form.webhookURL.trim() } : {}),
+        ...(more.formattedAbiEvents.length > 0 ? { formattedAbiEvents: more.formattedAbiEvents } : {}),
+        ...(more.addresses.length > 0 ? { addresses: more.addresses } : {}),
+        ...(Object.keys(more.filters).length > 0 ? { filters: more.filters } : {}),
+        ...(more.conditions.length > 0 ? { conditions: more.conditions } : {}),
+      })
+      .catch((error: unknown) => {
+        // A refusal of the advanced fields shows beside them: the disclosure opens.
+        if (Object.keys(placeWatchErrors(fieldErrorsOf(error), watch)).length > 0) setAdvanced(true);
+        throw error;
+      });
     setSecret(eventNotifierSubscription.webhookSecret);
   };
   const close = () => {
@@ -108,6 +140,15 @@ export function CreateSubscriptionDialog({ isOpen, onClose }: { isOpen: boolean;
       >
         <input value={form.formattedAbiEvent} onChange={set('formattedAbiEvent')} spellCheck={false} />
       </Field>
+      <details open={advanced} onToggle={(e) => setAdvanced(e.currentTarget.open)}>
+        <summary>Advanced: more events, contracts, filters</summary>
+        <WatchFields
+          form={watch}
+          onChange={(change) => setWatch(change)}
+          firstEvent={form.formattedAbiEvent}
+          errors={watchErrors}
+        />
+      </details>
       <Field label="From block" error={errors.initialBlockNumber}>
         <input value={form.initialBlockNumber} onChange={set('initialBlockNumber')} inputMode="numeric" />
       </Field>

@@ -1,4 +1,4 @@
-import { cloneElement, type ReactElement, useId } from 'react';
+import { cloneElement, type ReactElement, type ReactNode, useId } from 'react';
 
 /**
  * A labelled control with its hint and its error beside it: the control gets its id, `aria-describedby` and
@@ -10,7 +10,8 @@ export function Field({
   error,
   children,
 }: {
-  label: string;
+  /** What the control is; a part of it may be for screen readers only (a row's number, say). */
+  label: ReactNode;
   hint?: string;
   error?: string | undefined;
   children: ReactElement<Record<string, unknown>>;
