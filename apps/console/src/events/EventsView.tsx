@@ -12,9 +12,12 @@ import { Loading } from '../ui/Loading.tsx';
 import { StatusBadge } from '../ui/StatusBadge.tsx';
 import { lazyNamed, loadOnIntent, WhenOpened } from '../ui/WhenOpened.tsx';
 import { useSubscriptions, useUpdateScan, useUpdateWebhook } from './useSubscriptions.ts';
+import { watchSummary } from './watchSummary.ts';
 
 const CreateSubscriptionDialog = lazyNamed(() => import('./CreateSubscriptionDialog.tsx'), 'CreateSubscriptionDialog');
 const EditWebhookDialog = lazyNamed(() => import('./EditWebhookDialog.tsx'), 'EditWebhookDialog');
+const EditSubscriptionDialog = lazyNamed(() => import('./EditSubscriptionDialog.tsx'), 'EditSubscriptionDialog');
+const RewindSubscriptionDialog = lazyNamed(() => import('./RewindSubscriptionDialog.tsx'), 'RewindSubscriptionDialog');
 const DeleteSubscriptionDialog = lazyNamed(() => import('./DeleteSubscriptionDialog.tsx'), 'DeleteSubscriptionDialog');
 
 export function EventsView() {
@@ -24,6 +27,8 @@ export function EventsView() {
   const canWrite = useCanWrite();
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<EventNotifierSubscription | null>(null);
+  const [changing, setChanging] = useState<EventNotifierSubscription | null>(null);
+  const [rewinding, setRewinding] = useState<EventNotifierSubscription | null>(null);
   const [deleting, setDeleting] = useState<EventNotifierSubscription | null>(null);
   const failed = update.error ?? scan.error;
   const list = subscriptions.data?.eventNotifierSubscriptions;
@@ -62,7 +67,16 @@ export function EventsView() {
                 </Link>
                 <div className="muted">{networkName(s.networkId)}</div>
               </td>
-              <td className="mono">{s.formattedAbiEvent}</td>
+              <td>
+                <span className="mono signature">{s.formattedAbiEvent}</span>
+                {watchSummary(s).length > 0 && (
+                  <ul className="watch-summary muted">
+                    {watchSummary(s).map((part) => (
+                      <li key={part}>{part}</li>
+                    ))}
+                  </ul>
+                )}
+              </td>
               <td>
                 <StatusBadge status={s.scanStatus} />
                 <div className="muted">
@@ -97,6 +111,22 @@ export function EventsView() {
                     )}
                     <button
                       type="button"
+                      onClick={() => setChanging(s)}
+                      {...loadOnIntent(EditSubscriptionDialog)}
+                      aria-label={`Edit ${s.subscriptionName}`}
+                    >
+                      Edit…
+                    </button>
+                    <button
+                      type="button"
+                      onClick={() => setRewinding(s)}
+                      {...loadOnIntent(RewindSubscriptionDialog)}
+                      aria-label={`Rewind ${s.subscriptionName}`}
+                    >
+                      Rewind…
+                    </button>
+                    <button
+                      type="button"
                       onClick={() => setEditing(s)}
                       {...loadOnIntent(EditWebhookDialog)}
                       aria-label={`Edit webhook of ${s.subscriptionName}`}
@@ -126,6 +156,12 @@ export function EventsView() {
           </WhenOpened>
           <WhenOpened open={editing !== null}>
             <EditWebhookDialog subscription={editing} onClose={() => setEditing(null)} />
+          </WhenOpened>
+          <WhenOpened open={changing !== null}>
+            <EditSubscriptionDialog subscription={changing} onClose={() => setChanging(null)} />
+          </WhenOpened>
+          <WhenOpened open={rewinding !== null}>
+            <RewindSubscriptionDialog subscription={rewinding} onClose={() => setRewinding(null)} />
           </WhenOpened>
           <WhenOpened open={deleting !== null}>
             <DeleteSubscriptionDialog subscription={deleting} onClose={() => setDeleting(null)} />

@@ -23,10 +23,23 @@ export function RecordsView() {
   const canWrite = useCanWrite();
   const [force, setForce] = useState(false);
   const meta = records.data?.meta;
+  // Which event of which contract each record is, once there is more than one to tell apart.
+  const several = subscription
+    ? subscription.formattedAbiEvents.length > 0 || subscription.addresses.length > 0
+    : false;
   return (
     <>
       <h1>{subscription ? `Records of ${subscription.subscriptionName}` : 'Records'}</h1>
-      {subscription && <p className="mono">{subscription.formattedAbiEvent}</p>}
+      {subscription && (
+        <ul className="plain mono">
+          {[subscription.formattedAbiEvent, ...subscription.formattedAbiEvents].map((event) => (
+            <li key={event}>{event}</li>
+          ))}
+        </ul>
+      )}
+      {subscription && subscription.addresses.length > 0 && (
+        <p className="muted">Of {subscription.addresses.length + 1} contracts.</p>
+      )}
       {canWrite && (
         <div className="toolbar">
           <label className="row">
@@ -66,6 +79,12 @@ export function RecordsView() {
                 <div className="muted">log {r.logIndex}</div>
               </td>
               <td>
+                {several && (
+                  <div className="record-source">
+                    <strong>{r.eventName}</strong> <span className="muted">of</span>{' '}
+                    <Hex value={r.contractAddress} what="contract address" />
+                  </div>
+                )}
                 <pre className="mono">{JSON.stringify(r.decodedLog, null, 2)}</pre>
               </td>
               <td>

@@ -41,6 +41,30 @@ export function useUpdateScan() {
   });
 }
 
+/** Changes a subscription's name, cadence, depth or what it watches (from its next scan). */
+export function useUpdateSubscription() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'update-subscription'>) => client.updateSubscription(body),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['subscriptions'] }),
+  });
+}
+
+/** Scans a subscription again from an earlier block; its records' pages are read again. */
+export function useRewindSubscription() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: RequestBody<'rewind-subscription'>) => client.rewindSubscription(body),
+    onSuccess: (_answer, body) =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['subscriptions'] }),
+        queryClient.invalidateQueries({ queryKey: ['records', body.id] }),
+      ]),
+  });
+}
+
 /** Deletes a subscription; its records go with it (their cached pages are dropped too). */
 export function useDeleteSubscription() {
   const client = useClient();
