@@ -99,7 +99,7 @@ export function RewindSubscriptionDialog({
         <input type="checkbox" checked={redeliver} onChange={(e) => setRedeliver(e.target.checked)} />
         <span>
           Send again the events already delivered (or failed) from that block on, each under its record id (its
-          webhook-id), so a receiver that de-duplicates on it processes each once
+          webhook-id): a receiver that drops webhook-ids it has seen must forget these to process them again
         </span>
       </label>
     </FormDialog>
