@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseRpcMaxRps, parseRpcUrls } from '#api/chain/settings.ts';
+import { parseRpcMaxLagBlocks, parseRpcMaxRps, parseRpcUrls } from '#api/chain/settings.ts';
 import { type MasterKeyRing, masterKeyRing } from '#api/crypto/secretBox.ts';
 import { classifyAddress } from '#api/delivery/addressClass.ts';
 import { type DeliverySettings, parseDeliverySettings } from '#api/delivery/settings.ts';
@@ -46,6 +46,8 @@ export interface Config extends RemoteCustodianSettings {
   readonly rpcUrls: Readonly<Partial<Record<NetworkId, string>>>;
   /** Per network, the most JSON-RPC calls per second sent to its RPC (RPC_MAX_RPS_<id>); absent: no limit. */
   readonly rpcMaxRps: Readonly<Partial<Record<NetworkId, number>>>;
+  /** RPC_MAX_LAG_BLOCKS_<id>: with several endpoints, how far behind one may be before it is ranked last. */
+  readonly rpcMaxLagBlocks: Readonly<Partial<Record<NetworkId, number>>>;
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
   /** How long a client has to send a whole request (REQUEST_TIMEOUT_MS). */
@@ -150,6 +152,7 @@ export function loadConfig(environment: Env = process.env): Config {
   const metrics = parseMetricsSettings(env, problems);
   const maxInFlight = parseMaxInFlight(env, problems);
   const rpcMaxRps = parseRpcMaxRps(env, problems);
+  const rpcMaxLagBlocks = parseRpcMaxLagBlocks(env, problems);
   const maxFeePerGas = parseMaxFeePerGas(env, problems);
   const workerConcurrency = parseLaneConcurrency(env, problems);
   const faultInjection = env.FAULT_INJECTION === '1';
@@ -193,6 +196,7 @@ export function loadConfig(environment: Env = process.env): Config {
     previousTokenSigningKeys: Object.freeze(previousTokenSigningKeys),
     rpcUrls,
     rpcMaxRps,
+    rpcMaxLagBlocks,
     bodyLimit,
     requestTimeoutMs,
     eventNotifier,

@@ -118,6 +118,20 @@ export const networkUp = new Gauge({
   registers: [registry],
 });
 
+export const rpcEndpointUp = new Gauge({
+  name: 'mountain_rpc_endpoint_up',
+  help: 'For a network of several RPC endpoints (RPC_URL_<id> a list), each endpoint as this process ranks it: 1 healthy, 0.5 lagging (its head more than RPC_MAX_LAG_BLOCKS_<id> behind), 0 failing (cooling down after a failure). The endpoint label is its position and host, never its URL.',
+  labelNames: ['network', 'endpoint'] as const,
+  registers: [registry],
+});
+
+export const rpcEndpointFailures = new Gauge({
+  name: 'mountain_rpc_endpoint_failed_requests',
+  help: 'For a network of several RPC endpoints, the requests each endpoint failed (unreachable, timed out, 5xx, rate-limited) since this process started; each was asked of the next endpoint.',
+  labelNames: ['network', 'endpoint'] as const,
+  registers: [registry],
+});
+
 export const stateUp = new Gauge({
   name: 'mountain_platform_state_up',
   help: "Whether this scrape could read the platform's state from the database (1) or not (0, the state gauges are then left out).",

@@ -7,6 +7,8 @@ import {
   jobOldestQueued,
   jobs,
   networkUp,
+  rpcEndpointFailures,
+  rpcEndpointUp,
   STATE_GAUGES,
   scanLag,
   stateUp,
@@ -95,6 +97,16 @@ async function read(source: StateSource): Promise<void> {
       transactionsUnfinished.set({ network, status }, rows.find((r) => r.status === status)?.count ?? 0);
     }
     transactionOldestUnfinished.set({ network }, Math.max(0, ...rows.map((r) => r.oldest)));
+  }
+
+  rpcEndpointUp.reset();
+  rpcEndpointFailures.reset();
+  for (const network of networks) {
+    for (const endpoint of source.chains.endpoints(network)) {
+      const labels = { network, endpoint: endpoint.name };
+      rpcEndpointUp.set(labels, endpoint.state === 'ok' ? 1 : endpoint.state === 'lagging' ? 0.5 : 0);
+      rpcEndpointFailures.set(labels, endpoint.failed);
+    }
   }
 
   networkUp.reset();

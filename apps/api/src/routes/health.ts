@@ -15,7 +15,8 @@ function withTimeout<T>(promise: Promise<T>): Promise<T> {
  * request can be served (503). Each configured chain's state is listed beside it, but a chain that is down does not
  * make the process unready (a load balancer would otherwise take every replica out because of one network); the
  * operations that need that chain answer 503 CHAIN_UNAVAILABLE meanwhile. `status` is `ready` when everything
- * answers, `degraded` when only chains do not, `not ready` without the database.
+ * answers, `degraded` when only chains do not (or one endpoint of a network with several: each is listed as
+ * `chain:<id>:<position>:<host>`), `not ready` without the database.
  */
 export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
@@ -35,6 +36,17 @@ export function registerHealthRoutes(app: FastifyInstance, deps: AppDeps): void 
         );
       }),
     );
+    // A network of several endpoints: each one's health, as its requests (this probe's among them) left it.
+    for (const id of deps.chains.configured()) {
+      for (const endpoint of deps.chains.endpoints(id)) {
+        checks[`chain:${id}:${endpoint.name}`] =
+          endpoint.state === 'ok'
+            ? 'ok'
+            : endpoint.state === 'lagging'
+              ? `lagging: head ${endpoint.head}`
+              : `failing: ${endpoint.lastError ?? 'unreachable'}`;
+      }
+    }
     const ready = checks.database === 'ok';
     const status = !ready ? 'not ready' : Object.values(checks).every((c) => c === 'ok') ? 'ready' : 'degraded';
     return reply.code(ready ? 200 : 503).send({ status, checks });

@@ -33,7 +33,7 @@ export async function startRoles(
         'run mountain-admin rotate-master-key',
     );
   }
-  const chains = createChains(config.rpcUrls, { maxRps: config.rpcMaxRps });
+  const chains = createChains(config.rpcUrls, { maxRps: config.rpcMaxRps, maxLagBlocks: config.rpcMaxLagBlocks });
   const custodians = await remoteCustodians(config);
   let metricsUrl: string | undefined;
   if (config.metrics.port !== undefined) {
