@@ -433,6 +433,8 @@ export function conditionMatcher(
       typeof v !== 'string' ? v : kind === 'int' ? BigInt(v) : kind === 'string' ? v : v.toLowerCase();
     const wanted = (Array.isArray(value) ? value : [value]).map(norm);
     const one = wanted[0];
+    // A Set compares bigints and strings by value: `in` costs one look-up per log, whatever its length.
+    const among = new Set(wanted);
     return (args: Record<string, unknown>): boolean => {
       const given = args[field];
       if (given === undefined) return false;
@@ -443,7 +445,7 @@ export function conditionMatcher(
         case 'neq':
           return actual !== one;
         case 'in':
-          return wanted.includes(actual);
+          return among.has(actual);
         case 'gt':
           return (actual as bigint) > (one as bigint);
         case 'gte':
