@@ -1,6 +1,6 @@
 import type { NetworkId } from '#api/config/networks.ts';
 import { type MasterKeys, open } from '#api/crypto/secretBox.ts';
-import type { Condition, Filters } from './watch.ts';
+import type { Condition, Filters } from './watchValues.ts';
 
 // The event notifier's two tables as the database holds them; every stage (subscriptions, scanning, delivery)
 // reads them.

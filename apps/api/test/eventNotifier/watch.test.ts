@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keccak256, pad, stringToHex, toEventSelector } from 'viem';
 import { ApiError } from '#api/errors/ApiError.ts';
-import { checkWatch, conditionMatcher, eventsOf, topicMatcher, topicsOf } from '#api/eventNotifier/watch.ts';
+import { conditionMatcher, topicMatcher, topicsOf } from '#api/eventNotifier/scanning/logMatchers.ts';
+import { checkWatch, eventsOf } from '#api/eventNotifier/watch.ts';
 
 const A = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const B = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';

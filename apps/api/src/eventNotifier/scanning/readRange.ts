@@ -1,7 +1,8 @@
 import { type AbiEvent, type Address, type Hex, numberToHex, type PublicClient, toEventSelector } from 'viem';
 import { checksumAddress } from '#api/chain/checksumAddress.ts';
 import { createLogDecoder, type DecodedArgs, eventSignature } from '#api/eventNotifier/abiEvent.ts';
-import { conditionMatcher, eventsOf, topicMatcher, topicsOf, type Watch } from '#api/eventNotifier/watch.ts';
+import { eventsOf, type Watch } from '#api/eventNotifier/watch.ts';
+import { conditionMatcher, topicMatcher, topicsOf } from './logMatchers.ts';
 
 /** One matching log, decoded. `blockTimestamp` is there when the provider includes it in eth_getLogs answers. */
 export interface DecodedLog {
