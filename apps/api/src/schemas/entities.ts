@@ -123,8 +123,9 @@ export const EventNotifierSubscription = component(
       description: 'The other contracts watched, checksummed (`[]`: `address` only).',
     }),
     formattedAbiEvents: Type.Array(Type.String(), { description: 'The other events watched (`[]`: one event).' }),
-    filters: Type.Record(Type.String(), Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()])), {
-      description: 'Accepted values per indexed parameter, in their canonical form (`{}`: none).',
+    filters: Type.Record(Type.String(), Type.Array(Type.Unknown()), {
+      description:
+        'Accepted values per indexed parameter, in their canonical form: strings (checksummed addresses, integers in decimal, bytes in lower case), or booleans for a bool (`{}`: none).',
     }),
     conditions: Type.Array(Type.Object({ field: Type.String(), op: Type.String(), value: Type.Unknown() }), {
       description: 'Conditions on decoded values, all of which must hold (`[]`: none).',

@@ -1485,9 +1485,9 @@ export interface components {
             addresses: string[];
             /** @description The other events watched (`[]`: one event). */
             formattedAbiEvents: string[];
-            /** @description Accepted values per indexed parameter, in their canonical form (`{}`: none). */
+            /** @description Accepted values per indexed parameter, in their canonical form: strings (checksummed addresses, integers in decimal, bytes in lower case), or booleans for a bool (`{}`: none). */
             filters: {
-                [key: string]: (string | number | boolean)[];
+                [key: string]: unknown[];
             };
             /** @description Conditions on decoded values, all of which must hold (`[]`: none). */
             conditions: {
