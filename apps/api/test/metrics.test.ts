@@ -215,6 +215,10 @@ describe('GET /metrics', () => {
     const fromWorker = await scrapeWorker();
     assert.equal(value(fromWorker, 'mountain_jobs', { task: 'event-notifier:deliver', state: 'failed' }), 1);
     assert.equal(value(fromWorker, 'mountain_wallet_nonce_lag', wallet), 0);
+    // Its balance in ether units, beside the network's low-balance threshold (LOW_BALANCE_WEI_1337: 1 ether).
+    const balance = await readClient(anvil.url).getBalance({ address: project.wallet as `0x${string}` });
+    assert.equal(value(fromWorker, 'mountain_wallet_balance', wallet), Number(balance) / 1e18);
+    assert.equal(value(fromWorker, 'mountain_wallet_low_balance_threshold', { network: '1337' }), 1);
     assert.ok(value(fromWorker, 'mountain_webhook_deliveries_total', { outcome: 'http_error' }) >= 2);
     const attempts = value(fromWorker, 'mountain_webhook_deliveries_total');
     assert.equal(value(fromWorker, 'mountain_webhook_delivery_duration_seconds_count'), attempts);
@@ -231,6 +235,19 @@ describe('metrics configuration', () => {
     assert.deepEqual(loadConfig(withKey).metrics, { token: undefined, port: undefined, host: '127.0.0.1' });
     const config = loadConfig({ ...withKey, METRICS_TOKEN: TOKEN, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
     assert.deepEqual(config.metrics, { token: TOKEN, port: 9464, host: '0.0.0.0' });
+  });
+
+  it('takes LOW_BALANCE_WEI_<networkId>: the network defaults, a wei amount, 0 for none; refuses what is not wei', () => {
+    assert.equal(loadConfig(withKey).lowBalanceWei[1], 50_000_000_000_000_000n);
+    const config = loadConfig({ ...withKey, LOW_BALANCE_WEI_1337: '2500', LOW_BALANCE_WEI_1: '0' });
+    assert.equal(config.lowBalanceWei[1337], 2_500n);
+    assert.equal(config.lowBalanceWei[1], undefined);
+    assert.throws(
+      () => loadConfig({ ...withKey, LOW_BALANCE_WEI_137: '0.5' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.problems.includes('LOW_BALANCE_WEI_137 must be a whole number of wei (0 turns the warning off)'),
+    );
   });
 
   it('refuses a short token without quoting it, and a port that is none', () => {

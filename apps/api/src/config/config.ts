@@ -14,7 +14,7 @@ import { parseRateLimitSettings, type RateLimitSettings } from '#api/http/rateLi
 import { parseTrustedProxies } from '#api/http/trustedProxies.ts';
 import { type LaneConcurrency, parseLaneConcurrency } from '#api/jobs/lanes.ts';
 import { type MetricsSettings, parseMetricsSettings } from '#api/metrics/settings.ts';
-import { parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
+import { parseLowBalance, parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
 import { custodianOf, type RemoteCustodianSettings, WALLET_TYPES } from '#api/wallets/custodians.ts';
 import { keepDevSecrets } from './devSecrets.ts';
 import type { NetworkId } from './networks.ts';
@@ -66,6 +66,8 @@ export interface Config extends RemoteCustodianSettings {
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
   readonly maxFeePerGas: Readonly<Partial<Record<NetworkId, bigint>>>;
+  /** LOW_BALANCE_WEI_<id>: per network, the balance under which a system wallet is reported low. */
+  readonly lowBalanceWei: Readonly<Partial<Record<NetworkId, bigint>>>;
   /** Jobs each lane of a worker process runs at once (WORKER_CONCURRENCY_<LANE>); see jobs/lanes.ts. */
   readonly workerConcurrency: LaneConcurrency;
   /** Where `GET /metrics` answers, and the bearer token it takes (METRICS_TOKEN, METRICS_PORT, METRICS_HOST). */
@@ -154,6 +156,7 @@ export function loadConfig(environment: Env = process.env): Config {
   const rpcMaxRps = parseRpcMaxRps(env, problems);
   const rpcMaxLagBlocks = parseRpcMaxLagBlocks(env, problems);
   const maxFeePerGas = parseMaxFeePerGas(env, problems);
+  const lowBalanceWei = parseLowBalance(env, problems);
   const workerConcurrency = parseLaneConcurrency(env, problems);
   const faultInjection = env.FAULT_INJECTION === '1';
   if (faultInjection && production) problems.push('FAULT_INJECTION is for development and tests only');
@@ -207,6 +210,7 @@ export function loadConfig(environment: Env = process.env): Config {
     maxInFlight,
     workerConcurrency,
     maxFeePerGas,
+    lowBalanceWei,
     metrics,
     faultInjection,
     ...custody,

@@ -50,6 +50,20 @@ export const DEFAULT_CONFIRMATIONS: Readonly<Record<NetworkId, number>> = Object
  * rising base fee up to here, and above it transactions wait. About ten times a busy day's base fee, so that only a
  * rare spike makes transactions wait.
  */
+/**
+ * Per network, the balance under which a system wallet is reported low (LOW_BALANCE_WEI_<id>): a few days of
+ * ordinary sending at a busy day's fees on mainnets, less on testnets and rollups.
+ */
+export const DEFAULT_LOW_BALANCE_WEI: Readonly<Record<NetworkId, bigint>> = Object.freeze({
+  1: 50_000_000_000_000_000n,
+  137: 5_000_000_000_000_000_000n,
+  42161: 5_000_000_000_000_000n,
+  11155111: 50_000_000_000_000_000n,
+  80002: 1_000_000_000_000_000_000n,
+  421614: 5_000_000_000_000_000n,
+  1337: 1_000_000_000_000_000_000n,
+});
+
 export const DEFAULT_MAX_FEE_PER_GAS_GWEI: Readonly<Record<NetworkId, number>> = Object.freeze({
   1: 500,
   137: 5_000,

@@ -1,4 +1,5 @@
 import type { Chains } from '#api/chain/chains.ts';
+import type { NetworkId } from '#api/config/networks.ts';
 import type { MasterKeys } from '#api/crypto/secretBox.ts';
 import type { Db } from '#api/db/db.ts';
 import type { DeliverySettings } from '#api/delivery/settings.ts';
@@ -36,6 +37,8 @@ export interface AppDeps {
   /** How long a client has to send a whole request, headers and body (REQUEST_TIMEOUT_MS); 30 s when absent. */
   requestTimeoutMs?: number;
   /** METRICS_TOKEN: with it, `GET /metrics` answers on the API's port to `Authorization: Bearer <token>`. */
+  /** LOW_BALANCE_WEI_<id>, for the state /metrics reads (its low-balance thresholds). */
+  lowBalanceWei?: Readonly<Partial<Record<NetworkId, bigint>>>;
   metricsToken?: string;
   /** The custodians this deployment has credentials for (Fireblocks); none when absent. */
   custodians?: RemoteCustodians;

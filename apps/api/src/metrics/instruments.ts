@@ -111,6 +111,20 @@ export const scanLag = new Gauge({
   registers: [registry],
 });
 
+export const walletBalance = new Gauge({
+  name: 'mountain_wallet_balance',
+  help: 'Each system wallet that has sent on the network: its balance in the native currency (ether units: ETH, POL), read at each scrape.',
+  labelNames: ['network', 'wallet'] as const,
+  registers: [registry],
+});
+
+export const walletLowBalanceThreshold = new Gauge({
+  name: 'mountain_wallet_low_balance_threshold',
+  help: 'The balance under which a system wallet of the network is low (LOW_BALANCE_WEI_<networkId>), in the native currency; absent for a network whose warning is off.',
+  labelNames: ['network'] as const,
+  registers: [registry],
+});
+
 export const networkUp = new Gauge({
   name: 'mountain_network_up',
   help: 'Whether the network answered this scrape within 3 s (1) or not (0): its nonce lag and scan lag are left out when not.',
@@ -145,6 +159,8 @@ export const STATE_GAUGES = [
   transactionsUnfinished,
   transactionOldestUnfinished,
   walletNonceLag,
+  walletBalance,
+  walletLowBalanceThreshold,
   scanLag,
   networkUp,
 ] as const;

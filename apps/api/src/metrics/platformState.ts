@@ -14,6 +14,8 @@ import {
   stateUp,
   transactionOldestUnfinished,
   transactionsUnfinished,
+  walletBalance,
+  walletLowBalanceThreshold,
   walletNonceLag,
 } from './instruments.ts';
 
@@ -21,6 +23,8 @@ import {
 export interface StateSource {
   db: Db;
   chains: Chains;
+  /** LOW_BALANCE_WEI_<id>: the networks' low-balance thresholds (none: no threshold gauge). */
+  lowBalanceWei?: Readonly<Partial<Record<NetworkId, bigint>>>;
 }
 
 /** A chain that does not answer within this long is reported down for this scrape, not waited for. */
@@ -112,15 +116,23 @@ async function read(source: StateSource): Promise<void> {
   networkUp.reset();
   scanLag.reset();
   walletNonceLag.reset();
+  walletBalance.reset();
+  walletLowBalanceThreshold.reset();
   networks.forEach((network, i) => {
     const view = chainViews[i];
     networkUp.set({ network }, view ? 1 : 0);
+    const threshold = source.lowBalanceWei?.[network];
+    if (threshold !== undefined) walletLowBalanceThreshold.set({ network }, inEther(threshold));
     if (!view) return;
+    for (const [wallet, balance] of view.balances) walletBalance.set({ network, wallet }, inEther(balance));
     const scanned = scans.rows.find((s) => s.network === network)?.scanned;
     if (scanned !== undefined) scanLag.set({ network }, Math.max(0, view.head - scanned));
     for (const [wallet, lag] of view.nonceLags) walletNonceLag.set({ network, wallet }, lag);
   });
 }
+
+/** Wei in the native currency's units, as Prometheus keeps a float: exact to about 15 digits, enough to alert on. */
+const inEther = (wei: bigint) => Number(wei) / 1e18;
 
 /** Per task (job name), its jobs by state and how long the oldest due one has waited, from graphile-worker's tables. */
 async function readQueue(db: Db) {
@@ -162,20 +174,22 @@ async function readChain(
   chains: Chains,
   network: NetworkId,
   wallets: { address: Address; next: number }[],
-): Promise<{ head: number; nonceLags: [string, number][] } | undefined> {
+): Promise<{ head: number; nonceLags: [string, number][]; balances: [string, bigint][] } | undefined> {
   const client = chains.client(network);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), CHAIN_TIMEOUT_MS);
   });
   const answer = (async () => {
-    const [head, pending] = await Promise.all([
+    const [head, pending, balances] = await Promise.all([
       client.getBlockNumber({ cacheTime: 0 }),
       inRpcBatches(wallets, 4, (w) => client.getTransactionCount({ address: w.address, blockTag: 'pending' })),
+      inRpcBatches(wallets, 4, (w) => client.getBalance({ address: w.address })),
     ]);
     return {
       head: Number(head),
       nonceLags: wallets.map((w, i): [string, number] => [w.address, w.next - (pending[i] as number)]),
+      balances: wallets.map((w, i): [string, bigint] => [w.address, balances[i] as bigint]),
     };
   })().catch(() => undefined);
   try {

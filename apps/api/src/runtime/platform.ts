@@ -39,7 +39,7 @@ export async function startRoles(
   if (config.metrics.port !== undefined) {
     const server = await startMetricsServer(
       { ...config.metrics, port: config.metrics.port },
-      { db: database.db, chains },
+      { db: database.db, chains, lowBalanceWei: config.lowBalanceWei },
     );
     shutdown.add('metrics', () => server.close());
     metricsUrl = server.url;
@@ -90,6 +90,7 @@ export async function startRoles(
         cors: config.cors,
         trustedProxies: config.trustedProxies,
         ...(config.metrics.token ? { metricsToken: config.metrics.token } : {}),
+        lowBalanceWei: config.lowBalanceWei,
         custodians,
         consoleDir: config.consoleDir,
       },

@@ -1,6 +1,7 @@
 import { parseGwei } from 'viem';
 import {
   DEFAULT_CONFIRMATIONS,
+  DEFAULT_LOW_BALANCE_WEI,
   DEFAULT_MAX_FEE_PER_GAS_GWEI,
   NETWORK_IDS,
   type NetworkId,
@@ -91,6 +92,14 @@ export const TRANSACTION_VARIABLES: readonly VariableDefinition[] = [
       'follow a rising base fee (a waiting transaction is re-priced at once when the base fee passes its fee cap) ' +
       'up to here; above it, transactions wait, and their `errorMessage` says so.',
   },
+  {
+    names: ['LOW_BALANCE_WEI_<networkId>'],
+    default: `${perNetwork(Object.fromEntries(Object.entries(DEFAULT_LOW_BALANCE_WEI).map(([id, wei]) => [id, String(wei)])))} (0.05, 5, 0.005, 0.05, 1, 0.005 and 1 of the native currency)`,
+    meaning:
+      'The balance, in wei, under which a system wallet that has sent on that network is reported low: ' +
+      '`mountain_wallet_balance` and `mountain_wallet_low_balance_threshold` are read at each scrape, and the ' +
+      '`MountainWalletBalanceLow` alert fires under it. `0` turns it off for the network.',
+  },
 ];
 
 /** The fee cap of a network in wei: the deployment's MAX_FEE_PER_GAS_GWEI_<id>, or the network's default. */
@@ -109,6 +118,20 @@ export function parseMaxInFlight(env: Env, problems: string[]): Readonly<Partial
     if (value !== undefined) maxInFlight[id] = parseInteger(`MAX_IN_FLIGHT_${id}`, value, problems, 1, 1_000_000);
   }
   return Object.freeze(maxInFlight);
+}
+
+/** LOW_BALANCE_WEI_<id>: per network, the balance under which a system wallet is reported low; 0 turns it off. */
+export function parseLowBalance(env: Env, problems: string[]): Readonly<Partial<Record<NetworkId, bigint>>> {
+  const low: Partial<Record<NetworkId, bigint>> = { ...DEFAULT_LOW_BALANCE_WEI };
+  for (const id of NETWORK_IDS) {
+    const name = `LOW_BALANCE_WEI_${id}`;
+    const value = env[name];
+    if (value === undefined) continue;
+    if (!/^\d{1,40}$/.test(value)) problems.push(`${name} must be a whole number of wei (0 turns the warning off)`);
+    else if (BigInt(value) === 0n) delete low[id];
+    else low[id] = BigInt(value);
+  }
+  return Object.freeze(low);
 }
 
 /** MAX_FEE_PER_GAS_GWEI_<id>: per network, the most wei per gas the platform signs, given in gwei. */
