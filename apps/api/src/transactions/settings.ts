@@ -124,10 +124,10 @@ export function parseMaxInFlight(env: Env, problems: string[]): Readonly<Partial
 export function parseLowBalance(env: Env, problems: string[]): Readonly<Partial<Record<NetworkId, bigint>>> {
   const low: Partial<Record<NetworkId, bigint>> = { ...DEFAULT_LOW_BALANCE_WEI };
   for (const id of NETWORK_IDS) {
-    const name = `LOW_BALANCE_WEI_${id}`;
-    const value = env[name];
+    const variable = `LOW_BALANCE_WEI_${id}`;
+    const value = env[variable];
     if (value === undefined) continue;
-    if (!/^\d{1,40}$/.test(value)) problems.push(`${name} must be a whole number of wei (0 turns the warning off)`);
+    if (!/^\d{1,40}$/.test(value)) problems.push(`${variable} must be a whole number of wei (0 turns the warning off)`);
     else if (BigInt(value) === 0n) delete low[id];
     else low[id] = BigInt(value);
   }
