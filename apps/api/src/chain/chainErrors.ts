@@ -129,6 +129,9 @@ export function nodeAnswer(error: unknown): string {
   return shortError(error);
 }
 
+/** `text` with every RPC URL replaced by `<rpc>`: an endpoint's URL may hold a provider key. */
+export const withoutRpcUrls = (text: string): string => text.replace(/\b(https?|wss?):\/\/\S+/g, '<rpc>');
+
 /** One line for people: viem's short message and detail, without the docs and version trailer. */
 export function shortError(error: unknown): string {
   if (error instanceof BaseError) {

@@ -1,6 +1,6 @@
 import { custom, type EIP1193RequestFn, HttpRequestError, RpcRequestError, TimeoutError, type Transport } from 'viem';
 import { causes } from '#api/lib/causes.ts';
-import { isRateLimited, rateLimitRetryAfterMs, shortError } from './chainErrors.ts';
+import { isRateLimited, rateLimitRetryAfterMs, shortError, withoutRpcUrls } from './chainErrors.ts';
 
 // Several JSON-RPC endpoints of one network (RPC_URL_<id>="url,url,…") as one transport. Each endpoint is ranked
 // by its health: a failure (unreachable, timed out, a 5xx, a rate limit) takes it out for a cool-down that doubles
@@ -74,7 +74,7 @@ export function isEndpointFailure(error: unknown): boolean {
 
 /** One line on why an endpoint failed a request, never its URL (it may hold a provider key). */
 export function describeFailure(error: unknown): string {
-  const text = shortError(error).replace(/\b(https?|wss?):\/\/\S+/g, '<rpc>');
+  const text = withoutRpcUrls(shortError(error));
   if (isRateLimited(error)) return `rate-limited: ${text}`.slice(0, 300);
   const status = [...causes(error)].find((e) => e instanceof HttpRequestError && e.status !== undefined) as
     | HttpRequestError

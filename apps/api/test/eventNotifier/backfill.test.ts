@@ -14,8 +14,9 @@ import { createChains } from '#api/chain/chains.ts';
 import { createDb } from '#api/db/db.ts';
 import { scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
-import { singleEventQuery } from '#api/eventNotifier/scanning/readRange.ts';
+import { logQuery } from '#api/eventNotifier/scanning/readRange.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
+import { checkWatch } from '#api/eventNotifier/watch.ts';
 import { createHarness, type Harness } from '#api-testing/harness.ts';
 import { FAST_SETTINGS, subscribeTo, transferSubscription } from '../helpers/eventNotifier.ts';
 
@@ -180,7 +181,7 @@ describe('backfill through a hosted provider', () => {
       const client = createChains({ 1337: proxy.url }).client(1337);
       const chunks = [];
       for await (const chunk of readLogRanges(client, {
-        query: singleEventQuery(emitter.address, TRANSFER_EVENT),
+        query: logQuery(checkWatch({ address: emitter.address, formattedAbiEvent: TRANSFER_EVENT })),
         fromBlock: BigInt(firstBlock),
         toBlock: BigInt(head),
         maxRange: 40,

@@ -11,9 +11,10 @@ import { deliverDue } from '#api/eventNotifier/delivery/delivery.ts';
 import { deliveryQueue } from '#api/eventNotifier/delivery/jobs.ts';
 import { SCAN_LOCK_CLASS, scanJob, scanQueue } from '#api/eventNotifier/scanning/jobs.ts';
 import { readLogRanges } from '#api/eventNotifier/scanning/logRanges.ts';
-import { singleEventQuery } from '#api/eventNotifier/scanning/readRange.ts';
+import { logQuery } from '#api/eventNotifier/scanning/readRange.ts';
 import { scanSubscription } from '#api/eventNotifier/scanning/scanner.ts';
 import type { RecordView } from '#api/eventNotifier/subscriptions/records.ts';
+import { checkWatch } from '#api/eventNotifier/watch.ts';
 import { createTaskList } from '#api/jobs/taskList.ts';
 import { createSignerProvider } from '#api/wallets/signer.ts';
 import { apiKey, createHarness, type Harness } from '#api-testing/harness.ts';
@@ -74,7 +75,7 @@ describe('event scanner', () => {
     try {
       const chunks = [];
       for await (const chunk of readLogRanges(createChains({ 1337: proxy.url }).client(1337), {
-        query: singleEventQuery(emitter.address, TRANSFER_EVENT),
+        query: logQuery(checkWatch({ address: emitter.address, formattedAbiEvent: TRANSFER_EVENT })),
         fromBlock: first.blockNumber,
         toBlock: head,
         maxRange: 16,

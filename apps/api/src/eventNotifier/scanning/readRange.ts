@@ -83,18 +83,6 @@ export function logQuery(watch: Watch, maxAddresses = Number.POSITIVE_INFINITY):
   };
 }
 
-/** The query of one event (human-readable ABI) of one contract, without filters. */
-export function singleEventQuery(address: Address, formattedAbiEvent: string): LogQuery {
-  return logQuery({
-    address,
-    addresses: [],
-    formattedAbiEvent,
-    formattedAbiEvents: [],
-    filters: {},
-    conditions: [],
-  });
-}
-
 /**
  * The logs of `from`..`to`, decoded, and with `check: 'header'` the hash of block `to`; undefined when the node that
  * answered does not have block `to` yet. The check goes in the same JSON-RPC batch as eth_getLogs, first (they are

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { finalizedTag } from '#api/chain/canonicalBlocks.ts';
-import { isRateLimited, rateLimitRetryAfterMs } from '#api/chain/chainErrors.ts';
+import { isRateLimited, rateLimitRetryAfterMs, withoutRpcUrls } from '#api/chain/chainErrors.ts';
 import { type Chains, NetworkNotConfiguredError } from '#api/chain/chains.ts';
 import { DatabaseError, type Db, translateDbError } from '#api/db/db.ts';
 import { type DeliverySettings, deliveryLeaseMs } from '#api/delivery/settings.ts';
@@ -236,7 +236,7 @@ export function describeScanFailure(error: unknown, networkId: number): string {
     return `Could not reach the RPC of network ${networkId} (${rootCause(error)}); the scan is retried every scan interval.`;
   }
   const text = (e.shortMessage ?? e.message ?? String(error)).split('\n')[0] as string;
-  return `The RPC of network ${networkId} failed: ${text.replace(/\b(https?|wss?):\/\/\S+/g, '<rpc>')}`.slice(0, 500);
+  return `The RPC of network ${networkId} failed: ${withoutRpcUrls(text)}`.slice(0, 500);
 }
 
 /** The innermost error code of the chain (ECONNREFUSED…), or else the innermost message's first line. */
