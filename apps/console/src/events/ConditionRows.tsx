@@ -1,5 +1,6 @@
 import { Field } from '../ui/Field.tsx';
 import { Numbered } from './Numbered.tsx';
+import { AddRow, RemoveRow, updateRow } from './rowEditing.tsx';
 import { type ConditionRow, type EventParameter, MAX_CONDITIONS, nextRowId, type WatchErrors } from './watchForm.ts';
 import { type ConditionOp, OPS } from './watchSummary.ts';
 
@@ -19,8 +20,7 @@ export function ConditionRows({
   parameters: EventParameter[];
   errors: WatchErrors;
 }) {
-  const set = (id: number, change: Partial<ConditionRow>) =>
-    onChange((list) => list.map((row) => (row.id === id ? { ...row, ...change } : row)));
+  const set = updateRow(onChange);
   return (
     <fieldset>
       <legend>Conditions on values</legend>
@@ -63,22 +63,16 @@ export function ConditionRows({
           >
             <input value={row.value} onChange={(e) => set(row.id, { value: e.target.value })} spellCheck={false} />
           </Field>
-          <button
-            type="button"
-            onClick={() => onChange((list) => list.filter((r) => r.id !== row.id))}
-            aria-label={`Remove condition ${i + 1}`}
-          >
-            Remove
-          </button>
+          <RemoveRow what="condition" n={i + 1} id={row.id} onChange={onChange} />
         </div>
       ))}
-      <button
-        type="button"
-        disabled={rows.length >= MAX_CONDITIONS}
-        onClick={() => onChange((list) => [...list, { id: nextRowId(), field: '', op: 'eq', value: '' }])}
-      >
-        Add a condition
-      </button>
+      <AddRow
+        label="Add a condition"
+        count={rows.length}
+        max={MAX_CONDITIONS}
+        make={(): ConditionRow => ({ id: nextRowId(), field: '', op: 'eq', value: '' })}
+        onChange={onChange}
+      />
     </fieldset>
   );
 }

@@ -1,5 +1,6 @@
 import { Field } from '../ui/Field.tsx';
 import { Numbered } from './Numbered.tsx';
+import { AddRow, RemoveRow, updateRow } from './rowEditing.tsx';
 import { type EventParameter, type FilterRow, MAX_FILTERS, nextRowId, type WatchErrors } from './watchForm.ts';
 
 /**
@@ -18,8 +19,7 @@ export function FilterRows({
   parameters: EventParameter[];
   errors: WatchErrors;
 }) {
-  const set = (id: number, change: Partial<FilterRow>) =>
-    onChange((list) => list.map((row) => (row.id === id ? { ...row, ...change } : row)));
+  const set = updateRow(onChange);
   return (
     <fieldset>
       <legend>Filters on indexed parameters</legend>
@@ -56,22 +56,16 @@ export function FilterRows({
               spellCheck={false}
             />
           </Field>
-          <button
-            type="button"
-            onClick={() => onChange((list) => list.filter((r) => r.id !== row.id))}
-            aria-label={`Remove filter ${i + 1}`}
-          >
-            Remove
-          </button>
+          <RemoveRow what="filter" n={i + 1} id={row.id} onChange={onChange} />
         </div>
       ))}
-      <button
-        type="button"
-        disabled={rows.length >= MAX_FILTERS}
-        onClick={() => onChange((list) => [...list, { id: nextRowId(), parameter: '', values: '' }])}
-      >
-        Add a filter
-      </button>
+      <AddRow
+        label="Add a filter"
+        count={rows.length}
+        max={MAX_FILTERS}
+        make={() => ({ id: nextRowId(), parameter: '', values: '' })}
+        onChange={onChange}
+      />
       {rows.length >= MAX_FILTERS && <span className="hint"> At most {MAX_FILTERS} filtered parameters.</span>}
     </fieldset>
   );
