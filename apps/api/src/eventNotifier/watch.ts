@@ -62,6 +62,30 @@ function parameterIn(events: readonly AbiEvent[], key: string) {
   return { found };
 }
 
+/**
+ * Each value in its canonical form, as the first event's parameter takes it; a value some event's parameter does not
+ * take is a problem named `fieldOf(index)` (and left out).
+ */
+function canonicalValues(
+  found: { input: AbiParameter }[],
+  values: readonly FilterValue[],
+  fieldOf: (index: number) => string,
+  problems: FieldError[],
+): FilterValue[] {
+  const accepted: FilterValue[] = [];
+  values.forEach((value, i) => {
+    for (const [k, f] of found.entries()) {
+      const result = canonical(kindOf(f.input.type), value);
+      if ('problem' in result) {
+        problems.push({ field: fieldOf(i), message: result.problem });
+        return;
+      }
+      if (k === 0) accepted.push(result.value);
+    }
+  });
+  return accepted;
+}
+
 const describe = (event: AbiEvent) =>
   `event ${eventSignature(event)} (its parameters: ${keysOf(event).join(', ') || 'none'})`;
 
@@ -154,18 +178,7 @@ export function checkWatch(
       problems.push({ field, message: 'is an array or a tuple: it cannot be filtered' });
       continue;
     }
-    const accepted: FilterValue[] = [];
-    list.forEach((value, i) => {
-      for (const f of found) {
-        const result = canonical(kindOf(f.input.type), value);
-        if ('problem' in result) {
-          problems.push({ field: `${field}[${i}]`, message: result.problem });
-          return;
-        }
-        if (f === first) accepted.push(result.value);
-      }
-    });
-    filters[key] = [...new Set(accepted)];
+    filters[key] = [...new Set(canonicalValues(found, list, (i) => `${field}[${i}]`, problems))];
   }
 
   const conditions: Condition[] = [];
@@ -214,17 +227,7 @@ export function checkWatch(
       return;
     }
     const given = Array.isArray(condition.value) ? condition.value : [condition.value];
-    const accepted: FilterValue[] = [];
-    given.forEach((value, k) => {
-      for (const f of found) {
-        const result = canonical(kindOf(f.input.type), value);
-        if ('problem' in result) {
-          problems.push({ field: list ? `${field}.value[${k}]` : `${field}.value`, message: result.problem });
-          return;
-        }
-        if (f === first) accepted.push(result.value);
-      }
-    });
+    const accepted = canonicalValues(found, given, (k) => (list ? `${field}.value[${k}]` : `${field}.value`), problems);
     conditions.push({
       field: condition.field,
       op: condition.op,
