@@ -155,10 +155,7 @@ describe('the console at a laptop’s and a phone’s width', { timeout: 240_000
       'the records delivered after the refusals',
     );
     ({ page } = await newTab(p.browser));
-    await page.goto(`${p.origin}/console/`);
-    await page.getByLabel('Project API key').fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await signInWithKey(key);
   });
   after(async () => {
     await receiver?.close();
@@ -166,7 +163,7 @@ describe('the console at a laptop’s and a phone’s width', { timeout: 240_000
     await p?.close();
   });
 
-  const { url, heading, axeClean } = consoleView(
+  const { url, heading, axeClean, signInWithKey } = consoleView(
     () => p.origin,
     () => page,
   );

@@ -78,17 +78,14 @@ describe(
       ];
       await fleet.fire(shots);
       ({ page, errors } = await newTab(p.browser));
-      await page.goto(`${p.origin}/console/`);
-      await page.getByLabel('Project API key').fill(key);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await signInWithKey(key);
     });
     after(async () => {
       await receiver?.close();
       await p?.close();
     });
 
-    const { url, heading, axeClean } = consoleView(
+    const { url, heading, axeClean, signInWithKey } = consoleView(
       () => p.origin,
       () => page,
     );

@@ -23,5 +23,12 @@ export function consoleView(origin: () => string, page: () => Page) {
     url: (path: string) => `${origin()}/console${path}`,
     heading: (name: string) => page().getByRole('heading', { level: 1, name }).waitFor(),
     axeClean: async (view: string) => assert.deepEqual(await axeViolations(page()), [], `axe on ${view}`),
+    /** Signs in as a person does, with a project API key on the sign-in page, and waits for the Overview. */
+    async signInWithKey(key: string) {
+      await page().goto(`${origin()}/console/`);
+      await page().getByLabel('Project API key').fill(key);
+      await page().getByRole('button', { name: 'Sign in' }).click();
+      await page().getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    },
   };
 }
