@@ -1,13 +1,20 @@
 // The authorization matrix's operations (auth.test.ts): the fixture of two projects they act on, what each is asked
 // and what a successful answer must show. Its callers and their expected outcomes are in authMatrixCallers.ts.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { COUNTER_FORMATTED_ABI, incrementsSubscription } from '@mountain/testkit/testContract.ts';
-import { getAddress } from 'viem';
 import { rotateApiKey } from '#api/projects/projects.ts';
 import { setMembership } from '#api/projects/users.ts';
-import { apiKey, type CallResult, type Harness } from '#api-testing/harness.ts';
+import { apiKey, type Harness } from '#api-testing/harness.ts';
+import {
+  assertNotFoundFromB,
+  assertNothingOfA,
+  ids,
+  type MatrixOperation,
+  ok,
+  randomAddress,
+} from './authMatrixChecks.ts';
 import { CONSOLE_MATRIX_OPERATIONS, exchangeKey } from './authMatrixConsole.ts';
+import { EVENT_NOTIFIER_MATRIX_OPERATIONS } from './authMatrixEventNotifier.ts';
 
 const abiEntry = (name: string) => COUNTER_FORMATTED_ABI.find((e) => e.startsWith(`function ${name}(`)) as string;
 export const INCREMENT = abiEntry('increment');
@@ -108,48 +115,12 @@ export type MatrixFixture = Awaited<ReturnType<typeof createMatrixFixture>>;
 /** In which project a caller that got through acts: A (the owner of the objects named), B, or none at all. */
 export type ActingIn = 'A' | 'B' | 'no project';
 
-export interface MatrixOperation {
-  /** A valid request naming project A's objects; `n` is unique per call (fresh addresses, idempotency keys). */
-  request(f: MatrixFixture, n: number): { body?: unknown; query?: Record<string, string> };
-  /** Asserts the answer of a caller that passed authentication and authorization. */
-  check(res: CallResult, f: MatrixFixture, actingIn: ActingIn, h: Harness): void | Promise<void>;
-}
-
-const ok = (res: CallResult, status: number) => assert.equal(res.status, status, JSON.stringify(res.body));
-const ids = (items: { id: unknown }[]) => items.map((i) => i.id);
-
-/**
- * A's object named by id is invisible from project B: 404 NOT_FOUND (the message repeats the id sent), and
- * nothing else of A in the answer.
- */
-export function assertNotFoundFromB(res: CallResult, f: MatrixFixture, sentId: string | number): void {
-  assert.equal(res.status, 404, JSON.stringify(res.body));
-  assert.equal(res.body.code, 'NOT_FOUND');
-  assert.match(res.body.message, new RegExp(` ${sentId} was not found$`));
-  assertNothingOfA(res.body, f, sentId);
-}
-
-/** The serialized answer names no object of A beyond the id the request itself sent. */
-export function assertNothingOfA(body: unknown, f: MatrixFixture, sentId?: string | number): void {
-  const text = JSON.stringify(body);
-  const strip = (s: string) => (sentId === undefined ? s : s.replaceAll(String(sentId), '<sent>'));
-  assert.doesNotMatch(strip(text), /Project A|Increments of A|Endpoint of A/);
-  for (const id of [f.transactionId, f.subscriptionId, f.endpointId]) {
-    if (id !== sentId) assert.ok(!text.includes(id), `answer names ${id} of project A: ${text}`);
-  }
-  assert.ok(!new RegExp(`"projectId":${f.projectA}\\b`).test(text), `answer names project A: ${text}`);
-}
-
-function randomAddress(): string {
-  return getAddress(`0x${randomBytes(20).toString('hex')}`);
-}
-
 let deletions = 0;
-let subscriptionDeletions = 0;
 
 /** What each operation is asked, and what a successful answer must show, per operation id. */
 export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
   ...CONSOLE_MATRIX_OPERATIONS,
+  ...EVENT_NOTIFIER_MATRIX_OPERATIONS,
   'get-projects': {
     request: () => ({}),
     check(res, f, actingIn) {
@@ -163,82 +134,6 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
     check(res, f, actingIn) {
       ok(res, 200);
       assert.equal(res.body.data.project.id, actingIn === 'A' ? f.projectA : f.projectB);
-    },
-  },
-  'create-subscription': {
-    request: (_f, n) => ({
-      body: incrementsSubscription(randomAddress(), { subscriptionName: `Matrix ${n}` }),
-    }),
-    check(res, f, actingIn) {
-      ok(res, 201);
-      assert.equal(res.body.eventNotifierSubscription.projectId, actingIn === 'A' ? f.projectA : f.projectB);
-    },
-  },
-  'get-subscriptions': {
-    request: () => ({}),
-    check(res, f, actingIn) {
-      ok(res, 200);
-      const listed = res.body.eventNotifierSubscriptions as { id: string; projectId: number }[];
-      if (actingIn === 'A') assert.ok(ids(listed).includes(f.subscriptionId));
-      else assertNothingOfA(res.body, f);
-    },
-  },
-  'update-subscription-webhook': {
-    request: (f, n) => ({ body: { id: f.subscriptionId, webhookMaxRetries: n % 10 } }),
-    check(res, f, actingIn) {
-      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
-      ok(res, 200);
-      assert.equal(res.body.eventNotifierSubscription.id, f.subscriptionId);
-    },
-  },
-  'update-subscription-scan': {
-    request: (f) => ({ body: { id: f.subscriptionId, scanEnabled: true } }),
-    check(res, f, actingIn) {
-      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
-      ok(res, 200);
-      assert.equal(res.body.eventNotifierSubscription.scanEnabled, true);
-    },
-  },
-  'update-subscription': {
-    request: (f) => ({ body: { id: f.subscriptionId, subscriptionName: 'Renamed by the matrix' } }),
-    check(res, f, actingIn) {
-      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
-      ok(res, 200);
-      assert.equal(res.body.eventNotifierSubscription.subscriptionName, 'Renamed by the matrix');
-    },
-  },
-  'rewind-subscription': {
-    request: (f) => ({ body: { id: f.subscriptionId, fromBlock: 0 } }),
-    check(res, f, actingIn) {
-      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
-      ok(res, 200);
-      assert.equal(res.body.eventNotifierSubscription.id, f.subscriptionId);
-    },
-  },
-  'delete-subscription': {
-    request: (f) => ({
-      body: { id: f.subscriptionsToDelete[subscriptionDeletions++ % f.subscriptionsToDelete.length] },
-    }),
-    check(res, _f, actingIn) {
-      if (actingIn !== 'A') return assert.equal(res.status, 404, JSON.stringify(res.body));
-      ok(res, 200);
-      assert.match(res.body.message, /^Subscription [0-9a-f-]{36} is deleted$/);
-    },
-  },
-  'get-records': {
-    request: (f) => ({ body: { subscriptionId: f.subscriptionId } }),
-    check(res, f, actingIn) {
-      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
-      ok(res, 200);
-      assert.ok(Array.isArray(res.body.eventNotifierRecords));
-    },
-  },
-  'resend-failed-webhook': {
-    request: (f) => ({ body: { subscriptionId: f.subscriptionId, force: false } }),
-    check(res, f, actingIn) {
-      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
-      ok(res, 200);
-      assert.equal(res.body.record.subscriptionId, f.subscriptionId);
     },
   },
   'get-contracts': {
@@ -399,15 +294,6 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.endpointId);
       ok(res, 200);
       assert.equal(typeof res.body.queuedCount, 'number');
-    },
-  },
-  'rotate-subscription-webhook-secret': {
-    request: (f) => ({ body: { id: f.subscriptionId, gracePeriodSeconds: 60 } }),
-    check(res, f, actingIn) {
-      if (actingIn !== 'A') return assertNotFoundFromB(res, f, f.subscriptionId);
-      ok(res, 200);
-      assert.equal(res.body.eventNotifierSubscription.id, f.subscriptionId);
-      assert.ok(res.body.previousWebhookSecretExpiresAt);
     },
   },
   'get-transactions': {

@@ -1,7 +1,8 @@
 // The matrix rows of the operations the developer console added (see authMatrix.ts).
 import assert from 'node:assert/strict';
 import { apiKey, type Harness } from '#api-testing/harness.ts';
-import type { ActingIn, MatrixFixture, MatrixOperation } from './authMatrix.ts';
+import type { ActingIn, MatrixFixture } from './authMatrix.ts';
+import type { MatrixOperation } from './authMatrixChecks.ts';
 
 type Hour = { succeeded: number; reverted: number; failed: number; pending: number };
 
