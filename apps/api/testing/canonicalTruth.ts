@@ -31,7 +31,7 @@ type Rpc = <T>(method: string, params?: unknown[]) => Promise<T>;
  * - its `transactionHash` has a receipt on the canonical chain, whose block number, block hash, gas used and
  *   outcome are the row's, and the canonical block at that height is that block; a cancelled row's is a
  *   successful 0-value transfer from the wallet to itself at the row's nonce;
- * - exactly once: no two rows share a nonce or a hash; the wallet's on-chain transactions to the contract are
+ * - exactly once: no two rows of one wallet share a nonce, no two rows a hash; each wallet's on-chain transactions to the contract are
  *   exactly the hashes of the succeeded and reverted rows calling it, those to itself exactly the cancelled rows'
  *   hashes, and (with `recipient`) those to the recipient exactly the hashes of the rows paying it, whose balance
  *   is `balanceBefore` (0 unless given) plus the value of the succeeded ones;
@@ -111,7 +111,7 @@ export async function canonicalViolations(
   });
   const broken = findings.flat();
   // Rows never sent have neither (reported above as not final): only those that have one can share it.
-  const nonces = rows.filter((r) => r.nonce !== null).map((r) => Number(r.nonce));
+  const nonces = rows.filter((r) => r.nonce !== null).map((r) => `${r.wallet}:${r.nonce}`);
   if (new Set(nonces).size !== nonces.length) broken.push(`two transactions share a nonce: ${nonces.join(', ')}`);
   const sent = rows.filter((r) => r.hash !== null);
   const hashes = new Set(sent.map((r) => r.hash));

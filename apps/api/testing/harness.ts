@@ -75,6 +75,8 @@ export async function createHarness(
      * as `npm start` does, since the tests' webhook receivers listen on 127.0.0.1.
      */
     delivery?: DeliverySettings;
+    /** MAX_WALLETS_PER_PROJECT; 64 when absent. */
+    maxWalletsPerProject?: number;
   } = {},
 ) {
   const database: TestDatabase = await createTestDatabase();
@@ -99,6 +101,7 @@ export async function createHarness(
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
+    ...(options.maxWalletsPerProject ? { maxWalletsPerProject: options.maxWalletsPerProject } : {}),
     custodians,
   };
   const app: FastifyInstance = buildApp(deps, options.logger ? { logger: options.logger } : {});

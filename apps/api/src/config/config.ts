@@ -14,7 +14,12 @@ import { parseRateLimitSettings, type RateLimitSettings } from '#api/http/rateLi
 import { parseTrustedProxies } from '#api/http/trustedProxies.ts';
 import { type LaneConcurrency, parseLaneConcurrency } from '#api/jobs/lanes.ts';
 import { type MetricsSettings, parseMetricsSettings } from '#api/metrics/settings.ts';
-import { parseLowBalance, parseMaxFeePerGas, parseMaxInFlight } from '#api/transactions/settings.ts';
+import {
+  parseLowBalance,
+  parseMaxFeePerGas,
+  parseMaxInFlight,
+  parseMaxWalletsPerProject,
+} from '#api/transactions/settings.ts';
 import { custodianOf, type RemoteCustodianSettings, WALLET_TYPES } from '#api/wallets/custodians.ts';
 import { keepDevSecrets } from './devSecrets.ts';
 import type { NetworkId } from './networks.ts';
@@ -64,6 +69,8 @@ export interface Config extends RemoteCustodianSettings {
   readonly trustedProxies: readonly string[];
   /** Per network, the most transactions of one wallet sent and not yet mined (MAX_IN_FLIGHT_<id>). */
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
+  /** MAX_WALLETS_PER_PROJECT: the most wallets of one network type in a project's pool. */
+  readonly maxWalletsPerProject: number;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
   readonly maxFeePerGas: Readonly<Partial<Record<NetworkId, bigint>>>;
   /** LOW_BALANCE_WEI_<id>: per network, the balance under which a system wallet is reported low. */
@@ -153,6 +160,7 @@ export function loadConfig(environment: Env = process.env): Config {
   const trustedProxies = parseTrustedProxies(env, problems);
   const metrics = parseMetricsSettings(env, problems);
   const maxInFlight = parseMaxInFlight(env, problems);
+  const maxWalletsPerProject = parseMaxWalletsPerProject(env, problems);
   const rpcMaxRps = parseRpcMaxRps(env, problems);
   const rpcMaxLagBlocks = parseRpcMaxLagBlocks(env, problems);
   const maxFeePerGas = parseMaxFeePerGas(env, problems);
@@ -208,6 +216,7 @@ export function loadConfig(environment: Env = process.env): Config {
     cors,
     trustedProxies,
     maxInFlight,
+    maxWalletsPerProject,
     workerConcurrency,
     maxFeePerGas,
     lowBalanceWei,

@@ -136,6 +136,13 @@ export const ERROR_CATALOGUE = {
     description:
       'The project has as many webhook endpoints as the deployment allows (MAX_WEBHOOK_ENDPOINTS_PER_PROJECT, 50 by default); delete or reuse one (an endpoint takes several event types), or ask the operator for a higher limit.',
   },
+  WALLET_LIMIT_REACHED: {
+    status: 409,
+    message: 'Project {projectId} would have {wanted} {networkType} system wallets; this deployment allows {limit}',
+    description:
+      'A pool has at most MAX_WALLETS_PER_PROJECT wallets per network type (64 by default), its primary wallet counted; add fewer, or ask the operator for a higher limit.',
+    example: { wanted: '72', networkType: 'mainnet', limit: '64' },
+  },
   FUNCTION_NOT_IN_ABI: {
     status: 422,
     message: 'Function {signature} is not in the ABI of contract {contractId}',

@@ -40,6 +40,8 @@ export interface AppDeps {
   /** LOW_BALANCE_WEI_<id>, for the state /metrics reads (its low-balance thresholds). */
   lowBalanceWei?: Readonly<Partial<Record<NetworkId, bigint>>>;
   metricsToken?: string;
+  /** MAX_WALLETS_PER_PROJECT: the most wallets of one network type in a project's pool; 64 when absent. */
+  maxWalletsPerProject?: number;
   /** The custodians this deployment has credentials for (Fireblocks); none when absent. */
   custodians?: RemoteCustodians;
   /** The built developer console (apps/console/dist), served at /console/; not served when absent or not built. */

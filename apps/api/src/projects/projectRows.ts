@@ -46,6 +46,12 @@ export async function insertProject(
     [id ?? null, input.projectName, mainnet, testnet],
   );
   const projectId = (rows[0] as { id: number }).id;
+  // Its own wallets are its pools' first (position 0); a shared wallet belongs to no project.
+  await client.query(
+    `UPDATE system_wallets SET project_id = $1, pool_position = 0
+      WHERE id IN ($2, $3) AND owner_type = 'dedicated'`,
+    [projectId, mainnet, testnet],
+  );
   const issued = await insertKey(client, projectId, input.keyMode);
   return { project: { id: projectId, projectName: input.projectName, apiKey: issued.masked }, apiKey: issued.key };
 }

@@ -38,6 +38,8 @@ export interface ProjectDetail {
   project: Project;
   mSystemWalletMainnet: SystemWallet;
   mSystemWalletTestnet: SystemWallet;
+  /** Every wallet of the project: the primary wallets, then each pool's others, mainnet first, by pool position. */
+  mSystemWallets: SystemWallet[];
 }
 
 /**
@@ -174,9 +176,16 @@ const PROJECT_COLUMNS = `p.id, p.project_name AS "projectName", coalesce(k.maske
 const PROJECT_FROM = 'projects p LEFT JOIN api_keys k ON k.project_id = p.id AND k.revoked_at IS NULL';
 
 export async function getProjectDetail(db: Db, projectId: number): Promise<ProjectDetail | undefined> {
-  const { rows } = await db.query<{ project: Project; mainnet: SystemWallet; testnet: SystemWallet }>(
+  const { rows } = await db.query<{
+    project: Project;
+    mainnet: SystemWallet;
+    testnet: SystemWallet;
+    pool: SystemWallet[];
+  }>(
     `SELECT json_build_object('id', p.id, 'projectName', p.project_name, 'apiKey', coalesce(k.masked, '')) AS project,
-            ${walletJson('wm')} AS mainnet, ${walletJson('wt')} AS testnet
+            ${walletJson('wm')} AS mainnet, ${walletJson('wt')} AS testnet,
+            (SELECT coalesce(json_agg(${walletJson('pw')} ORDER BY pw.network_type, pw.pool_position), '[]')
+               FROM system_wallets pw WHERE pw.project_id = p.id AND pw.pool_position > 0) AS pool
        FROM ${PROJECT_FROM}
        JOIN system_wallets wm ON wm.id = p.wallet_mainnet_id
        JOIN system_wallets wt ON wt.id = p.wallet_testnet_id
@@ -184,7 +193,14 @@ export async function getProjectDetail(db: Db, projectId: number): Promise<Proje
     [projectId],
   );
   const row = rows[0];
-  return row && { project: row.project, mSystemWalletMainnet: row.mainnet, mSystemWalletTestnet: row.testnet };
+  return (
+    row && {
+      project: row.project,
+      mSystemWalletMainnet: row.mainnet,
+      mSystemWalletTestnet: row.testnet,
+      mSystemWallets: [row.mainnet, row.testnet, ...row.pool],
+    }
+  );
 }
 
 function walletJson(alias: string): string {

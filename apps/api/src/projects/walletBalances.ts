@@ -23,7 +23,7 @@ type Read = { at: number; answer: Promise<{ balance: string | null; error: strin
 const caches = new WeakMap<Chains, Map<string, Read>>();
 
 /**
- * The native-coin balance of each of the project's two system wallets on every network of its type that this
+ * The native-coin balance of each of the project's system wallets (its pools') on every network of its type that this
  * deployment has an RPC URL for, at the latest block. At most one read per (network, address) every
  * BALANCE_CACHE_MS, each bounded by BALANCE_TIMEOUT_MS; a network that does not answer gives a null balance and
  * its error, never a failed request.
@@ -31,8 +31,9 @@ const caches = new WeakMap<Chains, Map<string, Read>>();
 export async function walletBalances(db: Db, chains: Chains, projectId: number): Promise<WalletBalance[]> {
   const { rows } = await db.query<{ id: number; address: string; networkType: string }>(
     `SELECT w.id, w.address, w.network_type AS "networkType"
-       FROM projects p JOIN system_wallets w ON w.id IN (p.wallet_mainnet_id, p.wallet_testnet_id)
-      WHERE p.id = $1 ORDER BY w.network_type, w.id`,
+       FROM projects p
+       JOIN system_wallets w ON w.id IN (p.wallet_mainnet_id, p.wallet_testnet_id) OR w.project_id = p.id
+      WHERE p.id = $1 ORDER BY w.network_type, w.pool_position NULLS FIRST, w.id`,
     [projectId],
   );
   const configured = new Set(chains.configured());

@@ -19,6 +19,7 @@ import rotateSubscriptionWebhookSecret from './eventNotifier/rotateSubscriptionW
 import updateSubscription from './eventNotifier/updateSubscription.ts';
 import updateSubscriptionScan from './eventNotifier/updateSubscriptionScan.ts';
 import updateSubscriptionWebhook from './eventNotifier/updateSubscriptionWebhook.ts';
+import addSystemWallets from './project/addSystemWallets.ts';
 import getProjectDetail from './project/getProjectDetail.ts';
 import getProjectMembers from './project/getProjectMembers.ts';
 import getProjects from './project/getProjects.ts';
@@ -47,6 +48,7 @@ export const routes = [
   rotateApiKey,
   getStatistics,
   getWalletBalances,
+  addSystemWallets,
   exchangeConsoleLink,
   exchangeApiKey,
   renewAccessToken,

@@ -91,6 +91,7 @@ export async function startRoles(
         trustedProxies: config.trustedProxies,
         ...(config.metrics.token ? { metricsToken: config.metrics.token } : {}),
         lowBalanceWei: config.lowBalanceWei,
+        maxWalletsPerProject: config.maxWalletsPerProject,
         custodians,
         consoleDir: config.consoleDir,
       },

@@ -67,6 +67,10 @@ export const ProjectDetail = component(
     project: Project,
     mSystemWalletMainnet: SystemWallet,
     mSystemWalletTestnet: SystemWallet,
+    mSystemWallets: Type.Array(SystemWallet, {
+      description:
+        'Every system wallet of the project: the two primary wallets above first, then the others of its pools (`add-system-wallets`), mainnet first, in the order they were added.',
+    }),
   }),
 );
 
@@ -305,6 +309,12 @@ export const Transaction = component(
       DateTime(
         "Its deadline (execute-transaction's timeoutSeconds): not mined by then, it is cancelled as cancel-transaction does, its errorMessage saying it timed out. null without one.",
       ),
+    ),
+    orderingKey: nullable(
+      Type.String({
+        description:
+          'Its ordering key (execute-transaction): the project’s transactions with the same key go through one wallet, in acceptance order. null without one.',
+      }),
     ),
     custody: nullable(
       component(

@@ -4,6 +4,7 @@ export const EXAMPLE = {
   contractAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
   walletMainnet: '0x9C3f2A4e1b7D0c5E8a6F1B2c3D4e5F6a7B8c9D0e',
   walletTestnet: '0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b',
+  walletPool: '0x5B38Da6a701c568545dCfcB03FcB875f56beddC4',
   subscriptionId: '6f1c2b7e-3d4a-4e8b-9c1d-2a3b4c5d6e7f',
   recordId: '0b9e8d7c-6a5b-4c3d-8e2f-1a0b9c8d7e6f',
   transactionId: '3e7a9c1b-2d4f-4a6b-8c0d-e1f2a3b4c5d6',
@@ -104,6 +105,7 @@ export const exampleTransaction = {
   value: '0',
   afterTransactionId: null,
   expiresAt: null,
+  orderingKey: null,
   status: 'succeeded' as const,
   transactionHash: EXAMPLE.transactionHash,
   nonce: 4,
@@ -118,4 +120,19 @@ export const exampleTransaction = {
   custody: null,
   createdAt: EXAMPLE.timestamp,
   updatedAt: '2026-11-20T10:15:31.000Z',
+};
+
+/** A dedicated from-mnemonic system wallet, as answers show one. */
+export const exampleWallet = (id: number, address: string, networkType: 'mainnet' | 'testnet') => ({
+  id,
+  address,
+  type: 'from-mnemonic' as const,
+  networkType,
+  ownerType: 'dedicated' as const,
+  custody: null,
+});
+
+export const exampleWallets = {
+  mainnet: exampleWallet(1, EXAMPLE.walletMainnet, 'mainnet'),
+  testnet: exampleWallet(2, EXAMPLE.walletTestnet, 'testnet'),
 };

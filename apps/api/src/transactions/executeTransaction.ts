@@ -15,6 +15,7 @@ import { submitterOf } from '#api/wallets/signer.ts';
 import { wakeSender } from './jobs.ts';
 import { ensureSender, walletChain } from './senders.ts';
 import { checkTransactionLimit, withinDayLimit } from './spendingLimits.ts';
+import { chooseWallet } from './walletChoice.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
 
 export interface ExecuteRequest {
@@ -27,6 +28,10 @@ export interface ExecuteRequest {
   afterTransactionId?: string;
   /** A deadline, in seconds from acceptance: not mined by then, it is cancelled. */
   timeoutSeconds?: number;
+  /** A wallet of the project's pool to send from; absent: the pool's choice (walletChoice.ts). */
+  mSystemWalletId?: number;
+  /** Rows with the same key go through one wallet, in acceptance order. */
+  orderingKey?: string;
 }
 
 /** The bounds of execute-transaction's timeoutSeconds: half a minute to a week. */
@@ -50,6 +55,8 @@ interface ActivatedFunctionRow {
   walletTestnetId: number;
   walletTestnetAddress: Address;
   walletTestnetType: WalletType;
+  poolMainnet: number;
+  poolTestnet: number;
 }
 
 /** What executing needs beside the database and the chains: the custodians, for wallets kept by one. */
@@ -70,6 +77,8 @@ function requestHash(body: ExecuteRequest): string {
   }
   if (body.afterTransactionId !== undefined) fields.push(body.afterTransactionId);
   if (body.timeoutSeconds !== undefined) fields.push({ timeoutSeconds: body.timeoutSeconds });
+  if (body.mSystemWalletId !== undefined) fields.push({ mSystemWalletId: body.mSystemWalletId });
+  if (body.orderingKey !== undefined) fields.push({ orderingKey: body.orderingKey });
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
@@ -105,7 +114,11 @@ async function lookupFunction(db: Db, projectId: number, functionId: number) {
             f.max_value_per_day::text AS "maxValuePerDay",
             c.id AS "contractId", c.network_id AS "networkId", c.address AS "contractAddress",
             wm.id AS "walletMainnetId", wm.address AS "walletMainnetAddress", wm.type AS "walletMainnetType",
-            wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress", wt.type AS "walletTestnetType"
+            wt.id AS "walletTestnetId", wt.address AS "walletTestnetAddress", wt.type AS "walletTestnetType",
+            (SELECT count(*)::int FROM system_wallets pw WHERE pw.project_id = p.id AND pw.network_type = 'mainnet')
+              AS "poolMainnet",
+            (SELECT count(*)::int FROM system_wallets pw WHERE pw.project_id = p.id AND pw.network_type = 'testnet')
+              AS "poolTestnet"
        FROM contract_activated_functions f
        JOIN contracts c ON c.id = f.contract_id
        JOIN projects p ON p.id = c.project_id
@@ -154,9 +167,10 @@ async function predecessor(
   projectId: number,
   id: string,
   networkId: NetworkId,
-): Promise<{ id: string; status: string }> {
-  const { rows } = await db.query<{ id: string; status: string; networkId: number }>(
-    'SELECT id, status, network_id AS "networkId" FROM transactions WHERE project_id = $1 AND id = $2',
+): Promise<{ id: string; status: string; walletId: number }> {
+  const { rows } = await db.query<{ id: string; status: string; networkId: number; walletId: number }>(
+    `SELECT id, status, network_id AS "networkId", system_wallet_id AS "walletId" FROM transactions
+      WHERE project_id = $1 AND id = $2`,
     [projectId, id],
   );
   const found = rows[0];
@@ -265,15 +279,26 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
     });
   }
   const { data } = encodeFunctionArgs(item, body.functionArgs);
-  const mainnet = networkTypeOf(fn.networkId) === 'mainnet';
-  const wallet = mainnet
+  const networkType = networkTypeOf(fn.networkId);
+  const mainnet = networkType === 'mainnet';
+  const primary = mainnet
     ? { id: fn.walletMainnetId, address: fn.walletMainnetAddress, type: fn.walletMainnetType }
     : { id: fn.walletTestnetId, address: fn.walletTestnetAddress, type: fn.walletTestnetType };
-  const custodyProvider = custodianFor(deps, wallet.type, fn.networkId);
+  const custodyProvider = custodianFor(deps, primary.type, fn.networkId);
   const client = clientFor(deps.chains, fn.networkId);
   const after = body.afterTransactionId
     ? await predecessor(deps.db, projectId, body.afterTransactionId, fn.networkId)
     : undefined;
+  const wallet = await chooseWallet(deps.db, {
+    projectId,
+    networkId: fn.networkId,
+    networkType,
+    primary,
+    poolSize: mainnet ? fn.poolMainnet : fn.poolTestnet,
+    ...(body.mSystemWalletId !== undefined ? { pinned: body.mSystemWalletId } : {}),
+    ...(body.orderingKey !== undefined ? { orderingKey: body.orderingKey } : {}),
+    ...(after ? { predecessorWallet: after.walletId } : {}),
+  });
   if (value > 0n) await checkFunds(deps, { walletId: wallet.id, networkId: fn.networkId }, wallet.address, value);
   // A step that waits for another is simulated only when that one has succeeded: before, the chain does not yet
   // hold what it builds on (an approval, a deposit). It is estimated before it is sent either way.
@@ -295,9 +320,9 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
     db.query<Transaction>(
       `INSERT INTO transactions (project_id, contract_activated_function_id, system_wallet_id, network_id,
          function_args, to_address, data, idempotency_key, request_hash, custody_provider, value,
-         after_transaction_id, error_message, expires_at)
+         after_transaction_id, error_message, expires_at, ordering_key)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
-               clock_timestamp() + $14::int * interval '1 second')
+               clock_timestamp() + $14::int * interval '1 second', $15)
        ON CONFLICT (project_id, idempotency_key) DO NOTHING
        RETURNING ${TRANSACTION_COLUMNS}`,
       [
@@ -315,6 +340,7 @@ async function accept(deps: ExecuteDeps, projectId: number, body: ExecuteRequest
         after?.id ?? null,
         after && after.status !== 'succeeded' ? `Waiting for transaction ${after.id} to succeed` : null,
         body.timeoutSeconds ?? null,
+        body.orderingKey ?? null,
       ],
       name,
     );

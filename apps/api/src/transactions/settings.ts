@@ -55,6 +55,9 @@ export interface TransactionSettings {
 
 export const DEFAULT_MAX_IN_FLIGHT = 16;
 
+/** The most wallets a project's pool of one network type may have when MAX_WALLETS_PER_PROJECT is not set. */
+export const DEFAULT_MAX_WALLETS_PER_PROJECT = 64;
+
 export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Object.freeze({
   batchSize: 200,
   gasHeadroomPercent: 20,
@@ -83,6 +86,13 @@ export const TRANSACTION_VARIABLES: readonly VariableDefinition[] = [
       'The most transactions of one system wallet sent and not yet mined on that network: a geth pool keeps 16 per ' +
       'account for sure, and hosted nodes refuse a sender past their limit ("txpool is full"). The rest wait as ' +
       '`created` and are sent as blocks take the first ones.',
+  },
+  {
+    names: ['MAX_WALLETS_PER_PROJECT'],
+    default: code(DEFAULT_MAX_WALLETS_PER_PROJECT),
+    meaning:
+      'The most system wallets one project may have per network type, its primary wallet counted (at most 1,000): ' +
+      '`add-system-wallets` past it is refused with 409 `WALLET_LIMIT_REACHED`.',
   },
   {
     names: ['MAX_FEE_PER_GAS_GWEI_<networkId>'],
@@ -118,6 +128,14 @@ export function parseMaxInFlight(env: Env, problems: string[]): Readonly<Partial
     if (value !== undefined) maxInFlight[id] = parseInteger(`MAX_IN_FLIGHT_${id}`, value, problems, 1, 1_000_000);
   }
   return Object.freeze(maxInFlight);
+}
+
+/** MAX_WALLETS_PER_PROJECT: the most wallets of one network type a project's pool may have. */
+export function parseMaxWalletsPerProject(env: Env, problems: string[]): number {
+  const value = env.MAX_WALLETS_PER_PROJECT;
+  return value === undefined
+    ? DEFAULT_MAX_WALLETS_PER_PROJECT
+    : parseInteger('MAX_WALLETS_PER_PROJECT', value, problems, 1, 1_000);
 }
 
 /** LOW_BALANCE_WEI_<id>: per network, the balance under which a system wallet is reported low; 0 turns it off. */

@@ -5,7 +5,7 @@ import type { VariableDefinition } from '#api/config/parse.ts';
 import type { Db } from '#api/db/db.ts';
 import { BaseError } from '#api/errors/BaseError.ts';
 import type { Submitter } from './custody.ts';
-import type { WalletKeys } from './fromMnemonic/walletKeys.ts';
+import type { WalletAddresses, WalletKeys } from './fromMnemonic/walletKeys.ts';
 
 export type NetworkType = 'mainnet' | 'testnet';
 export type OwnerType = 'shared' | 'dedicated';
@@ -19,9 +19,12 @@ export interface SettingsContext {
   readonly dataDir: string;
 }
 
-/** What a custodian works with: the deployment's mnemonic, and its own client when the deployment has credentials. */
-export interface CustodyClients<Client = unknown> {
-  keys: WalletKeys;
+/**
+ * What a custodian works with: the deployment's mnemonic (its keys to sign, or only its addresses to make wallets),
+ * and its own client when the deployment has credentials.
+ */
+export interface CustodyClients<Client = unknown, Keys extends WalletAddresses = WalletKeys> {
+  keys: Keys;
   client: Client | undefined;
 }
 
@@ -54,6 +57,20 @@ export interface ProvisionRequest {
   made(): Promise<Partial<Record<NetworkType, string>>>;
   /** Records a reference the moment the custodian made it, so that a run again after a crash resumes with it. */
   record(networkType: NetworkType, ref: string): Promise<void>;
+}
+
+/**
+ * More wallets of one network type for a project's pool (add-system-wallets). Asked inside the transaction that
+ * holds the project's row: the positions are the pool's next ones, and a custodian outside the database names each
+ * wallet by its position, so a run again after a failure finds what an earlier run made instead of making it twice.
+ */
+export interface PoolRequest {
+  db: Pick<Db, 'query'>;
+  projectId: number;
+  projectName: string;
+  networkType: NetworkType;
+  /** The pool positions to make, in order (the primary wallet is position 0). */
+  positions: readonly number[];
 }
 
 /** One wallet to insert: its address, and its reference in the custodian's column (`refColumn`). */
@@ -105,7 +122,12 @@ export interface Custodian<Name extends string = string, Settings = unknown, Cli
   /** Whether a new project's wallets may take an existing key (`kmsKeyId`, `--kms-key-id`) instead of new ones. */
   readonly adoptsKey: boolean;
   /** Makes (or finds again, under the same reserved id) a new project's two wallets. */
-  provision(request: ProvisionRequest, clients: CustodyClients<Client>): Promise<Record<NetworkType, NewWallet>>;
+  provision(
+    request: ProvisionRequest,
+    clients: CustodyClients<Client, WalletAddresses>,
+  ): Promise<Record<NetworkType, NewWallet>>;
+  /** Makes (or finds again, by their positions) wallets for a project's pool, one per position, in order. */
+  addWallets(request: PoolRequest, clients: CustodyClients<Client, WalletAddresses>): Promise<NewWallet[]>;
   /**
    * How a failed `provision` is undone, for a custodian outside the database: the project's id is then reserved
    * before it is called (so its wallets are named before anything exists, and found again by a run after a crash),

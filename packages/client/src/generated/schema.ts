@@ -31,7 +31,7 @@ export interface paths {
         };
         /**
          * Get your project and its system wallets
-         * @description Returns the project the credentials act in, with its mainnet and testnet system wallets. The API key is masked. `caller` says how the request was authenticated and with which role, so an app can offer only what the role allows.
+         * @description Returns the project the credentials act in, with its mainnet and testnet system wallets (the primary ones) and every wallet of its pools (`mSystemWallets`). The API key is masked. `caller` says how the request was authenticated and with which role, so an app can offer only what the role allows.
          */
         get: operations["get-project-detail"];
         put?: never;
@@ -111,11 +111,31 @@ export interface paths {
         };
         /**
          * Get your system wallets’ balances
-         * @description The native-coin balance of both system wallets on every network of their type that this deployment has an RPC endpoint for, read at the latest block (so it moves back if a reorg takes a block away). Each network is read at most once every 5 s per wallet, and waits at most 3 s for its RPC endpoint: a network that does not answer gives `balance: null` with the reason, never a failed request.
+         * @description The native-coin balance of every system wallet of the project (its pools included) on every network of their type that this deployment has an RPC endpoint for, read at the latest block (so it moves back if a reorg takes a block away). Each network is read at most once every 5 s per wallet, and waits at most 3 s for its RPC endpoint: a network that does not answer gives `balance: null` with the reason, never a failed request.
          */
         get: operations["get-wallet-balances"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/project/add-system-wallets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add system wallets to your project’s pool
+         * @description Adds `count` system wallets of the project’s own custody type to its pool of `networkType`: from-mnemonic, the deployment mnemonic’s next indexes; aws-kms, a new key each; fireblocks, a new vault account each. `execute-transaction` then spreads the project’s transactions over the pool (by free in-flight room), unless one names a wallet (`mSystemWalletId`) or an `orderingKey`. A pool has at most `MAX_WALLETS_PER_PROJECT` wallets per network type (64 unless the deployment sets otherwise), its primary wallet counted. A project on the shared wallet has no pool (409). New wallets hold nothing: fund them before they send. Admins only.
+         */
+        post: operations["add-system-wallets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -513,7 +533,7 @@ export interface paths {
         put?: never;
         /**
          * Execute an activated function on chain
-         * @description Calls an activated contract function from the project’s system wallet (mainnet or testnet, by the contract’s network). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. A `value` (wei) pays a payable function, or, on an activated `receive()` with `functionArgs: []`, is a plain transfer; it must fit in the activation’s `maxValuePerTransaction` and what is left of its `maxValuePerDay` (UTC day), and the system wallet must hold it. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.
+         * @description Calls an activated contract function from one of the project’s system wallets (mainnet or testnet, by the contract’s network; with a pool of several, the one with the most free in-flight room, unless `mSystemWalletId` or `orderingKey` decides). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. A `value` (wei) pays a payable function, or, on an activated `receive()` with `functionArgs: []`, is a plain transfer; it must fit in the activation’s `maxValuePerTransaction` and what is left of its `maxValuePerDay` (UTC day), and the system wallet must hold it. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.
          */
         post: operations["execute-transaction"];
         delete?: never;
@@ -1376,7 +1396,7 @@ export interface components {
              * @description Stable error code from the error catalogue.
              * @enum {string}
              */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "TRANSACTION_ALREADY_MINED" | "TRANSACTION_NOT_PENDING" | "FUNCTION_NOT_PAYABLE" | "SPENDING_LIMIT_EXCEEDED" | "INSUFFICIENT_FUNDS" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "WEBHOOK_URL_REFUSED" | "PROJECT_REQUIRED" | "INVALID_PROJECT_ID" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_ACCESS_TOKEN" | "WEBHOOK_SIGNATURE_INVALID" | "WEBHOOK_TIMESTAMP_REFUSED" | "CONSOLE_LINK_REFUSED" | "ACCESS_TOKEN_EXPIRED" | "FORBIDDEN" | "ACCESS_TOKEN_REQUIRED" | "API_KEY_REQUIRED" | "ACCESS_TOKEN_NOT_RENEWABLE" | "NOT_A_MEMBER" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "SUBSCRIPTION_LIMIT_REACHED" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WALLET_LIMIT_REACHED" | "FUNCTION_NOT_IN_ABI" | "FUNCTION_NOT_STATE_CHANGING" | "FUNCTION_NOT_READABLE" | "CALL_REVERTED" | "CALL_RESULT_TOO_LARGE" | "BLOCK_NOT_REACHED" | "TRANSACTION_ALREADY_MINED" | "TRANSACTION_NOT_PENDING" | "FUNCTION_NOT_PAYABLE" | "SPENDING_LIMIT_EXCEEDED" | "INSUFFICIENT_FUNDS" | "FUNCTION_NOT_ACTIVE" | "NETWORK_NOT_CONFIGURED" | "CUSTODY_NOT_CONFIGURED" | "EXECUTION_REVERTED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "UNSUPPORTED_CONTENT_ENCODING" | "RATE_LIMITED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
             /** @description What went wrong, for a person. */
             message: string;
             /** @description Each wrong field (validation errors). */
@@ -1578,6 +1598,8 @@ export interface components {
             project: components["schemas"]["Project"];
             mSystemWalletMainnet: components["schemas"]["SystemWallet"];
             mSystemWalletTestnet: components["schemas"]["SystemWallet"];
+            /** @description Every system wallet of the project: the two primary wallets above first, then the others of its pools (`add-system-wallets`), mainnet first, in the order they were added. */
+            mSystemWallets: components["schemas"]["SystemWallet"][];
         };
         /** @description A subscription’s own webhook (its `webhookURL`) was disabled: every attempt to it failed for `WEBHOOK_DISABLE_AFTER_HOURS`. Its scanning goes on; its records wait, failed, for a resend or a replay once the webhook is enabled again. */
         SubscriptionWebhookDisabledEvent: {
@@ -1664,6 +1686,7 @@ export interface components {
             idempotencyKey: string;
             afterTransactionId: string | null;
             expiresAt: string | null;
+            orderingKey: string | null;
             custody: components["schemas"]["TransactionCustody"] | null;
             /**
              * Format: date-time
@@ -2108,7 +2131,25 @@ export interface operations {
                      *           "networkType": "testnet",
                      *           "ownerType": "dedicated",
                      *           "custody": null
-                     *         }
+                     *         },
+                     *         "mSystemWallets": [
+                     *           {
+                     *             "id": 1,
+                     *             "address": "0x9C3f2A4e1b7D0c5E8a6F1B2c3D4e5F6a7B8c9D0e",
+                     *             "type": "from-mnemonic",
+                     *             "networkType": "mainnet",
+                     *             "ownerType": "dedicated",
+                     *             "custody": null
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "address": "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
+                     *             "type": "from-mnemonic",
+                     *             "networkType": "testnet",
+                     *             "ownerType": "dedicated",
+                     *             "custody": null
+                     *           }
+                     *         ]
                      *       },
                      *       "caller": {
                      *         "credential": "apiKey",
@@ -3022,6 +3063,236 @@ export interface operations {
             };
             /** @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: The API key or access token sent more requests than its limit, or this address sent too many requests that failed authentication. Wait for the number of seconds in the `Retry-After` header. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `INTERNAL_ERROR`: Something failed on our side. Quote the request id when you contact support. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SERVICE_UNAVAILABLE`: A dependency (database or chain) is unreachable. Retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "add-system-wallets": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With an access token: the project to act in. Not needed when the token was issued for one project or the user belongs to only one. Ignored with an API key. */
+                "X-Project-Id"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "networkType": "mainnet",
+                 *       "count": 1
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The pool to add to: the wallets of the mainnets, or of the testnets.
+                     * @enum {string}
+                     */
+                    networkType: "mainnet" | "testnet";
+                    /** @description How many wallets to add (1 to 64). */
+                    count: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The project with every wallet of its pools (`mSystemWallets`). */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "project": {
+                     *           "id": 1,
+                     *           "projectName": "Acme Payments",
+                     *           "apiKey": "mtn_test_4fQ9xZ2mLp7a********"
+                     *         },
+                     *         "mSystemWalletMainnet": {
+                     *           "id": 1,
+                     *           "address": "0x9C3f2A4e1b7D0c5E8a6F1B2c3D4e5F6a7B8c9D0e",
+                     *           "type": "from-mnemonic",
+                     *           "networkType": "mainnet",
+                     *           "ownerType": "dedicated",
+                     *           "custody": null
+                     *         },
+                     *         "mSystemWalletTestnet": {
+                     *           "id": 2,
+                     *           "address": "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
+                     *           "type": "from-mnemonic",
+                     *           "networkType": "testnet",
+                     *           "ownerType": "dedicated",
+                     *           "custody": null
+                     *         },
+                     *         "mSystemWallets": [
+                     *           {
+                     *             "id": 1,
+                     *             "address": "0x9C3f2A4e1b7D0c5E8a6F1B2c3D4e5F6a7B8c9D0e",
+                     *             "type": "from-mnemonic",
+                     *             "networkType": "mainnet",
+                     *             "ownerType": "dedicated",
+                     *             "custody": null
+                     *           },
+                     *           {
+                     *             "id": 2,
+                     *             "address": "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
+                     *             "type": "from-mnemonic",
+                     *             "networkType": "testnet",
+                     *             "ownerType": "dedicated",
+                     *             "custody": null
+                     *           },
+                     *           {
+                     *             "id": 3,
+                     *             "address": "0x5B38Da6a701c568545dCfcB03FcB875f56beddC4",
+                     *             "type": "from-mnemonic",
+                     *             "networkType": "mainnet",
+                     *             "ownerType": "dedicated",
+                     *             "custody": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ProjectDetail"];
+                    };
+                };
+            };
+            /**
+             * @description `VALIDATION_FAILED`: One or more fields are wrong. `details` lists each field with its JSON path and what is wrong, the first 20 of them; the message names them too and says how many more there are.
+             *
+             *     `INVALID_JSON`: The body could not be parsed as JSON.
+             *
+             *     `PROJECT_REQUIRED`: An access token of a user who belongs to several projects needs the `X-Project-Id` header.
+             *
+             *     `INVALID_PROJECT_ID`: The `X-Project-Id` header is not a project id.
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNAUTHENTICATED`: No credentials were sent.
+             *
+             *     `INVALID_API_KEY`: The `X-API-Key` is malformed, unknown, or was rotated away.
+             *
+             *     `INVALID_ACCESS_TOKEN`: The bearer token is malformed, its signature does not verify (or its signing key is no longer listed), it was revoked (or signed out: `revoke-access-token`), its user no longer exists, or the API key it was exchanged for was rotated.
+             *
+             *     `ACCESS_TOKEN_EXPIRED`: The bearer token is past its expiry. Issue a new one.
+             */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `NOT_A_MEMBER`: The access token’s user has no role in the chosen project.
+             *
+             *     `FORBIDDEN`: Your role in the project does not allow the operation. `requiredRoles` lists the roles that do.
+             */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `NOT_FOUND`: The object does not exist in your project. Objects of other projects are never visible. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `CONFLICT`: The request conflicts with the current state.
+             *
+             *     `WALLET_LIMIT_REACHED`: A pool has at most MAX_WALLETS_PER_PROJECT wallets per network type (64 by default), its primary wallet counted; add fewer, or ask the operator for a higher limit.
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `PAYLOAD_TOO_LARGE`: Bodies are limited in size. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `UNSUPPORTED_MEDIA_TYPE`: Request bodies must be JSON.
+             *
+             *     `UNSUPPORTED_CONTENT_ENCODING`: Request bodies are not decompressed (gzip, deflate, br…): send plain JSON.
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CUSTODY_NOT_CONFIGURED`: The project's system wallet is kept by a custodian (Fireblocks) that this deployment cannot use for the call: its credentials are not configured (`FIREBLOCKS_API_KEY`), or the network has no custodian asset (`FIREBLOCKS_ASSET_ID_<networkId>`). The message names the variable the operator sets. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6232,6 +6503,10 @@ export interface operations {
                     value?: string;
                     /** @description A deadline, in seconds from now (30 to 604800, 7 days): not mined by then, the transaction is cancelled as cancel-transaction does (not sent yet: `cancelled`; sent: `cancelling`, then whichever version the chain mines), its `errorMessage` saying it timed out. The transaction shows it as `expiresAt`. */
                     timeoutSeconds?: number;
+                    /** @description Send from this wallet of the project’s pool (an id of `mSystemWallets` in get-project-detail, of the contract’s network type). Absent: the platform chooses. */
+                    mSystemWalletId?: number;
+                    /** @description Transactions of the project with the same key (on one network) go through one wallet of its pool, so they are sent with increasing nonces and mined in acceptance order. Absent: the platform spreads transactions over the pool by free in-flight room. */
+                    orderingKey?: string;
                 };
             };
         };
@@ -6260,6 +6535,7 @@ export interface operations {
                      *         "value": "0",
                      *         "afterTransactionId": null,
                      *         "expiresAt": null,
+                     *         "orderingKey": null,
                      *         "status": "created",
                      *         "transactionHash": null,
                      *         "nonce": null,
@@ -6468,6 +6744,7 @@ export interface operations {
                      *         "value": "0",
                      *         "afterTransactionId": null,
                      *         "expiresAt": null,
+                     *         "orderingKey": null,
                      *         "status": "succeeded",
                      *         "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *         "nonce": 4,
@@ -6640,6 +6917,7 @@ export interface operations {
                      *             "value": "0",
                      *             "afterTransactionId": null,
                      *             "expiresAt": null,
+                     *             "orderingKey": null,
                      *             "status": "succeeded",
                      *             "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *             "nonce": 4,
@@ -6801,6 +7079,7 @@ export interface operations {
                      *         "value": "0",
                      *         "afterTransactionId": null,
                      *         "expiresAt": null,
+                     *         "orderingKey": null,
                      *         "status": "broadcasted",
                      *         "transactionHash": "0x8a3c2f6e1d9b4a7c5e0f2d8b6a4c1e3f5a7b9c0d2e4f6a8b0c1d3e5f7a9b1c3d",
                      *         "nonce": 4,
@@ -6998,6 +7277,7 @@ export interface operations {
                      *         "value": "0",
                      *         "afterTransactionId": null,
                      *         "expiresAt": null,
+                     *         "orderingKey": null,
                      *         "status": "cancelled",
                      *         "transactionHash": null,
                      *         "nonce": null,

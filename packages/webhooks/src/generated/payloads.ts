@@ -656,6 +656,7 @@ export interface components {
             idempotencyKey: string;
             afterTransactionId: string | null;
             expiresAt: string | null;
+            orderingKey: string | null;
             custody: components["schemas"]["TransactionCustody"] | null;
             /**
              * Format: date-time

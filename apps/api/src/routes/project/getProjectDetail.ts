@@ -5,8 +5,7 @@ import { defineRoute } from '#api/http/route.ts';
 import { getProjectDetail } from '#api/projects/projects.ts';
 import { ROLES } from '#api/projects/users.ts';
 import { Caller, ProjectDetail } from '#api/schemas/entities.ts';
-import { EXAMPLE, exampleProject } from '#api/schemas/examples.ts';
-import { DEFAULT_WALLET_TYPE } from '#api/wallets/custodians.ts';
+import { exampleProject, exampleWallets } from '#api/schemas/examples.ts';
 
 export default defineRoute({
   method: 'GET',
@@ -15,7 +14,7 @@ export default defineRoute({
   tag: 'Project',
   summary: 'Get your project and its system wallets',
   description:
-    'Returns the project the credentials act in, with its mainnet and testnet system wallets. The API key is masked. ' +
+    'Returns the project the credentials act in, with its mainnet and testnet system wallets (the primary ones) and every wallet of its pools (`mSystemWallets`). The API key is masked. ' +
     '`caller` says how the request was authenticated and with which role, so an app can offer only what the role allows.',
   auth: { roles: ROLES },
   response: {
@@ -25,22 +24,9 @@ export default defineRoute({
     example: {
       data: {
         project: exampleProject,
-        mSystemWalletMainnet: {
-          id: 1,
-          address: EXAMPLE.walletMainnet,
-          type: DEFAULT_WALLET_TYPE,
-          networkType: 'mainnet',
-          ownerType: 'dedicated',
-          custody: null,
-        },
-        mSystemWalletTestnet: {
-          id: 2,
-          address: EXAMPLE.walletTestnet,
-          type: DEFAULT_WALLET_TYPE,
-          networkType: 'testnet',
-          ownerType: 'dedicated',
-          custody: null,
-        },
+        mSystemWalletMainnet: exampleWallets.mainnet,
+        mSystemWalletTestnet: exampleWallets.testnet,
+        mSystemWallets: [exampleWallets.mainnet, exampleWallets.testnet],
       },
       caller: { credential: 'apiKey', role: 'admin' },
     },

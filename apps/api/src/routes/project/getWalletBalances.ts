@@ -24,7 +24,7 @@ export default defineRoute({
   tag: 'Project',
   summary: 'Get your system wallets’ balances',
   description:
-    'The native-coin balance of both system wallets on every network of their type that this deployment has an ' +
+    'The native-coin balance of every system wallet of the project (its pools included) on every network of their type that this deployment has an ' +
     'RPC endpoint for, read at the latest block (so it moves back if a reorg takes a block away). Each network is ' +
     `read at most once every ${BALANCE_CACHE_MS / 1000} s per wallet, and waits at most ${BALANCE_TIMEOUT_MS / 1000} s ` +
     'for its RPC endpoint: a network that does not answer gives `balance: null` with the reason, never a failed request.',

@@ -13,7 +13,7 @@ export default defineRoute({
   tag: 'Transaction',
   summary: 'Execute an activated function on chain',
   description:
-    'Calls an activated contract function from the project’s system wallet (mainnet or testnet, by the contract’s network). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. A `value` (wei) pays a payable function, or, on an activated `receive()` with `functionArgs: []`, is a plain transfer; it must fit in the activation’s `maxValuePerTransaction` and what is left of its `maxValuePerDay` (UTC day), and the system wallet must hold it. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.',
+    'Calls an activated contract function from one of the project’s system wallets (mainnet or testnet, by the contract’s network; with a pool of several, the one with the most free in-flight room, unless `mSystemWalletId` or `orderingKey` decides). `functionArgs` are strings converted by the function’s ABI types. The call is simulated first: a revert answers 4xx with the reason and creates nothing. The transaction is then queued and moves through its lifecycle; poll get-transaction. A `value` (wei) pays a payable function, or, on an activated `receive()` with `functionArgs: []`, is a plain transfer; it must fit in the activation’s `maxValuePerTransaction` and what is left of its `maxValuePerDay` (UTC day), and the system wallet must hold it. `idempotencyKey` makes retries safe: the same key with the same body returns the original transaction; with a different body, 409.',
   auth: { roles: WRITERS },
   body: Type.Object(
     {
@@ -40,6 +40,22 @@ export default defineRoute({
           maximum: MAX_TIMEOUT_SECONDS,
           description:
             'A deadline, in seconds from now (30 to 604800, 7 days): not mined by then, the transaction is cancelled as cancel-transaction does (not sent yet: `cancelled`; sent: `cancelling`, then whichever version the chain mines), its `errorMessage` saying it timed out. The transaction shows it as `expiresAt`.',
+        }),
+      ),
+      mSystemWalletId: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 2_147_483_647,
+          description:
+            'Send from this wallet of the project’s pool (an id of `mSystemWallets` in get-project-detail, of the contract’s network type). Absent: the platform chooses.',
+        }),
+      ),
+      orderingKey: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 256,
+          description:
+            'Transactions of the project with the same key (on one network) go through one wallet of its pool, so they are sent with increasing nonces and mined in acceptance order. Absent: the platform spreads transactions over the pool by free in-flight room.',
         }),
       ),
     },

@@ -63,6 +63,27 @@ export const awsKmsCustodian: Custodian<'awsKms', AwsKmsSettings, AwsKmsCustody>
     }
     return keys as Record<NetworkType, { address: string; ref: string }>;
   },
+  async addWallets(request, { client }) {
+    // A key each, named by its pool position: a run again finds it by its alias.
+    const kms = configured(client, NOT_CONFIGURED);
+    const made = [];
+    for (const position of request.positions) {
+      const key = await kms.provision(
+        `${kms.aliasName(request.projectId, request.networkType)}-${position}`,
+        {
+          'mountain:deployment': kms.settings.deployment,
+          'mountain:project': String(request.projectId),
+          'mountain:project-name': request.projectName.slice(0, 256),
+          'mountain:network-type': request.networkType,
+          'mountain:pool-position': String(position),
+        },
+        undefined,
+        async () => {},
+      );
+      made.push({ address: key.address, ref: key.arn });
+    }
+    return made;
+  },
   undo(error) {
     const refused =
       error instanceof KmsKeyRefusedError || (error instanceof KmsCallError && error.failure !== 'unavailable');

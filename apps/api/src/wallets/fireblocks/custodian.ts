@@ -41,6 +41,18 @@ export const fireblocksCustodian: Custodian<'fireblocks', FireblocksSettings, Fi
     const wallet = { address: vault.address, ref: vault.vaultAccountId };
     return { mainnet: wallet, testnet: wallet };
   },
+  async addWallets(request, { client }) {
+    // A vault account each, of the pool's network type only: Fireblocks takes one transaction at a time per vault
+    // account and asset, so a pool of vaults is what lets a project have several in flight.
+    const fireblocks = configured(client, NOT_CONFIGURED);
+    const made = [];
+    for (const position of request.positions) {
+      const name = `${fireblocks.vaultName(request.projectId)}-${request.networkType}-${position}`;
+      const vault = await fireblocks.provision(name, [request.networkType]);
+      made.push({ address: vault.address, ref: vault.vaultAccountId });
+    }
+    return made;
+  },
   undo(error) {
     if (!(error instanceof FireblocksCallError)) return { refused: false };
     return error.failure === 'refused' ? { refused: true } : { refused: false, resumesWith: 'the same vault account' };

@@ -1,7 +1,16 @@
-import type { Custodian, NetworkType, NewWallet } from '../custodian.ts';
+import type { Custodian, NetworkType, NewWallet, PoolRequest } from '../custodian.ts';
 
 /** The deployment mnemonic's indices of the two shared wallets; a dedicated wallet takes the next free index. */
 const SHARED_INDEX = { mainnet: 0, testnet: 1 } as const;
+
+/** The mnemonic's next free indexes (a rolled-back transaction leaves its indexes unused: they are never reused). */
+async function nextIndexes(db: PoolRequest['db'], count: number): Promise<number[]> {
+  const { rows } = await db.query<{ index: number }>(
+    "SELECT nextval('wallet_derivation_index_seq')::int AS index FROM generate_series(1, $1::int)",
+    [count],
+  );
+  return rows.map((row) => row.index);
+}
 
 /**
  * from-mnemonic: keys derived from the deployment mnemonic (walletKeys.ts), which every deployment has. The
@@ -15,17 +24,16 @@ export const fromMnemonicCustodian: Custodian<never, never, never> = {
   adoptsKey: false,
   async provision(request, { keys }) {
     const wallet = async (networkType: NetworkType): Promise<NewWallet> => {
-      let index: number = SHARED_INDEX[networkType];
-      if (request.ownerType === 'dedicated') {
-        const { rows } = await request.db.query<{ index: number }>(
-          "SELECT nextval('wallet_derivation_index_seq')::int AS index",
-        );
-        index = (rows[0] as { index: number }).index;
-      }
-      return { address: keys.account(index).address, ref: index };
+      const index = request.ownerType === 'dedicated' ? (await nextIndexes(request.db, 1))[0] : undefined;
+      const ref = index ?? SHARED_INDEX[networkType];
+      return { address: keys.address(ref), ref };
     };
     const mainnet = await wallet('mainnet');
     return { mainnet, testnet: await wallet('testnet') };
+  },
+  async addWallets(request, { keys }) {
+    const indexes = await nextIndexes(request.db, request.positions.length);
+    return indexes.map((index) => ({ address: keys.address(index), ref: index }));
   },
   undo: null,
   sends: {
