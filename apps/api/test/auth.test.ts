@@ -58,8 +58,8 @@ describe('authorization matrix: every operation × every caller', () => {
   it(`has all ${routes.length} × ${CALLERS.length} cells answered as expected (printed below)`, (t) => {
     assert.equal(
       routes.length,
-      39,
-      'the 15 operations of the spec, the console’s 9, the webhooks’ 9, call-contract-function, speed-up- and cancel-transaction, delete-, update- and rewind-subscription',
+      40,
+      'the 15 operations of the spec, the console’s 9, the webhooks’ 9, call-contract-function, speed-up- and cancel-transaction, delete-, update- and rewind-subscription, add-system-wallets',
     );
     assert.deepEqual(Object.keys(MATRIX_OPERATIONS).sort(), routes.map((r) => r.operationId).sort());
     assert.equal(answered.size, routes.length * CALLERS.length);

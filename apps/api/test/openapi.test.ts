@@ -57,6 +57,7 @@ const ADDED_OPERATIONS = {
   'delete-subscription': 'POST /event-notifier/delete-subscription',
   'update-subscription': 'POST /event-notifier/update-subscription',
   'rewind-subscription': 'POST /event-notifier/rewind-subscription',
+  'add-system-wallets': 'POST /project/add-system-wallets',
 };
 
 const document = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8'));
@@ -136,7 +137,8 @@ describe('OpenAPI document', () => {
     for (const [id, value] of Object.entries(roles)) {
       if (id === 'get-projects') assert.equal(value, '', 'get-projects is access-token only');
       else if (id === 'exchange-console-link') assert.equal(value, '', 'exchange-console-link needs no credentials');
-      else if (id === 'rotate-api-key') assert.equal(value, 'admin', 'rotate-api-key is for admins');
+      else if (id === 'rotate-api-key' || id === 'add-system-wallets')
+        assert.equal(value, 'admin', `${id} is for admins`);
       else if (id === 'exchange-api-key')
         assert.equal(value, 'admin', 'exchange-api-key: the key, which acts as admin');
       else if (id === 'renew-access-token' || id === 'revoke-access-token') assert.equal(value, '', `${id}: its token`);

@@ -112,6 +112,19 @@ export class MountainClient {
   }
 
   /**
+   * add-system-wallets: more wallets of the project's custody type in its pool of a network type (admins only);
+   * execute-transaction then spreads the project's transactions over them. New wallets hold nothing: fund them.
+   * @example
+   * ```ts
+   * const { data } = await client.addSystemWallets({ networkType: 'mainnet', count: 7 });
+   * const pool = data.mSystemWallets.filter((wallet) => wallet.networkType === 'mainnet');
+   * ```
+   */
+  addSystemWallets(body: RequestBody<'add-system-wallets'>, options?: RequestOptions) {
+    return this.#call('addSystemWallets', { body }, options);
+  }
+
+  /**
    * get-statistics: the project's transactions created in each of the last 24 hours, by where they ended, and its
    * webhook attempts of those hours, by outcome.
    * @example

@@ -87,6 +87,7 @@ export const OPERATIONS = {
   rotateApiKey: post('rotate-api-key', '/project/rotate-api-key'),
   getStatistics: get('get-statistics', '/project/get-statistics'),
   getWalletBalances: get('get-wallet-balances', '/project/get-wallet-balances'),
+  addSystemWallets: post('add-system-wallets', '/project/add-system-wallets'),
   exchangeConsoleLink: post('exchange-console-link', '/console/exchange-console-link'),
   exchangeApiKey: post('exchange-api-key', '/auth/exchange-api-key'),
   renewAccessToken: post('renew-access-token', '/auth/renew-access-token'),

@@ -80,7 +80,9 @@ export async function addSystemWallets(
       // Nothing is written: the same request again finds, by their positions, the wallets the custodian made.
       throw new ApiError(
         'SERVICE_UNAVAILABLE',
-        { reason: `the custodian did not make the wallets (${(error as Error).message}); nothing was added: send the same request again` },
+        {
+          reason: `the custodian did not make the wallets (${(error as Error).message}); nothing was added: send the same request again`,
+        },
         { cause: error },
       );
     });
@@ -88,7 +90,12 @@ export async function addSystemWallets(
     await client.query(
       `INSERT INTO system_wallets (address, type, network_type, owner_type, ${custodian.refColumn}, project_id, pool_position)
        VALUES ${values.join(', ')}`,
-      [project.type, networkType, projectId, ...made.flatMap((wallet, i) => [wallet.address, wallet.ref, positions[i]])],
+      [
+        project.type,
+        networkType,
+        projectId,
+        ...made.flatMap((wallet, i) => [wallet.address, wallet.ref, positions[i]]),
+      ],
     );
   });
   return (await getProjectDetail(deps.db, projectId)) as ProjectDetail;

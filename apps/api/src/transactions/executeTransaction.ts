@@ -15,8 +15,8 @@ import { submitterOf } from '#api/wallets/signer.ts';
 import { wakeSender } from './jobs.ts';
 import { ensureSender, walletChain } from './senders.ts';
 import { checkTransactionLimit, withinDayLimit } from './spendingLimits.ts';
-import { chooseWallet } from './walletChoice.ts';
 import { type SqlRunner, TRANSACTION_COLUMNS, type Transaction } from './transactions.ts';
+import { chooseWallet } from './walletChoice.ts';
 
 export interface ExecuteRequest {
   contractActivatedFunctionId: number;

@@ -136,6 +136,17 @@ export const MATRIX_OPERATIONS: Record<string, MatrixOperation> = {
       assert.equal(res.body.data.project.id, actingIn === 'A' ? f.projectA : f.projectB);
     },
   },
+  'add-system-wallets': {
+    request: () => ({ body: { networkType: 'mainnet', count: 1 } }),
+    check(res, f, actingIn) {
+      ok(res, 201);
+      const { project, mSystemWallets } = res.body.data;
+      assert.equal(project.id, actingIn === 'A' ? f.projectA : f.projectB);
+      // The acting project's pool grew; the other project's wallets are not among them.
+      assert.ok(mSystemWallets.length >= 3);
+      if (actingIn === 'B') assert.ok(mSystemWallets.every((w: { address: string }) => w.address !== f.walletA));
+    },
+  },
   'get-contracts': {
     request: () => ({}),
     check(res, f, actingIn) {

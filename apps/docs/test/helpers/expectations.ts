@@ -104,6 +104,7 @@ export const OPERATION_IDS = [
   'rotate-api-key',
   'get-statistics',
   'get-wallet-balances',
+  'add-system-wallets',
   'exchange-console-link',
   'exchange-api-key',
   'renew-access-token',

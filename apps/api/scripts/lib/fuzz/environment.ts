@@ -150,6 +150,10 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
       contractActivatedFunctionId: fc.constant(p.ids.increment as number),
       functionArgs: fc.integer({ min: 0, max: 1000 }).map((n) => [String(n)]),
       idempotencyKey: fc.uuid(),
+      // Pools: a wallet of the project (its primary testnet wallet) or none; a few wallets added at a time.
+      mSystemWalletId: fc.constant(ABSENT),
+      orderingKey: fc.oneof(fc.constant(ABSENT), fc.constantFrom('ledger', 'payouts')),
+      count: fc.integer({ min: 1, max: 2 }),
       id: fc.constant(subscriptionId),
       subscriptionId: fc.constant(subscriptionId),
       transactionId: fc.constant(transaction.body.transaction.id as string),
