@@ -70,14 +70,18 @@ export interface LabPlatform {
   fireblocks: FireblocksSimulator | undefined;
   /** The simulated AWS KMS the aws-kms projects sign with, when one was asked for. */
   kms: KmsSimulator | undefined;
-  /** The proxy the platform talks to, when one was asked for. */
+  /** The proxy the platform talks to, when one was asked for (the first of `providers`). */
   provider: ProviderProxy | undefined;
+  /** Every proxy the platform talks to (RPC_URL_1337 lists them all: several endpoints of one network). */
+  providers: ProviderProxy[];
   db: Db;
   counter: `0x${string}`;
   /** JSON-RPC straight to the lab chain (the truth the checks compare with). */
   rpc<T>(method: string, params?: unknown[]): Promise<T>;
   /** A fresh project (so a fresh system wallet) with the Counter imported and `increment` activated. */
   project(name: string, walletType?: WalletType): Promise<LabProject>;
+  /** add-system-wallets: `count` more testnet wallets in the project's pool; answers the pool's addresses. */
+  addWallets(project: LabProject, count: number): Promise<`0x${string}`[]>;
   /**
    * Makes a fresh account without code the project's payee: imported with ABI `receive() external payable`, its
    * receive() activated with limits far above any run's spending; sets `project.payee`.
@@ -106,6 +110,10 @@ export async function startLabPlatform(options: {
   name: string;
   chain: LabChainOptions;
   provider?: ProviderProxyOptions;
+  /** How many proxies of `provider`'s options, each an endpoint of the network (1 unless given). */
+  endpoints?: number;
+  /** The worker's runners per lane over the defaults (WORKER_CONCURRENCY_<LANE>). */
+  concurrency?: LabWorkerOptions['concurrency'];
   transactions: Partial<TransactionSettings>;
   /** A simulated Fireblocks workspace that signs for the lab chain (and reaches it directly, not by the proxy). */
   fireblocks?: boolean;
@@ -143,11 +151,14 @@ export async function startLabPlatform(options: {
     const chain = await startLabChain({ port: await freePort(), ...options.chain });
     stops.push(() => chain.stop());
     const counter = await deployCounter(chain.url);
-    const provider = options.provider
-      ? await startProviderProxy(chain.url, { port: await freePort(), ...options.provider })
-      : undefined;
-    if (provider) stops.push(() => provider.close());
-    const rpcUrls = { 1337: provider?.url ?? chain.url };
+    const providers: ProviderProxy[] = [];
+    for (let i = 0; options.provider && i < (options.endpoints ?? 1); i++) {
+      const proxy = await startProviderProxy(chain.url, { port: await freePort(), ...options.provider });
+      providers.push(proxy);
+      stops.push(() => proxy.close());
+    }
+    const provider = providers[0];
+    const rpcUrls = { 1337: providers.length > 0 ? providers.map((proxy) => proxy.url).join(',') : chain.url };
     let fireblocks: FireblocksSimulator | undefined;
     let fireblocksSettings: FireblocksSettings | undefined;
     if (options.fireblocks) {
@@ -228,6 +239,7 @@ export async function startLabPlatform(options: {
       masterKey: masterKey.toString('base64'),
       rpcUrls,
       transactions: options.transactions,
+      ...(options.concurrency ? { concurrency: options.concurrency } : {}),
       ...(fireblocksSettings ? { fireblocks: fireblocksSettings } : {}),
       ...(kmsSettings ? { awsKms: kmsSettings } : {}),
     };
@@ -236,6 +248,7 @@ export async function startLabPlatform(options: {
       fireblocks,
       kms,
       provider,
+      providers,
       db,
       counter,
       rpc: (method, params) => chain.rpc(method, params),
@@ -262,6 +275,15 @@ export async function startLabPlatform(options: {
           functionId: activated.contractActivatedFunction.id,
           wallet: detail.data.mSystemWalletTestnet.address,
         };
+      },
+      async addWallets(project, count) {
+        const { data } = await call(app, project.apiKey, 'POST', '/project/add-system-wallets', {
+          networkType: 'testnet',
+          count,
+        });
+        return (data.mSystemWallets as { address: `0x${string}`; networkType: string }[])
+          .filter((wallet) => wallet.networkType === 'testnet')
+          .map((wallet) => wallet.address);
       },
       async payee(project) {
         const address = privateKeyToAddress(generatePrivateKey());

@@ -5,6 +5,7 @@
 import { createChains } from '#api/chain/chains.ts';
 import type { NetworkId } from '#api/config/networks.ts';
 import { createDb } from '#api/db/db.ts';
+import type { JobLane } from '#api/jobs/lanes.ts';
 import type { TransactionSettings } from '#api/transactions/settings.ts';
 import { createAwsKmsCustody } from '#api/wallets/awsKms/awsKmsCustody.ts';
 import type { AwsKmsSettings } from '#api/wallets/awsKms/settings.ts';
@@ -23,14 +24,19 @@ export interface LabWorkerOptions {
   fireblocks?: FireblocksSettings;
   /** AWS KMS custody against the lab's simulated KMS. */
   awsKms?: AwsKmsSettings;
+  /** Runners per lane over the defaults (WORKER_CONCURRENCY_<LANE>). */
+  concurrency?: Partial<Record<JobLane, number>>;
 }
 
 process.once('message', async (message) => {
   const options = message as LabWorkerOptions;
-  const db = createDb(options.databaseUrl, { max: 20 });
+  // A connection for each runner of the busiest lanes at once, as graphile-worker asks.
+  const runners = Object.values(options.concurrency ?? {}).reduce((sum, n) => sum + (n ?? 0), 0);
+  const db = createDb(options.databaseUrl, { max: Math.max(20, runners) });
   const masterKey = Buffer.from(options.masterKey, 'base64');
   const stop = new AbortController();
   const worker = createWorker({
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     deps: {
       db,
       chains: createChains(options.rpcUrls),

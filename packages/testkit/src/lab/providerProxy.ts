@@ -5,7 +5,7 @@ import { type Interception, type RequestPlan, startJsonRpcProxy } from '../rpcPr
 import { LabError, rejectUnknownOptions } from './errors.ts';
 import { DEFAULT_CAPS } from './getLogsCaps.ts';
 import { lagInterception } from './lag.ts';
-import type { PoolEntry } from './pool.ts';
+import { type PoolContent, type PoolEntry, readPool } from './pool.ts';
 import { GET_LOGS_REFUSED, RATE_LIMITED, type Refusal } from './providerMessages.ts';
 import {
   judgeRawTransaction,
@@ -192,11 +192,18 @@ export async function startProviderProxy(node: string, options: ProviderProxyOpt
     if (behind !== undefined) stats.lagged++;
     const txpool = settings.txpool ? resolveTxpoolOptions(settings.txpool) : undefined;
     const acceptedHere: PoolEntry[] = [];
+    // The node's pool, read once for the request's transactions (a sender's round is one batch of hundreds): those
+    // accepted before in the same batch are `acceptedHere`, and each judgement reads its sender's mined nonce afresh.
+    let pool: Promise<PoolContent> | undefined;
+    const pooled = () => {
+      pool ??= readPool(node);
+      return pool;
+    };
     return {
       delayMs,
       async intercept(call) {
         if (call.method === 'eth_sendRawTransaction' && txpool) {
-          const verdict = await judgeRawTransaction(node, call.params?.[0] as Hex, txpool, acceptedHere);
+          const verdict = await judgeRawTransaction(node, call.params?.[0] as Hex, txpool, acceptedHere, pooled);
           if (verdict && 'refused' in verdict) return refuse(call, verdict.refused.kind, verdict.refused.refusal);
           if (verdict) acceptedHere.push(verdict.accepted);
         }

@@ -1,7 +1,7 @@
 import { type Address, type Hex, keccak256, parseTransaction, recoverTransactionAddress } from 'viem';
 import { rpcCall } from '../jsonRpc.ts';
 import { LabError, rejectUnknownOptions } from './errors.ts';
-import { type PoolEntry, readPool } from './pool.ts';
+import { type PoolContent, type PoolEntry, readPool } from './pool.ts';
 import { type Refusal, TXPOOL_REFUSED } from './providerMessages.ts';
 
 /** geth's pool limits (core/txpool/legacypool DefaultConfig). */
@@ -31,6 +31,24 @@ export function resolveTxpoolOptions(options: TxpoolFrontOptions | true): Requir
 }
 
 /**
+ * The senders of transactions judged lately, by their signed bytes: a platform broadcasts the same bytes to each of
+ * its endpoints, and the proxies of one lab recover each sender once (the curve's work is most of a judgement's).
+ */
+const senders = new Map<Hex, Promise<Address>>();
+const SENDERS_KEPT = 20_000;
+
+function senderOf(raw: Hex): Promise<Address> {
+  let sender = senders.get(raw);
+  if (!sender) {
+    if (senders.size >= SENDERS_KEPT) senders.clear();
+    sender = recoverTransactionAddress({ serializedTransaction: raw as never });
+    senders.set(raw, sender);
+    sender.catch(() => senders.delete(raw));
+  }
+  return sender;
+}
+
+/**
  * Decides, as geth's pool would, whether `raw` is accepted: against the node's own pool (txpool_content), its mined
  * nonce and its pending block's base fee. anvil alone is more lenient: it takes any higher fee as a replacement,
  * has no per-sender limit, and words its refusals its own way.
@@ -41,12 +59,14 @@ export async function judgeRawTransaction(
   limits: Required<TxpoolFrontOptions>,
   /** Accepted earlier in the same batch: not at the node yet, but in the pool by the time this one would be. */
   alsoPooled: readonly PoolEntry[] = [],
+  /** The node's pool (txpool_content): a caller judging many transactions at once may read it once for them. */
+  pooled: () => Promise<PoolContent> = () => readPool(node),
 ): Promise<{ refused: { kind: TxpoolRefusalKind; refusal: Refusal } } | { accepted: PoolEntry } | undefined> {
   let tx: ReturnType<typeof parseTransaction>;
   let from: Address;
   try {
     tx = parseTransaction(raw);
-    from = await recoverTransactionAddress({ serializedTransaction: raw as never });
+    from = await senderOf(raw);
   } catch {
     return undefined; // not a transaction the front can read: the node answers it
   }
@@ -55,7 +75,7 @@ export async function judgeRawTransaction(
   const feeCap = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
   const tip = tx.maxPriorityFeePerGas ?? tx.gasPrice ?? 0n;
   const [pool, minedNonce, pendingBlock] = await Promise.all([
-    readPool(node),
+    pooled(),
     rpcCall<Hex>(node, 'eth_getTransactionCount', [from, 'latest']).then(Number),
     rpcCall<{ baseFeePerGas?: Hex } | null>(node, 'eth_getBlockByNumber', ['pending', false]),
   ]);
