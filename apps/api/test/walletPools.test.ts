@@ -64,6 +64,20 @@ describe('wallet pools', () => {
     for (const row of rows) assert.equal(row.address, h.keys.account(row.index).address);
     const detail = await h.call('get-project-detail', { headers: p.headers });
     assert.deepEqual(detail.body.data.mSystemWallets, wallets);
+    // Each pool wallet's balance on the network, against the low-balance threshold: a new wallet holds nothing.
+    const balances = await h.call('get-wallet-balances', { headers: p.headers });
+    assert.equal(balances.status, 200);
+    const testnet = wallets.filter((w) => w.networkType === 'testnet');
+    assert.deepEqual(
+      balances.body.balances.map((b: { systemWalletId: number }) => b.systemWalletId),
+      testnet.map((w) => w.id),
+    );
+    for (const b of balances.body.balances.slice(1)) {
+      assert.deepEqual(
+        { balance: b.balance, low: b.low, lowBalanceThreshold: b.lowBalanceThreshold, inFlight: b.inFlight },
+        { balance: '0', low: true, lowBalanceThreshold: '1000000000000000000', inFlight: 0 },
+      );
+    }
 
     const over = await add(p.headers, { networkType: 'testnet', count: 7 });
     assert.equal(over.status, 409);

@@ -111,7 +111,7 @@ export interface paths {
         };
         /**
          * Get your system wallets’ balances
-         * @description The native-coin balance of every system wallet of the project (its pools included) on every network of their type that this deployment has an RPC endpoint for, read at the latest block (so it moves back if a reorg takes a block away). Each network is read at most once every 5 s per wallet, and waits at most 3 s for its RPC endpoint: a network that does not answer gives `balance: null` with the reason, never a failed request.
+         * @description The native-coin balance of every system wallet of the project (its pools included) on every network of their type that this deployment has an RPC endpoint for, read at the latest block (so it moves back if a reorg takes a block away). Each network is read at most once every 5 s per wallet, and waits at most 3 s for its RPC endpoint: a network that does not answer gives `balance: null` with the reason, never a failed request. Each entry also says whether the balance is under the network’s low-balance threshold (`low`), and how many of the wallet’s transactions are in flight and waiting there.
          */
         get: operations["get-wallet-balances"];
         put?: never;
@@ -3003,14 +3003,22 @@ export interface operations {
                      *           "address": "0x9C3f2A4e1b7D0c5E8a6F1B2c3D4e5F6a7B8c9D0e",
                      *           "networkId": 1,
                      *           "balance": "250000000000000000",
-                     *           "error": null
+                     *           "error": null,
+                     *           "lowBalanceThreshold": "50000000000000000",
+                     *           "low": false,
+                     *           "inFlight": 3,
+                     *           "waiting": 0
                      *         },
                      *         {
                      *           "systemWalletId": 2,
                      *           "address": "0x1A2b3C4d5E6f7A8b9C0d1E2f3A4b5C6d7E8f9A0b",
                      *           "networkId": 11155111,
                      *           "balance": null,
-                     *           "error": "The balance could not be read: the RPC endpoint did not answer within 3 s"
+                     *           "error": "The balance could not be read: the RPC endpoint did not answer within 3 s",
+                     *           "lowBalanceThreshold": "50000000000000000",
+                     *           "low": false,
+                     *           "inFlight": 0,
+                     *           "waiting": 0
                      *         }
                      *       ]
                      *     }
@@ -3027,6 +3035,14 @@ export interface operations {
                             balance: string | null;
                             /** @description Why the balance could not be read; null when it was. */
                             error: string | null;
+                            /** @description The balance under which the wallet is reported low on this network (`LOW_BALANCE_WEI_<networkId>`), in wei; null when the deployment turned it off. */
+                            lowBalanceThreshold: string | null;
+                            /** @description The balance was read and is under `lowBalanceThreshold`: fund the wallet. */
+                            low: boolean;
+                            /** @description The wallet’s transactions on this network sent and not mined yet (at most `MAX_IN_FLIGHT_<networkId>`). */
+                            inFlight: number;
+                            /** @description Its transactions on this network accepted and waiting to be sent. */
+                            waiting: number;
                         }[];
                     };
                 };

@@ -15,6 +15,16 @@ const WalletBalance = Type.Object({
   error: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the balance could not be read; null when it was.',
   }),
+  lowBalanceThreshold: Type.Union([Type.String({ pattern: '^[0-9]+$' }), Type.Null()], {
+    description:
+      'The balance under which the wallet is reported low on this network (`LOW_BALANCE_WEI_<networkId>`), in wei; null when the deployment turned it off.',
+  }),
+  low: Type.Boolean({ description: 'The balance was read and is under `lowBalanceThreshold`: fund the wallet.' }),
+  inFlight: Type.Integer({
+    description:
+      'The wallet’s transactions on this network sent and not mined yet (at most `MAX_IN_FLIGHT_<networkId>`).',
+  }),
+  waiting: Type.Integer({ description: 'Its transactions on this network accepted and waiting to be sent.' }),
 });
 
 export default defineRoute({
@@ -27,7 +37,9 @@ export default defineRoute({
     'The native-coin balance of every system wallet of the project (its pools included) on every network of their type that this deployment has an ' +
     'RPC endpoint for, read at the latest block (so it moves back if a reorg takes a block away). Each network is ' +
     `read at most once every ${BALANCE_CACHE_MS / 1000} s per wallet, and waits at most ${BALANCE_TIMEOUT_MS / 1000} s ` +
-    'for its RPC endpoint: a network that does not answer gives `balance: null` with the reason, never a failed request.',
+    'for its RPC endpoint: a network that does not answer gives `balance: null` with the reason, never a failed request. ' +
+    'Each entry also says whether the balance is under the network’s low-balance threshold (`low`), and how many of the ' +
+    'wallet’s transactions are in flight and waiting there.',
   auth: { roles: ROLES },
   response: {
     status: 200,
@@ -41,6 +53,10 @@ export default defineRoute({
           networkId: 1,
           balance: '250000000000000000',
           error: null,
+          lowBalanceThreshold: '50000000000000000',
+          low: false,
+          inFlight: 3,
+          waiting: 0,
         },
         {
           systemWalletId: 2,
@@ -48,12 +64,16 @@ export default defineRoute({
           networkId: 11155111,
           balance: null,
           error: 'The balance could not be read: the RPC endpoint did not answer within 3 s',
+          lowBalanceThreshold: '50000000000000000',
+          low: false,
+          inFlight: 0,
+          waiting: 0,
         },
       ],
     },
   },
   errors: [],
   async handler({ principal, deps }) {
-    return { balances: await walletBalances(deps.db, deps.chains, projectOf(principal)) };
+    return { balances: await walletBalances(deps.db, deps.chains, projectOf(principal), deps.lowBalanceWei) };
   },
 });
