@@ -51,7 +51,10 @@ export const LANE_VARIABLES: readonly VariableDefinition[] = [
       'scans and deliveries, however slow, never hold up sending and monitoring transactions. A runner asks the ' +
       'database for jobs for all its slots (at once when a job is queued, else once a second): an idle worker ' +
       'process polls 5 times a second whatever these are. A job a runner took while all its slots were busy goes ' +
-      'back to the queue after a second, for another worker process.',
+      'back to the queue after a second, for another worker process. A system wallet with transactions in flight ' +
+      'keeps a slot of the monitoring lane (and, while it sends, one of the sending lane) busy: across the worker ' +
+      'processes, give these two lanes at least as many slots as there are wallets sending at once (a pool of 32 ' +
+      'wallets: 32), or the pool sends no faster than the slots let it.',
   },
 ];
 
