@@ -1,8 +1,8 @@
 import type { SidebarsConfig } from '@docusaurus/plugin-content-docs';
 
 // Three sidebars, one per navbar entry (SPEC §2). Categories have no index page of their own, so the docs are
-// the 28 pages of the spec, and the pages the product added since (Fireblocks and AWS KMS wallets, webhook
-// endpoints, the developer console, the operations guide).
+// the 28 pages of the spec, and the pages the product added since (Fireblocks and AWS KMS wallets, wallet
+// pools, webhook endpoints, the developer console, the operations guide).
 const sidebars: SidebarsConfig = {
   tutorialSidebar: [
     'intro',
@@ -92,6 +92,7 @@ const sidebars: SidebarsConfig = {
         'services/mountain-transactions/transaction-lifecycle',
         'services/mountain-transactions/payments',
         'services/mountain-transactions/system-wallet',
+        'services/mountain-transactions/wallet-pools',
         'services/mountain-transactions/fireblocks-wallets',
         'services/mountain-transactions/kms-wallets',
         'services/mountain-transactions/webhooks',

@@ -22,6 +22,7 @@ import { gettingStartedSteps } from './samples/gettingStarted.ts';
 import { managementSteps } from './samples/management.ts';
 import { paymentSteps } from './samples/payments.ts';
 import { transactionSteps } from './samples/transactions.ts';
+import { walletPoolSteps } from './samples/walletPools.ts';
 import { watchingSteps } from './samples/watching.ts';
 import { webhookEndpointSteps } from './samples/webhookEndpoints.ts';
 
@@ -34,8 +35,11 @@ const steps: Record<string, Step> = {
   ...watchingSteps,
   ...managementSteps,
   ...webhookEndpointSteps,
-  // Last: its transferFrom is one more Transfer of the token, which the events pages' counts do not expect.
+  // Late: its transferFrom is one more Transfer of the token, which the events pages' counts do not expect.
   ...bestPracticeSteps,
+  // Last: once the project has a pool, its transactions may go out from other wallets than the primary one, which
+  // holds the tokens the other pages' samples send.
+  ...walletPoolSteps,
 };
 
 describe('docs samples', () => {
