@@ -129,6 +129,8 @@ export interface TransactionEventTransaction {
   afterTransactionId: string | null;
   /** Its deadline (timeoutSeconds), ISO 8601, or null. */
   expiresAt: string | null;
+  /** Its ordering key (the project's transactions with one key go through one wallet, in order), or null. */
+  orderingKey: string | null;
   custody: { provider: 'fireblocks'; id: string | null; status: string | null; subStatus: string | null } | null;
   createdAt: string;
   updatedAt: string;
