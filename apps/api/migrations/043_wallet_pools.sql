@@ -12,6 +12,10 @@ UPDATE system_wallets w SET project_id = p.id, pool_position = 0
 CREATE UNIQUE INDEX system_wallets_pool_position ON system_wallets (project_id, network_type, pool_position)
   WHERE project_id IS NOT NULL;
 
+-- Since when a `created` row's wallet has not been able to pay for it (value + gas limit × fee cap): it waits, and
+-- fails after WAIT_FOR_FUNDS_SECONDS.
+ALTER TABLE transactions ADD COLUMN funds_short_since timestamptz;
+
 -- Rows of one ordering key go through one wallet, in acceptance order: the wallet of the key's latest row.
 ALTER TABLE transactions ADD COLUMN ordering_key text;
 CREATE INDEX transactions_ordering_key ON transactions (project_id, network_id, ordering_key, created_at DESC)

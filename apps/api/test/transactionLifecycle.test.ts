@@ -23,6 +23,7 @@ import {
   markCustodianClaimed,
   markCustodianRefused,
   markEstimateFailed,
+  markFundsTimedOut,
   markEstimateReverted,
   markFinal,
   markMined,
@@ -246,6 +247,7 @@ describe('the transaction state machine', () => {
         ),
       'estimate-reverted': () => each((id) => markEstimateReverted(h.db, id, 'reverted')),
       'estimate-failed': () => each((id) => markEstimateFailed(h.db, id, 'no estimate')),
+      'funds-timeout': () => each((id) => markFundsTimedOut(h.db, id, 'no funds')),
       'predecessor-failed': async () => {
         // Every row waits for the one that is `reverted`.
         const failed = rows.find((r) => r.status === 'reverted');

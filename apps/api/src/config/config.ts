@@ -19,6 +19,7 @@ import {
   parseMaxFeePerGas,
   parseMaxInFlight,
   parseMaxWalletsPerProject,
+  parseWaitForFunds,
 } from '#api/transactions/settings.ts';
 import { custodianOf, type RemoteCustodianSettings, WALLET_TYPES } from '#api/wallets/custodians.ts';
 import { keepDevSecrets } from './devSecrets.ts';
@@ -71,6 +72,8 @@ export interface Config extends RemoteCustodianSettings {
   readonly maxInFlight: Readonly<Partial<Record<NetworkId, number>>>;
   /** MAX_WALLETS_PER_PROJECT: the most wallets of one network type in a project's pool. */
   readonly maxWalletsPerProject: number;
+  /** WAIT_FOR_FUNDS_SECONDS, in ms. */
+  readonly waitForFundsMs: number;
   /** Per network, the most wei per gas the platform signs (MAX_FEE_PER_GAS_GWEI_<id>, given in gwei). */
   readonly maxFeePerGas: Readonly<Partial<Record<NetworkId, bigint>>>;
   /** LOW_BALANCE_WEI_<id>: per network, the balance under which a system wallet is reported low. */
@@ -161,6 +164,7 @@ export function loadConfig(environment: Env = process.env): Config {
   const metrics = parseMetricsSettings(env, problems);
   const maxInFlight = parseMaxInFlight(env, problems);
   const maxWalletsPerProject = parseMaxWalletsPerProject(env, problems);
+  const waitForFundsMs = parseWaitForFunds(env, problems);
   const rpcMaxRps = parseRpcMaxRps(env, problems);
   const rpcMaxLagBlocks = parseRpcMaxLagBlocks(env, problems);
   const maxFeePerGas = parseMaxFeePerGas(env, problems);
@@ -217,6 +221,7 @@ export function loadConfig(environment: Env = process.env): Config {
     trustedProxies,
     maxInFlight,
     maxWalletsPerProject,
+    waitForFundsMs,
     workerConcurrency,
     maxFeePerGas,
     lowBalanceWei,

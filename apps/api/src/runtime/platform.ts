@@ -64,6 +64,7 @@ export async function startRoles(
           finalityDepth: config.eventNotifier.confirmations,
           maxInFlight: config.maxInFlight,
           maxFeePerGas: config.maxFeePerGas,
+          waitForFundsMs: config.waitForFundsMs,
         },
       },
     });

@@ -1,3 +1,4 @@
+import { DEFAULT_WALLET_TYPE } from '#api/wallets/custodians.ts';
 /** Example values shared by the operations' documented requests and answers. */
 export const EXAMPLE = {
   apiKeyMasked: 'mtn_test_4fQ9xZ2mLp7a********',
@@ -126,7 +127,7 @@ export const exampleTransaction = {
 export const exampleWallet = (id: number, address: string, networkType: 'mainnet' | 'testnet') => ({
   id,
   address,
-  type: 'from-mnemonic' as const,
+  type: DEFAULT_WALLET_TYPE,
   networkType,
   ownerType: 'dedicated' as const,
   custody: null,

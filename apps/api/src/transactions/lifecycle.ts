@@ -46,7 +46,7 @@ const to = (cause: Cause) => literal(transitionOf(cause).to);
 
 const NONCE_ALLOCATED = `UPDATE transactions t SET status = ${to('nonce-allocated')}, nonce = v.nonce, gas_limit = v.gas,
      gas_price = $4, max_priority_fee_per_gas = $5, send_attempts = 0, error_message = NULL,
-     raw_transaction = NULL, updated_at = clock_timestamp()
+     funds_short_since = NULL, raw_transaction = NULL, updated_at = clock_timestamp()
    FROM unnest($1::uuid[], $2::bigint[], $3::numeric[]) AS v(id, nonce, gas)
    WHERE t.id = v.id AND ${fromGuard('nonce-allocated', 't.status')}`;
 
@@ -111,6 +111,29 @@ const ESTIMATE_FAILED = `UPDATE transactions SET status = ${to('estimate-failed'
 /** `created` → `broadcast-failed`: the node could not estimate its gas, after every retry (estimate-failed). */
 export async function markEstimateFailed(db: Pick<Db, 'query'>, id: string, message: string): Promise<void> {
   await db.query(ESTIMATE_FAILED, [id, message]);
+}
+
+const FUNDS_SHORT = `UPDATE transactions SET error_message = $2,
+     funds_short_since = coalesce(funds_short_since, clock_timestamp()), updated_at = clock_timestamp()
+   WHERE id = $1 AND status = 'created'
+   RETURNING (extract(epoch FROM clock_timestamp() - funds_short_since) * 1000)::bigint AS "shortForMs"`;
+
+/**
+ * A `created` row whose wallet cannot pay for it now: its `errorMessage` says why, and it waits (no status change).
+ * Answers how long it has been waiting for funds (ms), or undefined when it is no longer `created`.
+ */
+export async function markFundsShort(db: Pick<Db, 'query'>, id: string, message: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ shortForMs: string }>(FUNDS_SHORT, [id, message]);
+  return rows[0] ? Number(rows[0].shortForMs) : undefined;
+}
+
+const FUNDS_TIMED_OUT = `UPDATE transactions SET status = ${to('funds-timeout')}, error_message = $2,
+     updated_at = clock_timestamp()
+   WHERE id = $1 AND ${fromGuard('funds-timeout', 'status')}`;
+
+/** `created` → `broadcast-failed`: its wallet could not pay for it for WAIT_FOR_FUNDS_SECONDS (funds-timeout). */
+export async function markFundsTimedOut(db: Pick<Db, 'query'>, id: string, message: string): Promise<void> {
+  await db.query(FUNDS_TIMED_OUT, [id, message]);
 }
 
 const PREDECESSOR_FAILED = `UPDATE transactions t SET status = ${to('predecessor-failed')},

@@ -4,6 +4,7 @@ import { inRpcBatches } from '#api/chain/rpcBatches.ts';
 import { contractAbiForErrors } from '#api/contracts/contracts.ts';
 import type { Db } from '#api/db/db.ts';
 import { cappedMessage, type Fees, feesWithHeadroom, networkFees } from './fees.ts';
+import { type Funds, isInsufficientFunds, reservedInFlight, waitForFunds } from './funds.ts';
 import { applyDueCancels, failAfterPredecessors, markEstimateFailed, markEstimateReverted } from './lifecycle.ts';
 import type { WalletChain, WalletNetwork } from './senders.ts';
 import { DEFAULT_MAX_IN_FLIGHT, feeCapOf, type TransactionSettings } from './settings.ts';
@@ -13,6 +14,8 @@ export interface Prepared {
   fees: Fees;
   /** Some could not be estimated now: the sender comes back after a pause. */
   retryLater: boolean;
+  /** The wallet cannot pay for the next row: it waits for funds, and the sender looks again after `fundsPollMs`. */
+  fundsShort: boolean;
 }
 
 /** Gas-estimate batches in flight at once. */
@@ -76,6 +79,12 @@ export async function prepareRound(
     }
   });
   estimating.catch(() => undefined);
+  // What the wallet can pay: read beside the estimates, so that a round costs no extra round trip.
+  const balanceRead = Promise.all([
+    client.getBalance({ address, blockTag: 'latest' }),
+    reservedInFlight(db, target),
+  ]).then(([balance, reserved]): Funds => ({ address, balance, reserved }));
+  balanceRead.catch(() => undefined);
   const network = await networkFees(client);
   const cap = feeCapOf(settings, target.networkId);
   const fees = feesWithHeadroom(network, cap);
@@ -87,37 +96,67 @@ export async function prepareRound(
     );
     return PRICED_OUT;
   }
-  const estimates = await estimating;
-  const refused = estimates.filter((e) => 'error' in e);
+  const [estimates, funds] = await Promise.all([estimating, balanceRead]);
+  // In order: a row its wallet cannot pay for waits (rows after it wait behind it, as their nonces would).
+  const ready: { id: string; gas: bigint }[] = [];
+  const headroom = BigInt(100 + settings.gasHeadroomPercent);
+  let available = funds.balance - funds.reserved;
+  let fundsShort = false;
   let retryLater = false;
-  for (const { row, error } of refused as { row: (typeof waiting)[number]; error: unknown }[]) {
-    if (isRevert(error)) {
-      await markEstimateReverted(
+  for (const estimate of estimates) {
+    const { row } = estimate;
+    if (fundsShort) break;
+    const value = BigInt(row.value);
+    if ('error' in estimate) {
+      const { error } = estimate;
+      if (isRevert(error)) {
+        await markEstimateReverted(
+          db,
+          row.id,
+          `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, await contractAbiForErrors(db, row.contractId))}`,
+        );
+        continue;
+      }
+      if (isInsufficientFunds(nodeAnswer(error))) {
+        fundsShort = true;
+        await waitForFunds(db, settings, row.id, funds, `${value} wei of value and its gas`);
+        continue;
+      }
+      // Not a revert: the node could not estimate now (a reorg in progress, a block it does not have yet). Tried
+      // again after a pause, as many times as an unreachable endpoint; then broadcast-failed.
+      const { rows } = await db.query<{ attempts: number }>(
+        `UPDATE transactions SET send_attempts = send_attempts + 1, updated_at = clock_timestamp()
+          WHERE id = $1 AND status = 'created' RETURNING send_attempts AS attempts`,
+        [row.id],
+      );
+      if ((rows[0]?.attempts ?? 0) <= settings.retryDelaysMs.length) {
+        retryLater = true;
+        continue;
+      }
+      await markEstimateFailed(
         db,
         row.id,
-        `Reverted before broadcast (the chain's state changed since it was accepted): ${describeRevert(error, await contractAbiForErrors(db, row.contractId))}`,
+        `Gas estimation failed ${settings.retryDelaysMs.length + 1} times: ${nodeAnswer(error)}`,
       );
       continue;
     }
-    // Not a revert: the node could not estimate now (a reorg in progress, a block it does not have yet, a wallet
-    // that cannot pay). Tried again after a pause, as many times as an unreachable endpoint; then broadcast-failed.
-    const { rows } = await db.query<{ attempts: number }>(
-      `UPDATE transactions SET send_attempts = send_attempts + 1, updated_at = clock_timestamp()
-        WHERE id = $1 AND status = 'created' RETURNING send_attempts AS attempts`,
-      [row.id],
-    );
-    if ((rows[0]?.attempts ?? 0) <= settings.retryDelaysMs.length) {
-      retryLater = true;
+    const gasLimit = (estimate.gas * headroom) / 100n;
+    const cost = value + gasLimit * fees.maxFeePerGas;
+    if (cost > available) {
+      fundsShort = true;
+      await waitForFunds(
+        db,
+        settings,
+        row.id,
+        funds,
+        `${cost} wei (value ${value} + gas limit ${gasLimit} × max fee ${fees.maxFeePerGas} wei)`,
+      );
       continue;
     }
-    await markEstimateFailed(
-      db,
-      row.id,
-      `Gas estimation failed ${settings.retryDelaysMs.length + 1} times: ${nodeAnswer(error)}`,
-    );
+    available -= cost;
+    ready.push({ id: row.id, gas: estimate.gas });
   }
-  const ready = estimates.flatMap((e) => (e.gas !== undefined ? [{ id: e.row.id, gas: e.gas }] : []));
-  return { ready, fees, retryLater };
+  return { ready, fees, retryLater, fundsShort };
 }
 
 /**

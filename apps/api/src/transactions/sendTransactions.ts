@@ -90,6 +90,11 @@ async function sendWhileWaiting(
       }
       const batch = await allocate(sender, prepared);
       if (batch.length === 0) {
+        if (prepared.fundsShort) {
+          // The wallet cannot pay for the next row: it waits, saying so, and the balance is looked at again later.
+          await queue.again(new Date(Date.now() + settings.fundsPollMs));
+          return;
+        }
         if (prepared.retryLater) {
           await queue.again(new Date(Date.now() + (settings.retryDelaysMs[0] ?? 1_000)));
           return;

@@ -51,9 +51,16 @@ export interface TransactionSettings {
    * a geth pool keeps per account for sure; on 1337 with anvil's automine on, no limit.
    */
   maxInFlight: Readonly<Partial<Record<number, number>>>;
+  /** A row its wallet cannot pay for waits this long (WAIT_FOR_FUNDS_SECONDS), then fails. */
+  waitForFundsMs: number;
+  /** While a row waits for funds, the sender looks at the wallet's balance again after this long. */
+  fundsPollMs: number;
 }
 
 export const DEFAULT_MAX_IN_FLIGHT = 16;
+
+/** How long a row its wallet cannot pay for waits when WAIT_FOR_FUNDS_SECONDS is not set: an hour. */
+export const DEFAULT_WAIT_FOR_FUNDS_SECONDS = 3_600;
 
 /** The most wallets a project's pool of one network type may have when MAX_WALLETS_PER_PROJECT is not set. */
 export const DEFAULT_MAX_WALLETS_PER_PROJECT = 64;
@@ -75,6 +82,8 @@ export const DEFAULT_TRANSACTION_SETTINGS: Readonly<TransactionSettings> = Objec
   lagGraceMs: 10_000,
   resendDroppedAfterMs: 3_000,
   maxInFlight: {},
+  waitForFundsMs: DEFAULT_WAIT_FOR_FUNDS_SECONDS * 1000,
+  fundsPollMs: 5_000,
 });
 
 /** The transaction pipeline's variables, as the configuration reference lists them. */
@@ -86,6 +95,14 @@ export const TRANSACTION_VARIABLES: readonly VariableDefinition[] = [
       'The most transactions of one system wallet sent and not yet mined on that network: a geth pool keeps 16 per ' +
       'account for sure, and hosted nodes refuse a sender past their limit ("txpool is full"). The rest wait as ' +
       '`created` and are sent as blocks take the first ones.',
+  },
+  {
+    names: ['WAIT_FOR_FUNDS_SECONDS'],
+    default: code(DEFAULT_WAIT_FOR_FUNDS_SECONDS),
+    meaning:
+      'How long a transaction whose system wallet cannot pay for it (value + gas limit × fee cap, beside what its ' +
+      'transactions in flight may spend) waits, `created`, its `errorMessage` naming the wallet, its balance and what ' +
+      'it needs; funded meanwhile, it is sent, else it ends `broadcast-failed` with that message (0 to 604,800).',
   },
   {
     names: ['MAX_WALLETS_PER_PROJECT'],
@@ -128,6 +145,16 @@ export function parseMaxInFlight(env: Env, problems: string[]): Readonly<Partial
     if (value !== undefined) maxInFlight[id] = parseInteger(`MAX_IN_FLIGHT_${id}`, value, problems, 1, 1_000_000);
   }
   return Object.freeze(maxInFlight);
+}
+
+/** WAIT_FOR_FUNDS_SECONDS, in ms. */
+export function parseWaitForFunds(env: Env, problems: string[]): number {
+  const value = env.WAIT_FOR_FUNDS_SECONDS;
+  const seconds =
+    value === undefined
+      ? DEFAULT_WAIT_FOR_FUNDS_SECONDS
+      : parseInteger('WAIT_FOR_FUNDS_SECONDS', value, problems, 0, 604_800);
+  return seconds * 1000;
 }
 
 /** MAX_WALLETS_PER_PROJECT: the most wallets of one network type a project's pool may have. */

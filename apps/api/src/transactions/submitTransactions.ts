@@ -107,8 +107,10 @@ export async function submitTransactions(
       }
       const rows = await claim(ctx, prepared);
       if (rows.length === 0) {
-        if (!prepared.retryLater) continue;
-        next = new Date(Date.now() + (settings.retryDelaysMs[0] ?? 1_000));
+        if (!prepared.retryLater && !prepared.fundsShort) continue;
+        // A row the wallet cannot pay for waits for funds: the balance is looked at again after a pause.
+        const pauseMs = prepared.fundsShort ? settings.fundsPollMs : (settings.retryDelaysMs[0] ?? 1_000);
+        next = new Date(Date.now() + pauseMs);
         break;
       }
       await submits.add(rows, false);

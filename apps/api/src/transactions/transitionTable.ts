@@ -15,6 +15,7 @@ export type Cause =
   | 'estimate-reverted'
   | 'estimate-failed'
   | 'predecessor-failed'
+  | 'funds-timeout'
   | 'rpc-unreachable'
   | 'no-sender'
   | 'send-later'
@@ -91,6 +92,13 @@ export const TRANSITIONS: readonly Transition[] = [
     cause: 'estimate-failed',
     emits: 'transaction.failed',
     says: 'gas estimation failed after the retries',
+  },
+  {
+    from: 'created',
+    to: 'broadcast-failed',
+    cause: 'funds-timeout',
+    emits: 'transaction.failed',
+    says: 'the wallet could not pay for it within WAIT_FOR_FUNDS_SECONDS',
   },
   {
     from: 'created',

@@ -1,0 +1,57 @@
+import type { Address } from 'viem';
+import type { Db } from '#api/db/db.ts';
+import { markFundsShort, markFundsTimedOut } from './lifecycle.ts';
+import type { WalletNetwork } from './senders.ts';
+import type { TransactionSettings } from './settings.ts';
+
+/** What a round's rows may spend: the wallet's balance, less what its transactions in flight may still spend. */
+export interface Funds {
+  address: Address;
+  balance: bigint;
+  /** At most what the wallet's sent, unmined transactions spend: value + gas limit × fee cap each. */
+  reserved: bigint;
+}
+
+/** The wallet's transactions in flight's most possible spending (wei). */
+export async function reservedInFlight(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<bigint> {
+  const { rows } = await db.query<{ wei: string }>(
+    `SELECT coalesce(sum(coalesce(value, 0) + coalesce(gas_limit, 0) * coalesce(gas_price, 0)), 0)::text AS wei
+       FROM transactions
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('processing', 'broadcasted', 'cancelling')`,
+    [target.walletId, target.networkId],
+    'funds-reserved-in-flight',
+  );
+  return BigInt(rows[0]?.wei ?? '0');
+}
+
+/**
+ * A row its wallet cannot pay for: it stays `created` with an `errorMessage` that names the wallet, its balance and
+ * what the row needs; after WAIT_FOR_FUNDS_SECONDS of this, it ends `broadcast-failed` with the same words.
+ */
+export async function waitForFunds(
+  db: Pick<Db, 'query'>,
+  settings: TransactionSettings,
+  id: string,
+  funds: Funds,
+  needs: string,
+): Promise<void> {
+  const holds =
+    funds.reserved > 0n
+      ? `holds ${funds.balance} wei, of which its transactions in flight may spend ${funds.reserved}`
+      : `holds ${funds.balance} wei`;
+  const seconds = Math.round(settings.waitForFundsMs / 1000);
+  const why = `wallet ${funds.address} ${holds}; this transaction needs ${needs}`;
+  const waitedMs = await markFundsShort(
+    db,
+    id,
+    `Waiting for funds: ${why}. It is sent once the wallet holds enough, or fails after ${seconds} s (WAIT_FOR_FUNDS_SECONDS)`,
+  );
+  if (waitedMs !== undefined && waitedMs >= settings.waitForFundsMs) {
+    await markFundsTimedOut(db, id, `Not sent: for ${seconds} s (WAIT_FOR_FUNDS_SECONDS) the ${why}`);
+  }
+}
+
+/** A node's answer that the sender cannot pay (an estimate of a call whose value is above the balance). */
+export function isInsufficientFunds(answer: string): boolean {
+  return /insufficient funds/i.test(answer);
+}
