@@ -6,7 +6,7 @@ import { session } from '../session/session.ts';
 
 export const projectKey = ['project-detail'] as const;
 
-/** The project, its two wallets, and who is calling with which role. */
+/** The project, its primary wallets and every wallet of its pools, and who is calling with which role. */
 export const projectDetailQuery = (client: MountainClient) =>
   queryOptions({ queryKey: projectKey, queryFn: ({ signal }) => client.getProjectDetail({ signal }) });
 
@@ -24,10 +24,15 @@ export function useIsAdmin(): boolean {
   return useProjectDetail().data?.caller.role === 'admin';
 }
 
-/** Each wallet's balance per configured network (get-wallet-balances), refreshed every 15 s while visible. */
+export const walletBalancesKey = ['wallet-balances'] as const;
+
+/**
+ * Each wallet's balance per configured network (get-wallet-balances), with whether it is low and its transactions
+ * in flight and waiting there, refreshed every 15 s while visible.
+ */
 export const walletBalancesQuery = (client: MountainClient) =>
   queryOptions({
-    queryKey: ['wallet-balances'],
+    queryKey: walletBalancesKey,
     queryFn: ({ signal }) => client.getWalletBalances({ signal }),
     refetchInterval: 15_000,
   });
@@ -59,5 +64,22 @@ export function useRotateApiKey() {
       else await queryClient.invalidateQueries({ queryKey: projectKey });
       return rotated;
     },
+  });
+}
+
+/**
+ * Adds wallets to the project's pool of a network type (add-system-wallets, admins): the project detail and the
+ * balances are read again, so the new wallets show with theirs.
+ */
+export function useAddSystemWallets() {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { networkType: 'mainnet' | 'testnet'; count: number }) => client.addSystemWallets(body),
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: projectKey }),
+        queryClient.invalidateQueries({ queryKey: walletBalancesKey }),
+      ]),
   });
 }
