@@ -76,6 +76,19 @@ describe('master key rotation', { timeout: 300_000 }, () => {
       context: mnemonicContext,
       plaintext: mnemonic,
     });
+    // The wallets' parent public key, which the harness stored beside the mnemonic.
+    const xpubContext = deploymentSecretContext('wallet-xpub');
+    const { rows: xpub } = await h.db.query<{ ciphertext: Buffer }>(
+      `SELECT ciphertext FROM deployment_secrets WHERE name = 'wallet-xpub'`,
+    );
+    secrets.push({
+      column: 'ciphertext',
+      table: 'deployment_secrets',
+      keyColumn: 'name',
+      key: 'wallet-xpub',
+      context: xpubContext,
+      plaintext: open(oldKey, (xpub[0] as { ciphertext: Buffer }).ciphertext, xpubContext),
+    });
     // Endpoints and subscriptions, half with a previous secret; every third box of before key ids.
     const boxes = (n: number, context: string, column: string, table: string, id: string) => {
       const plaintext = `whsec_${randomBytes(24).toString('base64')}`;

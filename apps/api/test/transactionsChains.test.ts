@@ -29,7 +29,7 @@ describe('transactions on a mainnet network', () => {
     await mainnet?.stop();
   });
 
-  it('sends from the mainnet system wallet, which the operator funds (no development top-up off chain 1337)', async () => {
+  it('sends from the mainnet system wallet once the operator funds it (no development top-up off chain 1337)', async () => {
     const counter = await deployCounter(mainnet.url);
     const { apiKey: key } = await h.project('Mainnet');
     const headers = apiKey(key);
@@ -53,19 +53,32 @@ describe('transactions on a mainnet network', () => {
         },
       });
 
-    // Unfunded: accepted (the simulation needs no balance), then refused by the node for want of funds.
+    // Unfunded: accepted (the simulation needs no balance), then waiting for funds, saying so, never sent.
     const unfunded = await execute('unfunded');
     assert.equal(unfunded.status, 201, JSON.stringify(unfunded.body));
-    const failed = await settled(h, headers, unfunded.body.transaction.id);
-    assert.equal(failed.status, 'broadcast-failed');
-    assert.match(failed.errorMessage, /fund|balance/i);
+    const waiting = await waitFor(
+      async () => {
+        const res = await h.call('get-transaction', {
+          headers,
+          query: { transactionId: unfunded.body.transaction.id },
+        });
+        return res.body.transaction.errorMessage?.startsWith('Waiting for funds') ? res.body.transaction : undefined;
+      },
+      20_000,
+      'the unfunded transaction to wait for funds',
+    );
+    assert.equal(waiting.status, 'created');
+    assert.match(waiting.errorMessage, new RegExp(`wallet ${detail.mSystemWalletMainnet.address} holds 0 wei`));
     assert.equal(await chain.getBalance({ address: detail.mSystemWalletMainnet.address }), 0n);
 
-    // Funded by its operator: sent from the mainnet wallet, never the testnet one.
+    // Funded by its operator: the waiting one goes, then the next, from the mainnet wallet, never the testnet one.
     await chain.request({
       method: 'anvil_setBalance' as never,
       params: [detail.mSystemWalletMainnet.address, '0xde0b6b3a7640000'] as never,
     });
+    const first = await settled(h, headers, unfunded.body.transaction.id);
+    assert.equal(first.status, 'succeeded', first.errorMessage);
+    assert.equal(first.errorMessage, null);
     const done = await settled(h, headers, (await execute('funded')).body.transaction.id);
     assert.equal(done.status, 'succeeded', done.errorMessage);
     const sent = await chain.getTransaction({ hash: done.transactionHash });
