@@ -36,12 +36,10 @@ export async function addSystemWallets(
       type: WalletType;
       ownerType: string;
       size: number;
-      next: number;
     }>(
+      // The pool's positions are 0 (the primary) to size − 1: each addition takes the next ones under this lock.
       `SELECT p.project_name AS name, w.type, w.owner_type AS "ownerType",
-              (SELECT count(*)::int FROM system_wallets pw WHERE pw.project_id = p.id AND pw.network_type = $2) AS size,
-              (SELECT coalesce(max(pool_position), 0)::int + 1 FROM system_wallets pw
-                WHERE pw.project_id = p.id AND pw.network_type = $2) AS next
+              (SELECT count(*)::int FROM system_wallets pw WHERE pw.project_id = p.id AND pw.network_type = $2) AS size
          FROM projects p
          JOIN system_wallets w ON w.id = CASE WHEN $2 = 'mainnet' THEN p.wallet_mainnet_id ELSE p.wallet_testnet_id END
         WHERE p.id = $1
@@ -65,7 +63,7 @@ export async function addSystemWallets(
       });
     }
     const custodian = custodianOf(project.type);
-    const positions = Array.from({ length: count }, (_, i) => project.next + i);
+    const positions = Array.from({ length: count }, (_, i) => project.size + i);
     const made = await (async () => {
       requireConfigured(custodian, deps.custodians);
       const keys = custodian.configuration ? undefined : await deps.addresses();

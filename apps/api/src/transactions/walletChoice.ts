@@ -48,7 +48,7 @@ export async function chooseWallet(db: Db, choice: WalletChoice): Promise<Chosen
   const { projectId, networkId, networkType, primary, poolSize } = choice;
   if (choice.pinned !== undefined) {
     if (choice.pinned === primary.id) return primary;
-    const pinned = await poolWallet(db, choice, 'w.id = $3', [choice.pinned]);
+    const pinned = await poolWallet(db, choice, 'AND w.id = $3', [choice.pinned]);
     if (pinned) return pinned;
     throw validationError([
       {
@@ -68,11 +68,11 @@ export async function chooseWallet(db: Db, choice: WalletChoice): Promise<Chosen
     );
     if (rows[0]) return rows[0];
     const position = createHash('sha256').update(choice.orderingKey).digest().readUInt32BE(0) % poolSize;
-    const named = await poolWallet(db, choice, 'true ORDER BY w.pool_position OFFSET $3 LIMIT 1', [position]);
+    const named = await poolWallet(db, choice, 'ORDER BY w.pool_position OFFSET $3 LIMIT 1', [position]);
     return named ?? primary;
   }
   if (choice.predecessorWallet !== undefined) {
-    const same = await poolWallet(db, choice, 'w.id = $3', [choice.predecessorWallet]);
+    const same = await poolWallet(db, choice, 'AND w.id = $3', [choice.predecessorWallet]);
     if (same) return same;
   }
   const { rows } = await db.query<ChosenWallet>(
@@ -92,15 +92,15 @@ export async function chooseWallet(db: Db, choice: WalletChoice): Promise<Chosen
   return rows[0] ?? primary;
 }
 
-/** A wallet of the project's pool of the network type matching `where` ($3 on), or undefined. */
+/** The first wallet of the project's pool of the network type that `rest` picks (its parameters from $3), or undefined. */
 async function poolWallet(
   db: Db,
   choice: WalletChoice,
-  where: string,
+  rest: string,
   params: unknown[],
 ): Promise<ChosenWallet | undefined> {
   const { rows } = await db.query<ChosenWallet>(
-    `SELECT ${WALLET_COLUMNS} FROM system_wallets w WHERE w.project_id = $1 AND w.network_type = $2 AND ${where}`,
+    `SELECT ${WALLET_COLUMNS} FROM system_wallets w WHERE w.project_id = $1 AND w.network_type = $2 ${rest}`,
     [choice.projectId, choice.networkType, ...params],
   );
   return rows[0];

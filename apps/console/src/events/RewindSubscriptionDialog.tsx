@@ -1,6 +1,7 @@
 import type { EventNotifierSubscription } from '@mountain/public-api-client';
 import { useEffect, useState } from 'react';
 import { fieldErrorsOf } from '../api/errors.ts';
+import { DoneNotice } from '../ui/DoneNotice.tsx';
 import { Field } from '../ui/Field.tsx';
 import { FormDialog } from '../ui/FormDialog.tsx';
 import { useRewindSubscription } from './useSubscriptions.ts';
@@ -66,7 +67,7 @@ export function RewindSubscriptionDialog({
       onSubmit={submit}
       done={
         answer && (
-          <div className="notice success" aria-live="polite">
+          <DoneNotice onDone={close}>
             <p>
               {answer.redeliveredCount === null
                 ? `A scan is running: the next one, right after it, starts again from block ${fromBlock}.`
@@ -75,12 +76,7 @@ export function RewindSubscriptionDialog({
                 redeliver &&
                 ` ${answer.redeliveredCount} record(s) already sent are sent again.`}
             </p>
-            <p>
-              <button type="button" onClick={close}>
-                Done
-              </button>
-            </p>
-          </div>
+          </DoneNotice>
         )
       }
     >

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { fieldErrorsOf } from '../api/errors.ts';
+import { DoneNotice } from '../ui/DoneNotice.tsx';
 import { Field } from '../ui/Field.tsx';
 import { FormDialog } from '../ui/FormDialog.tsx';
 import { useAddSystemWallets } from './useProject.ts';
@@ -49,17 +50,12 @@ export function AddWalletsDialog({ isOpen, onClose }: { isOpen: boolean; onClose
       onSubmit={submit}
       done={
         add.data && (
-          <div className="notice success" aria-live="polite">
+          <DoneNotice onDone={close}>
             <p>
               {add.variables.count} {add.variables.networkType} wallet{add.variables.count === 1 ? '' : 's'} added: fund{' '}
               {add.variables.count === 1 ? 'it' : 'each'} before {add.variables.count === 1 ? 'it sends' : 'they send'}.
             </p>
-            <p>
-              <button type="button" onClick={close}>
-                Done
-              </button>
-            </p>
-          </div>
+          </DoneNotice>
         )
       }
     >

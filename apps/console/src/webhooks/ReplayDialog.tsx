@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { fieldErrorsOf } from '../api/errors.ts';
+import { DoneNotice } from '../ui/DoneNotice.tsx';
 import { Field } from '../ui/Field.tsx';
 import { FormDialog } from '../ui/FormDialog.tsx';
 import { fromLocalInput, toLocalInput } from './localTime.ts';
@@ -61,17 +62,12 @@ export function ReplayDialog({
       onSubmit={submit}
       done={
         replay.data && (
-          <div className="notice success" aria-live="polite">
+          <DoneNotice onDone={close}>
             <p>
               {replay.data.queuedCount} message(s) queued again, with their original webhook-id
               {endpoint?.enabled ? '.' : ': they are sent once the endpoint is enabled.'}
             </p>
-            <p>
-              <button type="button" onClick={close}>
-                Done
-              </button>
-            </p>
-          </div>
+          </DoneNotice>
         )
       }
     >
