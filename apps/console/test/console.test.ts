@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { bearer } from '@mountain/api/testing';
+import { rpcCall } from '@mountain/testkit/jsonRpc.ts';
 import { REPO_ROOT } from '@mountain/testkit/repoRoot.ts';
 import { COUNTER_FORMATTED_ABI } from '@mountain/testkit/testContract.ts';
 import { startReceiver } from '@mountain/testkit/webhookReceiver.ts';
@@ -22,17 +23,6 @@ const INCREMENT = 'function increment(uint256 amount)';
 const WHO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const SCREENSHOTS =
   process.env.CONSOLE_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'apps/docs/static/img/console') : null;
-
-async function anvilRpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
 
 describe('the developer console', { timeout: 120_000 }, () => {
   let p: Platform;
@@ -166,9 +156,9 @@ describe('the developer console', { timeout: 120_000 }, () => {
   it('shows the reorg that took its block back, and the block that holds it again', async () => {
     const { rows } = await p.h.db.query<{ block: string }>('SELECT block_number::text AS block FROM transactions');
     const mined = Number(rows[0]?.block);
-    const head = Number(await anvilRpc(p.anvil.url, 'eth_blockNumber'));
+    const head = Number(await rpcCall(p.anvil.url, 'eth_blockNumber'));
     // The chain replaces every block from the one that holds it; anvil does not pool its transactions again.
-    await anvilRpc(p.anvil.url, 'anvil_reorg', [head - mined + 1, []]);
+    await rpcCall(p.anvil.url, 'anvil_reorg', [head - mined + 1, []]);
     await page.getByText(`Mined in block ${mined}, taken back by a reorg`).waitFor({ timeout: 60_000 });
     await page.getByText('Mined again').waitFor({ timeout: 60_000 });
     await page.locator('#tx-facts .badge', { hasText: 'succeeded' }).waitFor({ timeout: 60_000 });

@@ -3,21 +3,16 @@
 // (under the local chain's 1 ETH threshold) and its transactions in flight and waiting, and reads the API's refusal
 // when the pool would pass its limit; a reader sees the pool and no control to add to it. axe checks each state.
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { apiKey as keyHeader } from '@mountain/api/testing';
+import { rpcCall } from '@mountain/testkit/jsonRpc.ts';
 import type { Page } from 'playwright-core';
 import { consoleView, newTab } from './helpers/page.ts';
 import { type Platform, startPlatform } from './helpers/platform.ts';
 
-async function anvilRpc(url: string, method: string, params: unknown[]): Promise<void> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-}
+const SHOTS_DIR = process.env.CONSOLE_DIALOG_SCREENSHOTS;
 
 describe('the wallet pool on the project page', { timeout: 120_000 }, () => {
   let p: Platform;
@@ -35,7 +30,7 @@ describe('the wallet pool on the project page', { timeout: 120_000 }, () => {
     reader = await p.h.member(projectId, 'reader');
     // The primary testnet wallet funded with 10 ETH (anvil's dev accounts are others): over the threshold.
     const detail = await p.h.call('get-project-detail', { headers: keyHeader(apiKey) });
-    await anvilRpc(p.anvil.url, 'anvil_setBalance', [
+    await rpcCall(p.anvil.url, 'anvil_setBalance', [
       detail.body.data.mSystemWalletTestnet.address,
       `0x${(10n * 10n ** 18n).toString(16)}`,
     ]);
@@ -49,6 +44,12 @@ describe('the wallet pool on the project page', { timeout: 120_000 }, () => {
     () => p.origin,
     () => page,
   );
+  /** The page as it is now, whole, when pictures are asked for (CONSOLE_DIALOG_SCREENSHOTS=<dir>). */
+  const picture = async (name: string) => {
+    if (!SHOTS_DIR) return;
+    mkdirSync(SHOTS_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS_DIR, `${name}.png`), fullPage: true });
+  };
   const card = (title: string) => page.getByRole('region', { name: title, exact: true });
 
   it('lets an admin add testnet wallets, then lists each with its balance, a low-balance warning and its counts', async () => {
@@ -65,6 +66,7 @@ describe('the wallet pool on the project page', { timeout: 120_000 }, () => {
     await dialog.getByRole('button', { name: 'Add wallets', exact: true }).click();
     await dialog.getByText('A whole number from 1 to 64').waitFor();
     await axeClean('add wallets dialog with a field error');
+    await picture('add-wallets-dialog-with-a-field-error');
     await dialog.getByLabel('How many').fill('2');
     await dialog.getByRole('button', { name: 'Add wallets', exact: true }).click();
     await dialog.getByText('2 testnet wallets added').waitFor();
@@ -95,6 +97,7 @@ describe('the wallet pool on the project page', { timeout: 120_000 }, () => {
       0,
     );
     await axeClean('project with a pool');
+    await picture('project-with-a-pool');
   });
 
   it('shows the API’s refusal when the pool would pass its limit', async () => {
@@ -108,6 +111,7 @@ describe('the wallet pool on the project page', { timeout: 120_000 }, () => {
       .filter({ hasText: `Project ${projectId} would have 67 testnet system wallets; this deployment allows 64` })
       .waitFor();
     await axeClean('add wallets refused');
+    await picture('add-wallets-refused');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
     assert.equal(await page.getByRole('heading', { name: /^Testnet wallet 4/ }).count(), 0);
@@ -124,5 +128,6 @@ describe('the wallet pool on the project page', { timeout: 120_000 }, () => {
     await page.getByText('reader (user access token)').waitFor();
     assert.equal(await page.getByRole('button', { name: /Add wallets/ }).count(), 0);
     await axeClean('project as a reader');
+    await picture('project-as-a-reader');
   });
 });
