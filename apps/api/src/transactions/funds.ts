@@ -1,6 +1,6 @@
 import type { Address } from 'viem';
 import type { Db } from '#api/db/db.ts';
-import { markFundsShort, markFundsTimedOut } from './lifecycle.ts';
+import { markFundsTimedOut } from './lifecycle.ts';
 import type { WalletNetwork } from './senders.ts';
 import type { TransactionSettings } from './settings.ts';
 
@@ -22,6 +22,20 @@ export async function reservedInFlight(db: Pick<Db, 'query'>, target: WalletNetw
     'funds-reserved-in-flight',
   );
   return BigInt(rows[0]?.wei ?? '0');
+}
+
+const FUNDS_SHORT = `UPDATE transactions SET error_message = $2,
+     funds_short_since = coalesce(funds_short_since, clock_timestamp()), updated_at = clock_timestamp()
+   WHERE id = $1 AND status = 'created'
+   RETURNING (extract(epoch FROM clock_timestamp() - funds_short_since) * 1000)::bigint AS "shortForMs"`;
+
+/**
+ * A `created` row whose wallet cannot pay for it now: its `errorMessage` says why, and it waits (no status change).
+ * Answers how long it has been waiting for funds (ms), or undefined when it is no longer `created`.
+ */
+async function markFundsShort(db: Pick<Db, 'query'>, id: string, message: string): Promise<number | undefined> {
+  const { rows } = await db.query<{ shortForMs: string }>(FUNDS_SHORT, [id, message]);
+  return rows[0] ? Number(rows[0].shortForMs) : undefined;
 }
 
 /**

@@ -20,7 +20,7 @@ import { type Cause, type TransactionStatus, transitionOf } from './transitionTa
  * The row's other columns change outside this module, in statements that leave `status` alone and fire no status
  * event: the signed bytes kept before broadcast (broadcastBatch.ts), fee replacements and their messages
  * (replaceWithHigherFees.ts), the re-broadcast time (repairDropped.ts), the reasons waiting rows give
- * (sendTransactions.ts, prepareRound.ts, submitTransactions.ts), the estimate attempts (prepareRound.ts), the
+ * (sendTransactions.ts, prepareRound.ts, submitTransactions.ts, funds.ts), the estimate attempts (prepareRound.ts), the
  * custodian's key attempt (submitTransactions.ts), and the custodian look-up time and the nonce and bytes taken
  * from the node (followCustodian.ts). Finality is not a status but is an event (`transaction.finalized`): its
  * statement is here too (markFinal).
@@ -111,20 +111,6 @@ const ESTIMATE_FAILED = `UPDATE transactions SET status = ${to('estimate-failed'
 /** `created` → `broadcast-failed`: the node could not estimate its gas, after every retry (estimate-failed). */
 export async function markEstimateFailed(db: Pick<Db, 'query'>, id: string, message: string): Promise<void> {
   await db.query(ESTIMATE_FAILED, [id, message]);
-}
-
-const FUNDS_SHORT = `UPDATE transactions SET error_message = $2,
-     funds_short_since = coalesce(funds_short_since, clock_timestamp()), updated_at = clock_timestamp()
-   WHERE id = $1 AND status = 'created'
-   RETURNING (extract(epoch FROM clock_timestamp() - funds_short_since) * 1000)::bigint AS "shortForMs"`;
-
-/**
- * A `created` row whose wallet cannot pay for it now: its `errorMessage` says why, and it waits (no status change).
- * Answers how long it has been waiting for funds (ms), or undefined when it is no longer `created`.
- */
-export async function markFundsShort(db: Pick<Db, 'query'>, id: string, message: string): Promise<number | undefined> {
-  const { rows } = await db.query<{ shortForMs: string }>(FUNDS_SHORT, [id, message]);
-  return rows[0] ? Number(rows[0].shortForMs) : undefined;
 }
 
 const FUNDS_TIMED_OUT = `UPDATE transactions SET status = ${to('funds-timeout')}, error_message = $2,
