@@ -91,7 +91,7 @@ describe('transactions waiting for funds', () => {
     assert.match(
       waiting.errorMessage,
       new RegExp(
-        `^Waiting for funds: wallet ${wallet} holds \\d+ wei; this transaction needs \\d+ wei \\(value ${parseEther('60')} \\+ gas limit \\d+ × max fee \\d+ wei\\)\\. It is sent once the wallet holds enough, or fails after 4 s \\(WAIT_FOR_FUNDS_SECONDS\\)$`,
+        `^Waiting for funds: wallet ${wallet} holds \\d+ wei(, of which its transactions in flight may spend \\d+)?; this transaction needs \\d+ wei \\(value ${parseEther('60')} \\+ gas limit \\d+ × max fee \\d+ wei\\)\\. It is sent once the wallet holds enough, or fails after 4 s \\(WAIT_FOR_FUNDS_SECONDS\\)$`,
       ),
     );
     await fund('200');
@@ -111,7 +111,7 @@ describe('transactions waiting for funds', () => {
     assert.match(
       failed.errorMessage,
       new RegExp(
-        `^Not sent: for 4 s \\(WAIT_FOR_FUNDS_SECONDS\\) the wallet ${wallet} holds \\d+ wei; this transaction needs \\d+ wei`,
+        `^Not sent: for 4 s \\(WAIT_FOR_FUNDS_SECONDS\\) the wallet ${wallet} holds \\d+ wei(, of which its transactions in flight may spend \\d+)?; this transaction needs \\d+ wei`,
       ),
     );
   });

@@ -12,13 +12,22 @@ export interface Funds {
   reserved: bigint;
 }
 
-/** The wallet's transactions in flight's most possible spending (wei). */
-export async function reservedInFlight(db: Pick<Db, 'query'>, target: WalletNetwork): Promise<bigint> {
+/**
+ * What the wallet's transactions in flight may still spend (wei): those at or above its mined nonce (`minedNonce`,
+ * the chain's transaction count at the latest block). Below it they are mined, and the balance has paid for them
+ * already, whether or not the monitor has recorded their receipts yet.
+ */
+export async function reservedInFlight(
+  db: Pick<Db, 'query'>,
+  target: WalletNetwork,
+  minedNonce: number,
+): Promise<bigint> {
   const { rows } = await db.query<{ wei: string }>(
     `SELECT coalesce(sum(coalesce(value, 0) + coalesce(gas_limit, 0) * coalesce(gas_price, 0)), 0)::text AS wei
        FROM transactions
-      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('processing', 'broadcasted', 'cancelling')`,
-    [target.walletId, target.networkId],
+      WHERE system_wallet_id = $1 AND network_id = $2 AND status IN ('processing', 'broadcasted', 'cancelling')
+        AND nonce >= $3`,
+    [target.walletId, target.networkId, minedNonce],
     'funds-reserved-in-flight',
   );
   return BigInt(rows[0]?.wei ?? '0');

@@ -82,8 +82,14 @@ export async function prepareRound(
   // What the wallet can pay: read beside the estimates, so that a round costs no extra round trip.
   const balanceRead = Promise.all([
     client.getBalance({ address, blockTag: 'latest' }),
-    reservedInFlight(db, target),
-  ]).then(([balance, reserved]): Funds => ({ address, balance, reserved }));
+    client.getTransactionCount({ address, blockTag: 'latest' }),
+  ]).then(
+    async ([balance, mined]): Promise<Funds> => ({
+      address,
+      balance,
+      reserved: await reservedInFlight(db, target, mined),
+    }),
+  );
   balanceRead.catch(() => undefined);
   const network = await networkFees(client);
   const cap = feeCapOf(settings, target.networkId);
