@@ -111,21 +111,24 @@ export function rankedEndpoints(
   let lastProbe = 0;
 
   const bestHead = () => Math.max(...endpoints.map((e) => e.head ?? 0));
+  // Failing from its last failed request until it answers again (its head is stale meanwhile, so it is never
+  // called lagging for it); the cool-down only decides when it is tried again.
   const stateOf = (e: Endpoint): EndpointState =>
-    e.coolingUntil > now()
-      ? 'failing'
-      : e.head !== null && e.head < bestHead() - options.maxLagBlocks
-        ? 'lagging'
-        : 'ok';
+    e.failures > 0 ? 'failing' : e.head !== null && e.head < bestHead() - options.maxLagBlocks ? 'lagging' : 'ok';
+  const cooling = (e: Endpoint) => e.coolingUntil > now();
   const RANK: Record<EndpointState, number> = { ok: 0, lagging: 1, failing: 2 };
-  /** Healthy first, fastest first; lagging ones next; those cooling down last (still tried when nothing else works). */
+  /**
+   * Healthy first, fastest first; lagging ones next; failing ones whose cool-down is over (tried again); those
+   * cooling down last, soonest back first (still tried when nothing else works).
+   */
   const ranked = () =>
     endpoints
-      .map((e) => ({ e, state: stateOf(e) }))
+      .map((e) => ({ e, state: stateOf(e), cooling: cooling(e) }))
       .sort(
         (a, b) =>
+          Number(a.cooling) - Number(b.cooling) ||
           RANK[a.state] - RANK[b.state] ||
-          (a.state === 'failing' ? a.e.coolingUntil - b.e.coolingUntil : (a.e.latencyMs ?? 0) - (b.e.latencyMs ?? 0)),
+          (a.cooling ? a.e.coolingUntil - b.e.coolingUntil : (a.e.latencyMs ?? 0) - (b.e.latencyMs ?? 0)),
       )
       .map(({ e }) => e);
 
@@ -163,7 +166,7 @@ export function rankedEndpoints(
     if (endpoints.length < 2 || now() - lastProbe < PROBE_EVERY_MS) return;
     lastProbe = now();
     for (const e of endpoints) {
-      if (stateOf(e) !== 'failing') ask(e, { method: 'eth_blockNumber' }).catch(() => {});
+      if (!cooling(e)) ask(e, { method: 'eth_blockNumber' }).catch(() => {});
     }
   };
 
@@ -172,7 +175,7 @@ export function rankedEndpoints(
     if (args.method === 'eth_sendRawTransaction') {
       // Every endpoint not cooling down (or, when all are, every one): the same bytes, the first to take it wins.
       const order = ranked();
-      const targets = order.filter((e) => stateOf(e) !== 'failing');
+      const targets = order.filter((e) => !cooling(e));
       const answers = await Promise.allSettled((targets.length > 0 ? targets : order).map((e) => ask(e, args)));
       const taken = answers.find((a) => a.status === 'fulfilled');
       if (taken) return (taken as PromiseFulfilledResult<unknown>).value;

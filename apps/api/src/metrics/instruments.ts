@@ -134,7 +134,7 @@ export const networkUp = new Gauge({
 
 export const rpcEndpointUp = new Gauge({
   name: 'mountain_rpc_endpoint_up',
-  help: 'For a network of several RPC endpoints (RPC_URL_<id> a list), each endpoint as this process ranks it: 1 healthy, 0.5 lagging (its head more than RPC_MAX_LAG_BLOCKS_<id> behind), 0 failing (cooling down after a failure). The endpoint label is its position and host, never its URL.',
+  help: 'For a network of several RPC endpoints (RPC_URL_<id> a list), each endpoint as this process ranks it: 1 healthy, 0.5 lagging (its head more than RPC_MAX_LAG_BLOCKS_<id> behind), 0 failing (its last request failed; tried again after a cool-down). The endpoint label is its position and host, never its URL.',
   labelNames: ['network', 'endpoint'] as const,
   registers: [registry],
 });
